@@ -1,0 +1,139 @@
+// swift-tools-version: 6.0
+// ClassicPhotos Live: the server-side, multi-viewer form of the ClassicPhotos NSOperation tutorial.
+//
+// Layers, each a target that builds on the one before:
+//   CCurl, CJPEG, CPNG   C interop (Debian's libcurl, libjpeg-turbo, libpng)
+//   HTTPTransfer         libcurl transfers on one shared multi handle
+//   PhotoCodecs          JPEG / PNG decode and encode, sepia, resampling
+//   PhotoPipeline        records, data source, operations, PendingOperations, cache, events
+//   SampleOrigin         the built-in origin: generated photos over real HTTP with latency
+//   PhotoWeb             FlyingFox routes, templates, server-sent events, viewer sessions
+//   ClassicPhotos        the `classic-photos` executable
+import PackageDescription
+
+/// Settings shared by every Swift target.
+let swiftSettings: [SwiftSetting] = [
+    .enableUpcomingFeature("ExistentialAny"),
+]
+
+let package = Package(
+    name: "ClassicPhotosLive",
+    platforms: [.macOS(.v15)],
+    products: [
+        .executable(name: "classic-photos", targets: ["ClassicPhotos"]),
+        .library(name: "PhotoPipeline", targets: ["PhotoPipeline"]),
+    ],
+    dependencies: [
+        .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
+        .package(url: "https://github.com/swhitty/FlyingFox", exact: "0.27.1"),
+        .package(url: "https://github.com/hummingbird-project/swift-mustache", from: "2.1.1"),
+    ],
+    targets: [
+        // MARK: C interop
+        .systemLibrary(
+            name: "CCurl",
+            pkgConfig: "libcurl",
+            providers: [.apt(["libcurl4-openssl-dev"])]
+        ),
+        .systemLibrary(
+            name: "CPNG",
+            pkgConfig: "libpng",
+            providers: [.apt(["libpng-dev"])]
+        ),
+        .target(
+            name: "CJPEG",
+            linkerSettings: [.linkedLibrary("jpeg")]
+        ),
+
+        // MARK: Libraries
+        .target(
+            name: "HTTPTransfer",
+            dependencies: ["CCurl"],
+            swiftSettings: swiftSettings
+        ),
+        .target(
+            name: "PhotoCodecs",
+            dependencies: ["CJPEG", "CPNG"],
+            swiftSettings: swiftSettings
+        ),
+        .target(
+            name: "PhotoPipeline",
+            dependencies: ["HTTPTransfer", "PhotoCodecs"],
+            swiftSettings: swiftSettings
+        ),
+        .target(
+            name: "SampleOrigin",
+            dependencies: [
+                "PhotoCodecs",
+                .product(name: "FlyingFox", package: "FlyingFox"),
+                .product(name: "FlyingSocks", package: "FlyingFox"),
+            ],
+            swiftSettings: swiftSettings
+        ),
+        .target(
+            name: "PhotoWeb",
+            dependencies: [
+                "PhotoPipeline",
+                "HTTPTransfer",
+                "SampleOrigin",
+                .product(name: "FlyingFox", package: "FlyingFox"),
+                .product(name: "FlyingSocks", package: "FlyingFox"),
+                .product(name: "Mustache", package: "swift-mustache"),
+            ],
+            swiftSettings: swiftSettings
+        ),
+
+        // MARK: Executables
+        .executableTarget(
+            name: "ClassicPhotos",
+            dependencies: [
+                "PhotoWeb",
+                "PhotoPipeline",
+                "PhotoCodecs",
+                "SampleOrigin",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+            ],
+            swiftSettings: swiftSettings
+        ),
+        .executableTarget(
+            name: "ThumbnailBenchmark",
+            dependencies: ["PhotoCodecs"],
+            swiftSettings: swiftSettings
+        ),
+
+        // MARK: Test support and tests
+        .target(
+            name: "TestOrigin",
+            swiftSettings: swiftSettings
+        ),
+        .testTarget(
+            name: "HTTPTransferTests",
+            dependencies: ["HTTPTransfer", "TestOrigin"],
+            swiftSettings: swiftSettings
+        ),
+        .testTarget(
+            name: "PhotoCodecsTests",
+            dependencies: ["PhotoCodecs"],
+            resources: [.copy("Resources")],
+            swiftSettings: swiftSettings
+        ),
+        .testTarget(
+            name: "PhotoPipelineTests",
+            dependencies: ["PhotoPipeline", "PhotoCodecs", "HTTPTransfer", "TestOrigin"],
+            swiftSettings: swiftSettings
+        ),
+        .testTarget(
+            name: "PhotoWebTests",
+            dependencies: [
+                "PhotoWeb", "PhotoPipeline", "SampleOrigin", "HTTPTransfer",
+                .product(name: "FlyingFox", package: "FlyingFox"),
+            ],
+            swiftSettings: swiftSettings
+        ),
+        .testTarget(
+            name: "ClassicPhotosTests",
+            dependencies: ["ClassicPhotos", "PhotoCodecs", "PhotoWeb", "PhotoPipeline"],
+            swiftSettings: swiftSettings
+        ),
+    ]
+)

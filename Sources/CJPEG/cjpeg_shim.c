@@ -1,0 +1,244 @@
+#include "cjpeg_shim.h"
+
+#include <jerror.h>
+#include <setjmp.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* libjpeg hands callbacks the cinfo, whose `err` points at `pub` and `progress` at its `pub`. */
+typedef struct cpl_error {
+    struct jpeg_error_mgr pub;
+    jmp_buf jump;
+    cpl_jpeg_failure failure;
+    char message[JMSG_LENGTH_MAX];
+} cpl_error;
+
+typedef struct cpl_progress {
+    struct jpeg_progress_mgr pub;
+    int max_scans;
+} cpl_progress;
+
+struct cpl_jpeg_decoder {
+    struct jpeg_decompress_struct cinfo;
+    cpl_error error;
+    cpl_progress progress;
+    int created;
+};
+
+static cpl_jpeg_failure cpl_classify(int msg_code) {
+    switch (msg_code) {
+    case JERR_OUT_OF_MEMORY:
+    case JERR_NO_BACKING_STORE:
+        return CPL_JPEG_FAILURE_LIMIT;
+    case JERR_BAD_PRECISION:
+    case JERR_CONVERSION_NOTIMPL:
+    case JERR_NOT_COMPILED:
+    case JERR_IMAGE_TOO_BIG:
+    case JERR_WIDTH_OVERFLOW:
+        return CPL_JPEG_FAILURE_UNSUPPORTED;
+    default:
+        return CPL_JPEG_FAILURE_CORRUPT;
+    }
+}
+
+/* Replaces libjpeg's default, which prints and calls exit(). */
+static void cpl_error_exit(j_common_ptr cinfo) {
+    cpl_error *error = (cpl_error *)cinfo->err;
+    char text[JMSG_LENGTH_MAX];
+    (*cinfo->err->format_message)(cinfo, text);
+    error->failure = cpl_classify(cinfo->err->msg_code);
+    if (error->failure == CPL_JPEG_FAILURE_LIMIT && cinfo->mem != NULL && cinfo->mem->max_memory_to_use > 0) {
+        snprintf(error->message, sizeof error->message, "needs more than the memory limit of %ld bytes (%s)",
+                 cinfo->mem->max_memory_to_use, text);
+    } else {
+        memcpy(error->message, text, sizeof text);
+    }
+    longjmp(error->jump, 1);
+}
+
+/* Level -1 is a corrupt-data warning (libjpeg then goes on with made-up data); input is untrusted, so fail. */
+static void cpl_emit_message(j_common_ptr cinfo, int msg_level) {
+    if (msg_level < 0) {
+        (*cinfo->err->error_exit)(cinfo);
+    }
+}
+
+/* As djpeg -maxscans: a progressive JPEG can have thousands of tiny scans, each costing a full pass. */
+static void cpl_progress_monitor(j_common_ptr cinfo) {
+    if (!cinfo->is_decompressor) {
+        return;
+    }
+    cpl_progress *progress = (cpl_progress *)cinfo->progress;
+    int scan = ((j_decompress_ptr)cinfo)->input_scan_number;
+    if (scan > progress->max_scans) {
+        cpl_error *error = (cpl_error *)cinfo->err;
+        error->failure = CPL_JPEG_FAILURE_LIMIT;
+        snprintf(error->message, sizeof error->message,
+                 "progressive JPEG has more than %d scans, the limit", progress->max_scans);
+        longjmp(error->jump, 1);
+    }
+}
+
+static void cpl_error_init(cpl_error *error) {
+    jpeg_std_error(&error->pub);
+    error->pub.error_exit = cpl_error_exit;
+    error->pub.emit_message = cpl_emit_message;
+    error->failure = CPL_JPEG_FAILURE_NONE;
+    error->message[0] = '\0';
+}
+
+cpl_jpeg_decoder *cpl_jpeg_decoder_create(long max_memory, int max_scans) {
+    cpl_jpeg_decoder *decoder = calloc(1, sizeof *decoder);
+    if (decoder == NULL) {
+        return NULL;
+    }
+    cpl_error_init(&decoder->error);
+    decoder->cinfo.err = &decoder->error.pub;
+    if (setjmp(decoder->error.jump)) {
+        free(decoder);
+        return NULL;
+    }
+    jpeg_create_decompress(&decoder->cinfo);
+    decoder->created = 1;
+    decoder->cinfo.mem->max_memory_to_use = max_memory;
+    decoder->progress.pub.progress_monitor = cpl_progress_monitor;
+    decoder->progress.max_scans = max_scans;
+    decoder->cinfo.progress = &decoder->progress.pub;
+    return decoder;
+}
+
+void cpl_jpeg_decoder_destroy(cpl_jpeg_decoder *decoder) {
+    if (decoder->created) {
+        jpeg_destroy_decompress(&decoder->cinfo);
+    }
+    free(decoder);
+}
+
+struct jpeg_decompress_struct *cpl_jpeg_decoder_cinfo(cpl_jpeg_decoder *decoder) {
+    return &decoder->cinfo;
+}
+
+const char *cpl_jpeg_decoder_message(const cpl_jpeg_decoder *decoder) {
+    return decoder->error.message;
+}
+
+cpl_jpeg_failure cpl_jpeg_decoder_failure(const cpl_jpeg_decoder *decoder) {
+    return decoder->error.failure;
+}
+
+int cpl_jpeg_read_header(cpl_jpeg_decoder *decoder, const unsigned char *data, unsigned long size) {
+    if (setjmp(decoder->error.jump)) {
+        return -1;
+    }
+    jpeg_mem_src(&decoder->cinfo, data, size);
+    jpeg_read_header(&decoder->cinfo, TRUE);
+    return 0;
+}
+
+int cpl_jpeg_calc_output_dimensions(cpl_jpeg_decoder *decoder) {
+    if (setjmp(decoder->error.jump)) {
+        return -1;
+    }
+    jpeg_calc_output_dimensions(&decoder->cinfo);
+    return 0;
+}
+
+int cpl_jpeg_start_decompress(cpl_jpeg_decoder *decoder) {
+    if (setjmp(decoder->error.jump)) {
+        return -1;
+    }
+    jpeg_start_decompress(&decoder->cinfo);
+    return 0;
+}
+
+int cpl_jpeg_read_scanlines(cpl_jpeg_decoder *decoder, JSAMPARRAY rows, JDIMENSION max_lines,
+                            JDIMENSION *lines_read) {
+    if (setjmp(decoder->error.jump)) {
+        return -1;
+    }
+    *lines_read = jpeg_read_scanlines(&decoder->cinfo, rows, max_lines);
+    return 0;
+}
+
+int cpl_jpeg_finish_decompress(cpl_jpeg_decoder *decoder) {
+    if (setjmp(decoder->error.jump)) {
+        return -1;
+    }
+    jpeg_finish_decompress(&decoder->cinfo);
+    return 0;
+}
+
+/* Heap-allocated so nothing libjpeg updates lives in a local that longjmp could leave stale. */
+typedef struct cpl_jpeg_encoder {
+    struct jpeg_compress_struct cinfo;
+    cpl_error error;
+    unsigned char *buffer;
+    unsigned char *output;
+    unsigned long output_size;
+} cpl_jpeg_encoder;
+
+/* turbojpeg's tjBufSize bound (2 bytes per sample at worst, MCU-padded): jpeg_mem_dest then never
+   reallocates, and a reallocated buffer would leak on error since only libjpeg knows it. */
+static unsigned long cpl_jpeg_size_bound(JDIMENSION width, JDIMENSION height, int components) {
+    unsigned long padded_width = ((unsigned long)width + 15) / 16 * 16;
+    unsigned long padded_height = ((unsigned long)height + 15) / 16 * 16;
+    return padded_width * padded_height * (unsigned long)components * 2 + 4096;
+}
+
+int cpl_jpeg_encode(const unsigned char *pixels, JDIMENSION width, JDIMENSION height, int components,
+                    J_COLOR_SPACE color_space, int quality, int progressive,
+                    unsigned char **output, unsigned long *output_size,
+                    char *message, size_t message_size) {
+    *output = NULL;
+    *output_size = 0;
+    cpl_jpeg_encoder *encoder = calloc(1, sizeof *encoder);
+    if (encoder != NULL) {
+        encoder->output_size = cpl_jpeg_size_bound(width, height, components);
+        encoder->buffer = malloc(encoder->output_size);
+    }
+    if (encoder == NULL || encoder->buffer == NULL) {
+        snprintf(message, message_size, "out of memory");
+        free(encoder);
+        return -1;
+    }
+    encoder->output = encoder->buffer;
+    cpl_error_init(&encoder->error);
+    encoder->cinfo.err = &encoder->error.pub;
+    if (setjmp(encoder->error.jump)) {
+        snprintf(message, message_size, "%s", encoder->error.message);
+        jpeg_destroy_compress(&encoder->cinfo);
+        free(encoder->buffer);
+        free(encoder);
+        return -1;
+    }
+    jpeg_create_compress(&encoder->cinfo);
+    jpeg_mem_dest(&encoder->cinfo, &encoder->output, &encoder->output_size);
+    encoder->cinfo.image_width = width;
+    encoder->cinfo.image_height = height;
+    encoder->cinfo.input_components = components;
+    encoder->cinfo.in_color_space = color_space;
+    jpeg_set_defaults(&encoder->cinfo);
+    jpeg_set_quality(&encoder->cinfo, quality, TRUE);
+    if (progressive) {
+        jpeg_simple_progression(&encoder->cinfo);
+    }
+    jpeg_start_compress(&encoder->cinfo, TRUE);
+    size_t row_bytes = (size_t)width * (size_t)components;
+    while (encoder->cinfo.next_scanline < height) {
+        JSAMPROW rows[16];
+        JDIMENSION count = 0;
+        for (; count < 16 && encoder->cinfo.next_scanline + count < height; count++) {
+            rows[count] = (JSAMPROW)(pixels + (size_t)(encoder->cinfo.next_scanline + count) * row_bytes);
+        }
+        jpeg_write_scanlines(&encoder->cinfo, rows, count);
+    }
+    jpeg_finish_compress(&encoder->cinfo);
+    jpeg_destroy_compress(&encoder->cinfo);
+    if (encoder->output != encoder->buffer) {
+        free(encoder->buffer);
+    }
+    *output = encoder->output;
+    *output_size = encoder->output_size;
+    free(encoder);
+    return 0;
+}

@@ -1,0 +1,70 @@
+#ifndef CJPEG_SHIM_H
+#define CJPEG_SHIM_H
+
+/* jpeglib.h needs size_t and FILE declared first. */
+#include <stddef.h>
+#include <stdio.h>
+#include <jpeglib.h>
+
+#pragma clang assume_nonnull begin
+
+/** Why the last failing shim call failed. */
+typedef enum __attribute__((enum_extensibility(closed))) cpl_jpeg_failure {
+    /** No call has failed. */
+    CPL_JPEG_FAILURE_NONE = 0,
+    /** libjpeg rejected the data: not a JPEG, truncated, or corrupt. */
+    CPL_JPEG_FAILURE_CORRUPT = 1,
+    /** Well-formed data libjpeg-turbo cannot decode, such as 12-bit samples. */
+    CPL_JPEG_FAILURE_UNSUPPORTED = 2,
+    /** A caller-set limit was hit: libjpeg's memory or the number of progressive scans. */
+    CPL_JPEG_FAILURE_LIMIT = 3,
+} cpl_jpeg_failure;
+
+/** A libjpeg decompressor whose errors and corrupt-data warnings come back as return codes. */
+typedef struct cpl_jpeg_decoder cpl_jpeg_decoder;
+
+/** Creates a decoder capping libjpeg's large allocations at `max_memory` bytes and
+    progressive input at `max_scans` scans; NULL when out of memory. */
+cpl_jpeg_decoder *_Nullable cpl_jpeg_decoder_create(long max_memory, int max_scans);
+
+/** Releases the decoder and everything libjpeg allocated for it. */
+void cpl_jpeg_decoder_destroy(cpl_jpeg_decoder *decoder);
+
+/** The libjpeg state, for reading the header fields and setting decompression parameters. */
+struct jpeg_decompress_struct *cpl_jpeg_decoder_cinfo(cpl_jpeg_decoder *decoder);
+
+/** The message of the last failure, empty if none. */
+const char *cpl_jpeg_decoder_message(const cpl_jpeg_decoder *decoder);
+
+/** The kind of the last failure. */
+cpl_jpeg_failure cpl_jpeg_decoder_failure(const cpl_jpeg_decoder *decoder);
+
+/* Wrappers of the libjpeg calls that can fail: 0 on success, -1 on failure. */
+
+/** Reads the header of the `size` bytes at `data`, which must stay valid until the decoder is destroyed. */
+int cpl_jpeg_read_header(cpl_jpeg_decoder *decoder, const unsigned char *data, unsigned long size);
+
+/** jpeg_calc_output_dimensions: fills output_width/height for the current scale. */
+int cpl_jpeg_calc_output_dimensions(cpl_jpeg_decoder *decoder);
+
+/** jpeg_start_decompress: for a progressive JPEG this reads all the scans. */
+int cpl_jpeg_start_decompress(cpl_jpeg_decoder *decoder);
+
+/** jpeg_read_scanlines into `rows`, at most `max_lines`; `lines_read` gets the count. */
+int cpl_jpeg_read_scanlines(cpl_jpeg_decoder *decoder, JSAMPARRAY _Nonnull rows, JDIMENSION max_lines,
+                            JDIMENSION *lines_read);
+
+/** jpeg_finish_decompress: reads up to the EOI marker. */
+int cpl_jpeg_finish_decompress(cpl_jpeg_decoder *decoder);
+
+/** Encodes tightly packed `pixels` (`components` bytes each, in `color_space`) to a JPEG.
+    On success returns 0 and a malloc'd buffer in `output` (the caller frees it) of `output_size` bytes;
+    on failure returns -1 and libjpeg's message in `message`. */
+int cpl_jpeg_encode(const unsigned char *pixels, JDIMENSION width, JDIMENSION height, int components,
+                    J_COLOR_SPACE color_space, int quality, int progressive,
+                    unsigned char *_Nullable *_Nonnull output, unsigned long *output_size,
+                    char *message, size_t message_size);
+
+#pragma clang assume_nonnull end
+
+#endif

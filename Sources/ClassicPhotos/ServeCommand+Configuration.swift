@@ -1,0 +1,93 @@
+import Foundation
+import HTTPTransfer
+import PhotoPipeline
+import PhotoWeb
+
+/// A setting given a value it cannot take; the message names the flag and the value.
+struct SettingError: Error, CustomStringConvertible {
+    let description: String
+}
+
+extension ServeCommand {
+    /// Flags, then environment variables, then defaults, checked: the one configuration of the run.
+    func makeConfiguration(environment: [String: String]) throws -> ServerConfiguration {
+        let settings = Settings(environment: environment)
+        var configuration = ServerConfiguration()
+        configuration.host = try settings.string("host", host) ?? configuration.host
+        configuration.port = UInt16(try settings.int("port", port, in: 0...65_535) ?? Int(configuration.port))
+        if let basePath = try settings.string("base-path", basePath) {
+            guard basePath.isEmpty || (basePath.hasPrefix("/") && !basePath.hasSuffix("/")) else {
+                throw SettingError(description: "--base-path must start with / and not end with one, got \(basePath)")
+            }
+            configuration.basePath = basePath
+        }
+        configuration.source = try settings.string("source", source)
+        configuration.photosDirectory = try settings.string("photos-dir", photosDir)
+        if configuration.source != nil, configuration.photosDirectory != nil {
+            throw SettingError(description: "--source and --photos-dir cannot be used together")
+        }
+        let margin = try settings.int("prefetch", prefetch, in: 0...1_000) ?? 3
+        switch try settings.string("strategy", strategy) ?? "prefetch" {
+        case "eager": configuration.strategy = .eager
+        case "visible": configuration.strategy = .visible
+        case "prefetch": configuration.strategy = .prefetch(margin: margin)
+        case let other: throw SettingError(description: "--strategy must be eager, visible or prefetch, got \(other)")
+        }
+        var pipeline = configuration.pipeline
+        pipeline.maxConcurrentDownloads = try settings.int("downloads", downloads, in: 1...256) ?? pipeline.maxConcurrentDownloads
+        pipeline.maxConcurrentFiltrations = try settings.int("filters", filters, in: 1...256) ?? pipeline.maxConcurrentFiltrations
+        pipeline.memoryBudgetBytes = (try settings.int("memory-budget-mb", memoryBudgetMb, in: 1...1_048_576)).map { $0 * 1_048_576 } ?? pipeline.memoryBudgetBytes
+        pipeline.thumbnailHeight = try settings.int("thumbnail-height", thumbnailHeight, in: 16...2_000) ?? pipeline.thumbnailHeight
+        if let seconds = try settings.int("connect-timeout", connectTimeout, in: 1...600) { pipeline.transferLimits.connectTimeout = .seconds(seconds) }
+        if let seconds = try settings.int("stall-timeout", stallTimeout, in: 1...3_600) { pipeline.transferLimits.lowSpeedTime = .seconds(seconds) }
+        if let megabytes = try settings.int("max-download-mb", maxDownloadMb, in: 1...10_000) { pipeline.transferLimits.maxBodyBytes = megabytes * 1_000_000 }
+        if let megapixels = try settings.int("max-megapixels", maxMegapixels, in: 1...1_000) { pipeline.decodeLimits.maxPixels = megapixels * 1_000_000 }
+        configuration.pipeline = pipeline
+
+        if let directory = try settings.string("cache-dir", cacheDir) {
+            configuration.cacheDirectory = directory
+            configuration.sample.directory = directory
+        }
+        configuration.sample.photoCount = try settings.int("photo-count", photoCount, in: 1...100_000) ?? configuration.sample.photoCount
+        if let milliseconds = try settings.int("sample-latency-ms", sampleLatencyMs, in: 0...60_000) { configuration.sample.latency = .milliseconds(milliseconds) }
+        configuration.sample.bandwidth = try settings.int("sample-bandwidth", sampleBandwidth, in: 1_000...10_000_000_000) ?? configuration.sample.bandwidth
+        configuration.publicDirectory = try settings.string("public-dir", publicDir) ?? configuration.publicDirectory
+        configuration.templatesDirectory = try settings.string("templates-dir", templatesDir) ?? configuration.templatesDirectory
+        configuration.maxViewers = try settings.int("max-viewers", maxViewers, in: 1...1_000_000) ?? configuration.maxViewers
+        return configuration
+    }
+}
+
+/// Reads one setting from its flag or, failing that, its environment variable
+/// (`--photo-count` -> `CLASSIC_PHOTOS_PHOTO_COUNT`).
+struct Settings {
+    let environment: [String: String]
+
+    static func variable(for flag: String) -> String {
+        "CLASSIC_PHOTOS_" + flag.uppercased().replacingOccurrences(of: "-", with: "_")
+    }
+
+    func string(_ flag: String, _ value: String?) throws -> String? {
+        if let value { return value }
+        guard let text = environment[Self.variable(for: flag)], !text.isEmpty else { return nil }
+        return text
+    }
+
+    func int(_ flag: String, _ value: Int?, in range: ClosedRange<Int>) throws -> Int? {
+        let number: Int
+        if let value {
+            number = value
+        } else if let text = environment[Self.variable(for: flag)], !text.isEmpty {
+            guard let parsed = Int(text.trimmingCharacters(in: .whitespaces)) else {
+                throw SettingError(description: "\(Self.variable(for: flag)) must be a whole number, got \(text)")
+            }
+            number = parsed
+        } else {
+            return nil
+        }
+        guard range.contains(number) else {
+            throw SettingError(description: "--\(flag) must be between \(range.lowerBound) and \(range.upperBound), got \(number)")
+        }
+        return number
+    }
+}

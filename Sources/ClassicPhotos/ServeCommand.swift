@@ -1,0 +1,77 @@
+import ArgumentParser
+import Dispatch
+import Foundation
+import PhotoPipeline
+import PhotoWeb
+
+/// `classic-photos serve`: the dashboard. Every setting is a flag and an environment variable
+/// (flags win), with the defaults `ServerConfiguration` documents.
+struct ServeCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "serve",
+        abstract: "Serve the live photo list (built-in sample photos unless --source or --photos-dir is given).")
+
+    @Option(help: "Address to listen on. [env: CLASSIC_PHOTOS_HOST] (default: 127.0.0.1)")
+    var host: String?
+    @Option(help: "Port to listen on, 0 for any free one. [env: CLASSIC_PHOTOS_PORT] (default: 8080)")
+    var port: Int?
+    @Option(help: "Path prefix for the page's links behind a proxy, e.g. /demo. [env: CLASSIC_PHOTOS_BASE_PATH] (default: none)")
+    var basePath: String?
+    @Option(help: "Data source: a plist or JSON file path or http(s) URL. [env: CLASSIC_PHOTOS_SOURCE] (default: the built-in sample origin)")
+    var source: String?
+    @Option(help: "Serve this folder of JPEG/PNG photos as the origin. [env: CLASSIC_PHOTOS_PHOTOS_DIR]")
+    var photosDir: String?
+    @Option(help: "eager, visible or prefetch. [env: CLASSIC_PHOTOS_STRATEGY] (default: prefetch)")
+    var strategy: String?
+    @Option(help: "Rows fetched beyond each edge of the viewport with --strategy prefetch. [env: CLASSIC_PHOTOS_PREFETCH] (default: 3)")
+    var prefetch: Int?
+    @Option(help: "Downloads at once, across all viewers. [env: CLASSIC_PHOTOS_DOWNLOADS] (default: 4)")
+    var downloads: Int?
+    @Option(help: "Filtrations at once, across all viewers. [env: CLASSIC_PHOTOS_FILTERS] (default: the number of cores)")
+    var filters: Int?
+    @Option(help: "Memory cache budget in MiB. [env: CLASSIC_PHOTOS_MEMORY_BUDGET_MB] (default: 256)")
+    var memoryBudgetMb: Int?
+    @Option(help: "Thumbnail height in pixels. [env: CLASSIC_PHOTOS_THUMBNAIL_HEIGHT] (default: 160)")
+    var thumbnailHeight: Int?
+    @Option(help: "Where sample photos are kept. [env: CLASSIC_PHOTOS_CACHE_DIR] (default: ~/.cache/classic-photos)")
+    var cacheDir: String?
+    @Option(help: "Photos in the built-in sample origin. [env: CLASSIC_PHOTOS_PHOTO_COUNT] (default: 300)")
+    var photoCount: Int?
+    @Option(help: "Sample origin latency per transfer, in ms. [env: CLASSIC_PHOTOS_SAMPLE_LATENCY_MS] (default: 150)")
+    var sampleLatencyMs: Int?
+    @Option(help: "Sample origin bandwidth per transfer, in bytes/s. [env: CLASSIC_PHOTOS_SAMPLE_BANDWIDTH] (default: 2000000)")
+    var sampleBandwidth: Int?
+    @Option(help: "Seconds to wait for a connection to an origin. [env: CLASSIC_PHOTOS_CONNECT_TIMEOUT] (default: 10)")
+    var connectTimeout: Int?
+    @Option(help: "Seconds a download may stall before it fails. [env: CLASSIC_PHOTOS_STALL_TIMEOUT] (default: 15)")
+    var stallTimeout: Int?
+    @Option(help: "Largest image accepted, in megapixels. [env: CLASSIC_PHOTOS_MAX_MEGAPIXELS] (default: 50)")
+    var maxMegapixels: Int?
+    @Option(help: "Largest download accepted, in MB. [env: CLASSIC_PHOTOS_MAX_DOWNLOAD_MB] (default: 50)")
+    var maxDownloadMb: Int?
+    @Option(help: "The page's static files. [env: CLASSIC_PHOTOS_PUBLIC_DIR] (default: Public)")
+    var publicDir: String?
+    @Option(help: "The Mustache templates. [env: CLASSIC_PHOTOS_TEMPLATES_DIR] (default: Templates)")
+    var templatesDir: String?
+    @Option(help: "Viewers at once; more get 503. [env: CLASSIC_PHOTOS_MAX_VIEWERS] (default: 5000)")
+    var maxViewers: Int?
+
+    func run() async throws {
+        let configuration: ServerConfiguration
+        do {
+            configuration = try makeConfiguration(environment: ProcessInfo.processInfo.environment)
+        } catch let error as SettingError {
+            throw ValidationError(error.description)
+        }
+        let application: Application
+        do {
+            application = try await Application.start(configuration)
+        } catch {
+            throw CommandFailure("\(error)")
+        }
+        print("ClassicPhotos Live on http://\(configuration.host):\(application.port)\(configuration.basePath)/ (strategy \(configuration.strategy.name))")
+        let signals = SignalWatcher { await application.stop() }
+        try await application.run()
+        await signals.finished()
+    }
+}

@@ -1,0 +1,158 @@
+import CJPEG
+import Foundation
+
+/// Decodes JPEG with libjpeg-turbo, at a reduced DCT scale when only a small image is needed.
+public enum JPEGDecoder {
+    /// The size a decode produces and the DCT scale chosen for it.
+    public struct OutputSize: Sendable, Equatable {
+        /// Output width in pixels.
+        public var width: Int
+        /// Output height in pixels.
+        public var height: Int
+        /// The scale is `scaleNumerator / 8`: 8 is full size, 1 is the smallest (1/8).
+        public var scaleNumerator: Int
+    }
+
+    /// libjpeg-turbo scales by n/8; above 8/8 it would upscale, which a thumbnail never wants.
+    private static let scaleDenominator: UInt32 = 8
+
+    /// Decodes `data` to RGB; grayscale is expanded and Adobe CMYK/YCCK is converted.
+    /// With `minimumHeight`, decodes at the smallest scale whose height is still at least that.
+    public static func decode(
+        _ data: Data, minimumHeight: Int? = nil, limits: DecodeLimits = .init()
+    ) throws(ImageCodecError) -> PixelBuffer {
+        try withDecoder(data, limits: limits) { decoder throws(ImageCodecError) in
+            let size = try prepare(decoder, minimumHeight: minimumHeight, limits: limits)
+            return try readPixels(decoder, size: size)
+        }
+    }
+
+    /// Reads only the header and reports the size `decode` would produce for the same arguments.
+    public static func outputSize(
+        of data: Data, minimumHeight: Int? = nil, limits: DecodeLimits = .init()
+    ) throws(ImageCodecError) -> OutputSize {
+        try withDecoder(data, limits: limits) { decoder throws(ImageCodecError) in
+            try prepare(decoder, minimumHeight: minimumHeight, limits: limits)
+        }
+    }
+
+    /// Runs `body` on a decoder that has read the header of `data`; `data` stays pinned throughout
+    /// because libjpeg's memory source reads it in place.
+    private static func withDecoder<T>(
+        _ data: Data, limits: DecodeLimits, _ body: (OpaquePointer) throws(ImageCodecError) -> T
+    ) throws(ImageCodecError) -> T {
+        guard !data.isEmpty else { throw .corrupt(format: .jpeg, reason: "empty input") }
+        guard let decoder = cpl_jpeg_decoder_create(limits.maxMemoryBytes, Int32(clamping: limits.maxProgressiveScans)) else {
+            throw .unsupported(format: .jpeg, reason: "out of memory creating the decoder")
+        }
+        defer { cpl_jpeg_decoder_destroy(decoder) }
+        let result = data.withUnsafeBytes { raw in
+            Result { () throws(ImageCodecError) -> T in
+                let bytes = raw.baseAddress!.assumingMemoryBound(to: UInt8.self)
+                try check(cpl_jpeg_read_header(decoder, bytes, UInt(raw.count)), decoder)
+                return try body(decoder)
+            }
+        }
+        return try result.get()
+    }
+
+    /// Checks the declared size, then sets the output colour space and DCT scale.
+    private static func prepare(
+        _ decoder: OpaquePointer, minimumHeight: Int?, limits: DecodeLimits
+    ) throws(ImageCodecError) -> OutputSize {
+        let cinfo = cpl_jpeg_decoder_cinfo(decoder)
+        try limits.checkPixels(width: Int(cinfo.pointee.image_width), height: Int(cinfo.pointee.image_height))
+        switch cinfo.pointee.jpeg_color_space {
+        case JCS_CMYK, JCS_YCCK:
+            // libjpeg-turbo does not convert CMYK to RGB; it hands back CMYK and readPixels converts.
+            cinfo.pointee.out_color_space = JCS_CMYK
+        default:
+            cinfo.pointee.out_color_space = JCS_RGB
+        }
+        var numerator = scaleDenominator
+        if let minimumHeight {
+            for candidate in 1...scaleDenominator {
+                try setScale(candidate, decoder)
+                if Int(cinfo.pointee.output_height) >= minimumHeight {
+                    numerator = candidate
+                    break
+                }
+            }
+        }
+        try setScale(numerator, decoder)
+        let size = OutputSize(width: Int(cinfo.pointee.output_width), height: Int(cinfo.pointee.output_height),
+                              scaleNumerator: Int(numerator))
+        try limits.checkBuffer(bytes: size.width * size.height * Int(cinfo.pointee.output_components), format: .jpeg)
+        return size
+    }
+
+    private static func setScale(_ numerator: UInt32, _ decoder: OpaquePointer) throws(ImageCodecError) {
+        let cinfo = cpl_jpeg_decoder_cinfo(decoder)
+        cinfo.pointee.scale_num = numerator
+        cinfo.pointee.scale_denom = scaleDenominator
+        try check(cpl_jpeg_calc_output_dimensions(decoder), decoder)
+    }
+
+    private static func readPixels(_ decoder: OpaquePointer, size: OutputSize) throws(ImageCodecError) -> PixelBuffer {
+        let cinfo = cpl_jpeg_decoder_cinfo(decoder)
+        try check(cpl_jpeg_start_decompress(decoder), decoder)
+        let components = Int(cinfo.pointee.output_components)
+        let rowBytes = size.width * components
+        var failure: ImageCodecError?
+        let bytes = [UInt8](unsafeUninitializedCapacity: rowBytes * size.height) { buffer, count in
+            var rows = (0..<size.height).map { Optional(buffer.baseAddress! + $0 * rowBytes) }
+            do throws(ImageCodecError) {
+                while cinfo.pointee.output_scanline < cinfo.pointee.output_height {
+                    let line = Int(cinfo.pointee.output_scanline)
+                    var read: JDIMENSION = 0
+                    let status = rows.withUnsafeMutableBufferPointer {
+                        cpl_jpeg_read_scanlines(decoder, $0.baseAddress! + line, JDIMENSION(size.height - line), &read)
+                    }
+                    try check(status, decoder)
+                    // The memory source never suspends, so no progress means a libjpeg bug; do not spin.
+                    if read == 0 { throw .corrupt(format: .jpeg, reason: "decoder stopped at line \(line)") }
+                }
+                try check(cpl_jpeg_finish_decompress(decoder), decoder)
+                count = buffer.count
+            } catch {
+                failure = error
+            }
+        }
+        if let failure { throw failure }
+        if components == 4 {
+            return cmykToRGB(bytes, size: size, inverted: cinfo.pointee.saw_Adobe_marker != 0)
+        }
+        return PixelBuffer(width: size.width, height: size.height, channels: 3, bytes: bytes)
+    }
+
+    /// Naive CMYK to RGB; Photoshop writes Adobe-marked CMYK inverted (255 = no ink).
+    private static func cmykToRGB(_ cmyk: [UInt8], size: OutputSize, inverted: Bool) -> PixelBuffer {
+        let pixels = size.width * size.height
+        let rgb = [UInt8](unsafeUninitializedCapacity: pixels * 3) { out, count in
+            cmyk.withUnsafeBufferPointer { src in
+                for i in 0..<pixels {
+                    let flip: UInt32 = inverted ? 0 : 255
+                    let k = UInt32(src[i * 4 + 3]) ^ flip
+                    for c in 0..<3 {
+                        let ink = UInt32(src[i * 4 + c]) ^ flip
+                        out[i * 3 + c] = UInt8((ink * k + 127) / 255)
+                    }
+                }
+            }
+            count = pixels * 3
+        }
+        return PixelBuffer(width: size.width, height: size.height, channels: 3, bytes: rgb)
+    }
+
+    /// Turns a failed shim call into the matching error.
+    private static func check(_ status: Int32, _ decoder: OpaquePointer) throws(ImageCodecError) {
+        guard status != 0 else { return }
+        let reason = String(cString: cpl_jpeg_decoder_message(decoder))
+        switch cpl_jpeg_decoder_failure(decoder) {
+        case .CPL_JPEG_FAILURE_UNSUPPORTED, .CPL_JPEG_FAILURE_LIMIT:
+            throw .unsupported(format: .jpeg, reason: reason)
+        case .CPL_JPEG_FAILURE_CORRUPT, .CPL_JPEG_FAILURE_NONE:
+            throw .corrupt(format: .jpeg, reason: reason)
+        }
+    }
+}

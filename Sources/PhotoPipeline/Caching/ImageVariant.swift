@@ -1,0 +1,26 @@
+import Foundation
+import PhotoCodecs
+
+/// The forms of a photo the pipeline keeps.
+public enum ImageVariant: String, Sendable, Hashable, CaseIterable {
+    /// The bytes as downloaded.
+    case original
+    /// The sepia thumbnail shown in the row.
+    case thumbnail
+    /// The full-size sepia image, made only when asked for.
+    case sepia
+}
+
+/// Encoded image bytes with their format.
+public struct CachedImage: Sendable, Equatable {
+    /// The encoded bytes.
+    public var data: Data
+    /// The content type of `data`; nil for an original that is not a recognised image.
+    public var format: ImageFormat?
+
+    /// Wraps `data`, sniffing its format when none is given.
+    public init(data: Data, format: ImageFormat? = nil) {
+        self.data = data
+        self.format = format ?? ImageFormat(sniffing: data)
+    }
+}

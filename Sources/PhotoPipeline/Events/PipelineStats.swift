@@ -1,0 +1,46 @@
+/// Server-wide totals: what the queues did, what was downloaded, and what was wasted on photos
+/// nobody ever saw.
+public struct PipelineStats: Sendable, Equatable {
+    /// Operation counts for one queue.
+    public struct QueueCounts: Sendable, Equatable {
+        public var started = 0
+        public var finished = 0
+        public var failed = 0
+        public var cancelled = 0
+        /// Operations waiting in the queue now.
+        public var pending = 0
+        /// Operations running now.
+        public var executing = 0
+    }
+
+    /// Counts for the download queue.
+    public var downloads = QueueCounts()
+    /// Counts for the filtration queue.
+    public var filtrations = QueueCounts()
+    /// Body bytes received by all transfers, including aborted ones.
+    public var bytesDownloaded: Int64 = 0
+    /// Transfers aborted while bytes were still arriving.
+    public var transfersAborted = 0
+    /// Image requests answered from the cache.
+    public var cacheHits = 0
+    /// Image requests the cache could not answer.
+    public var cacheMisses = 0
+    /// Bytes the memory cache holds now.
+    public var cacheBytes = 0
+    /// Bytes downloaded for photos that no viewer has ever had on screen.
+    public var wastedBytes: Int64 = 0
+    /// Downloads finished for photos no viewer has ever had on screen.
+    public var wastedDownloads = 0
+    /// CPU seconds spent filtering photos no viewer has ever had on screen.
+    public var wastedFilterSeconds: Double = 0
+    /// CPU seconds spent filtering, in all.
+    public var filterSeconds: Double = 0
+
+    /// Counts for `queue`.
+    public subscript(queue: QueueKind) -> QueueCounts {
+        get { queue == .download ? downloads : filtrations }
+        set {
+            if queue == .download { downloads = newValue } else { filtrations = newValue }
+        }
+    }
+}

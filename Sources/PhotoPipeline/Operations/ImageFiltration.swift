@@ -1,0 +1,63 @@
+import Foundation
+import PhotoCodecs
+
+/// What an `ImageFiltration` reports, on the filtration queue's thread.
+protocol ImageFiltrationDelegate: PhotoOperationDelegate {
+    /// The downloaded bytes to filter, or nil when there is nothing to filter (the download failed
+    /// or was cancelled, or its bytes were evicted).
+    func originalBytes(for filtration: ImageFiltration) -> Data?
+    func filtration(
+        _ filtration: ImageFiltration,
+        didFinishWith result: Result<EncodedImage, ImageCodecError>,
+        cpuSeconds: Double)
+    /// The operation started but found nothing to filter.
+    func filtrationFoundNothingToDo(_ filtration: ImageFiltration)
+}
+
+/// The tutorial's `ImageFiltration`: turns a downloaded photo into its sepia thumbnail.
+///
+/// Depends on the photo's `ImageDownloader` (`addDependency`), so it never starts before the
+/// download ends. Runs synchronously on a filtration queue thread (never Swift concurrency's pool)
+/// and checks `isCancelled` between decode, filter and encode.
+final class ImageFiltration: PhotoOperation, @unchecked Sendable {
+    private let renderer: SepiaRenderer
+    private let thumbnailHeight: Int
+    private weak let delegate: (any ImageFiltrationDelegate)?
+
+    init(photoRecord: PhotoRecord, renderer: SepiaRenderer, thumbnailHeight: Int, delegate: any ImageFiltrationDelegate) {
+        self.renderer = renderer
+        self.thumbnailHeight = thumbnailHeight
+        self.delegate = delegate
+        super.init(photoRecord: photoRecord, queue: .filtration)
+    }
+
+    override func start() {
+        if isCancelled {
+            delegate?.operationWasCancelledBeforeStart(self)
+        }
+        super.start()
+    }
+
+    override func main() {
+        guard let delegate else { return }
+        guard !isCancelled else {
+            delegate.operationWasCancelledBeforeStart(self)
+            return
+        }
+        guard let original = delegate.originalBytes(for: self) else {
+            delegate.filtrationFoundNothingToDo(self)
+            return
+        }
+        delegate.operationDidStart(self)
+        let clock = ThreadCPUClock()
+        let result: Result<EncodedImage, ImageCodecError>
+        do {
+            result = .success(try renderer.thumbnail(of: original, height: thumbnailHeight) { [unowned self] in
+                self.isCancelled
+            })
+        } catch {
+            result = .failure(error)
+        }
+        delegate.filtration(self, didFinishWith: result, cpuSeconds: clock.elapsed)
+    }
+}

@@ -1,0 +1,40 @@
+import Foundation
+import HTTPTransfer
+import PhotoCodecs
+
+/// Everything the pipeline can be tuned by, with documented defaults. Read once at start.
+public struct PipelineConfiguration: Sendable {
+    /// Transfers running at once across all viewers (the download queue's width). Default 4.
+    public var maxConcurrentDownloads: Int
+    /// Filtrations running at once across all viewers; bounded by the cores. Default: active cores.
+    public var maxConcurrentFiltrations: Int
+    /// Height in pixels of the sepia thumbnail shown in a row. Default 160 (an 80 pt row at 2x).
+    public var thumbnailHeight: Int
+    /// Sepia intensity 0...1. Default 0.8, as the tutorial's `CISepiaTone`.
+    public var sepiaIntensity: Double
+    /// Bytes of images the memory cache may hold. Default 256 MiB.
+    public var memoryBudgetBytes: Int
+    /// Timeouts and size limits of each download.
+    public var transferLimits: TransferLimits
+    /// Pixel, memory and scan limits of each decode.
+    public var decodeLimits: DecodeLimits
+
+    /// Creates a configuration; every argument has the documented default.
+    public init(
+        maxConcurrentDownloads: Int = 4,
+        maxConcurrentFiltrations: Int = ProcessInfo.processInfo.activeProcessorCount,
+        thumbnailHeight: Int = 160,
+        sepiaIntensity: Double = 0.8,
+        memoryBudgetBytes: Int = 256 * 1024 * 1024,
+        transferLimits: TransferLimits = .init(),
+        decodeLimits: DecodeLimits = .init()
+    ) {
+        self.maxConcurrentDownloads = maxConcurrentDownloads
+        self.maxConcurrentFiltrations = maxConcurrentFiltrations
+        self.thumbnailHeight = thumbnailHeight
+        self.sepiaIntensity = sepiaIntensity
+        self.memoryBudgetBytes = memoryBudgetBytes
+        self.transferLimits = transferLimits
+        self.decodeLimits = decodeLimits
+    }
+}

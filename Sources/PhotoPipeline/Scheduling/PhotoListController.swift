@@ -1,0 +1,104 @@
+import Synchronization
+
+/// One viewer's list: the tutorial's `ListViewController` without the UI.
+///
+/// It holds the viewer's viewport and scrolling state and turns them into requests on the shared
+/// pipeline: start operations for rows on screen (then a prefetch margin), suspend while scrolling,
+/// cancel what scrolled away. Safe to call from any thread.
+public final class PhotoListController: Sendable {
+    /// The viewer this controller acts for.
+    public let viewer: ViewerID
+    /// How work is driven for this viewer.
+    public let strategy: SchedulingStrategy
+    /// The shared engine.
+    public let pipeline: PhotoPipeline
+
+    private struct State {
+        var visible: ClosedRange<Int>?
+        var scrolling = false
+    }
+
+    private let state = Mutex(State())
+
+    /// Creates a viewer's controller; the eager strategy asks for every row at once, in list order.
+    public init(pipeline: PhotoPipeline, viewer: ViewerID = .random(), strategy: SchedulingStrategy = .prefetch(margin: 3)) {
+        self.pipeline = pipeline
+        self.viewer = viewer
+        self.strategy = strategy
+        if strategy == .eager {
+            pipeline.want(pipeline.records.indices.map { ($0, .background) }, for: viewer)
+        }
+    }
+
+    /// The rows last reported visible.
+    public var visibleRows: ClosedRange<Int>? { state.withLock { $0.visible } }
+
+    /// True while the viewer is scrolling (its queued work is suspended).
+    public var isScrolling: Bool { state.withLock { $0.scrolling } }
+
+    /// This viewer's view of the queues.
+    public var queueStatus: ViewerQueueStatus { pipeline.queueStatus(for: viewer) }
+
+    /// Rows this viewer has operations pending for (the keys of the tutorial's `downloadsInProgress`
+    /// and `filtrationsInProgress`, for this viewer).
+    public var pendingRows: Set<Int> { pipeline.pendingRows(of: viewer) }
+
+    /// The tutorial's `startOperationsForPhotoRecord`: download if new, filter if downloaded; never a
+    /// second operation for a row that already has one.
+    public func startOperations(for record: PhotoRecord, priority: RowPriority = .visible) {
+        pipeline.want([(record.index, priority)], for: viewer)
+    }
+
+    /// The tutorial's `suspendAllOperations` (`scrollViewWillBeginDragging`): nothing new starts for
+    /// this viewer; what is running may finish.
+    public func suspendAllOperations() {
+        guard strategy != .eager else { return }
+        state.withLock { $0.scrolling = true }
+        pipeline.setSuspended(true, for: viewer)
+    }
+
+    /// The tutorial's `resumeAllOperations`.
+    public func resumeAllOperations() {
+        state.withLock { $0.scrolling = false }
+        pipeline.setSuspended(false, for: viewer)
+    }
+
+    /// Cancels everything this viewer asked for; work another viewer wants goes on.
+    public func cancelAllOperations() {
+        pipeline.cancelAll(for: viewer)
+    }
+
+    /// The tutorial's `loadImagesForOnscreenCells`, run when scrolling stops: cancel pending
+    /// operations of rows no longer wanted (aborting transfers in flight), start operations for
+    /// visible rows without one (top to bottom), then the prefetch margin, then resume.
+    public func loadImagesForOnscreenRows(_ visible: ClosedRange<Int>) {
+        state.withLock { state in
+            state.visible = visible
+            state.scrolling = false
+        }
+        guard strategy != .eager else {
+            pipeline.setWanted(
+                pipeline.records.indices.map { ($0, .background) }, for: viewer, visible: visible, suspended: false)
+            return
+        }
+        pipeline.setWanted(rowsToLoad(visible), for: viewer, visible: visible, suspended: false)
+    }
+
+    /// The viewer left: cancel what only it wanted and forget it.
+    public func close() {
+        pipeline.removeViewer(viewer)
+    }
+
+    /// Visible rows top to bottom, then the margin below (where scrolling usually goes) and above.
+    func rowsToLoad(_ visible: ClosedRange<Int>) -> [PhotoPipeline.RowRequest] {
+        let count = pipeline.records.count
+        guard count > 0, visible.lowerBound < count, visible.upperBound >= 0 else { return [] }
+        let onScreen = visible.clamped(to: 0...(count - 1))
+        let margin = strategy.prefetchMargin
+        let below = (onScreen.upperBound + 1)..<min(count, onScreen.upperBound + 1 + margin)
+        let above = max(0, onScreen.lowerBound - margin)..<onScreen.lowerBound
+        return onScreen.map { ($0, RowPriority.visible) }
+            + below.map { ($0, .prefetch) }
+            + above.reversed().map { ($0, .prefetch) }
+    }
+}

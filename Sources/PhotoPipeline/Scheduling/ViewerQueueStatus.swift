@@ -1,0 +1,17 @@
+/// One viewer's view of the queues: how many of the operations it wants are waiting or running.
+public struct ViewerQueueStatus: Sendable, Equatable {
+    /// Counts for one queue.
+    public struct Queue: Sendable, Equatable {
+        /// Wanted operations not yet running.
+        public var pending = 0
+        /// Wanted operations running now.
+        public var executing = 0
+        /// True while the viewer scrolls: its pending operations do not start.
+        public var suspended = false
+    }
+
+    /// The download queue as this viewer sees it.
+    public var download = Queue()
+    /// The filtration queue as this viewer sees it.
+    public var filtration = Queue()
+}

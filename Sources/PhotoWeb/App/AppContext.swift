@@ -1,0 +1,52 @@
+import Foundation
+import Mustache
+import PhotoPipeline
+
+/// What every handler shares: the photo list, the viewers, the templates and the settings.
+struct AppContext: Sendable {
+    let configuration: ServerConfiguration
+    let library: PhotoLibrary
+    let viewers: ViewerRegistry
+    let templates: MustacheLibrary
+    /// Changes each start, so browsers fetch the new app.js / app.css after an upgrade.
+    let version: String
+
+    /// The events a new stream starts with: the list's status, every row, this viewer's queues
+    /// and the server totals.
+    func snapshot(for session: ViewerSession) -> [EventOutbox.Payload] {
+        var payloads: [EventOutbox.Payload] = [.init(name: .source, data: EventPayloads.json(library.source))]
+        guard let pipeline = library.pipeline else { return payloads }
+        payloads.append(.init(name: .snapshot, data: EventPayloads.json(EventPayloads.Snapshot(photos: library.photos))))
+        _ = session.controller(on: pipeline, strategy: configuration.strategy)
+        if let queues = session.currentQueues() {
+            payloads.append(.init(name: .queues, data: EventPayloads.json(queues)))
+        }
+        payloads.append(.init(name: .stats, data: EventPayloads.json(stats(of: pipeline))))
+        return payloads
+    }
+
+    /// The server totals now.
+    func stats(of pipeline: PhotoPipeline) -> EventPayloads.Stats {
+        EventPayloads.Stats(pipeline.stats, viewers: viewers.count, configuration: pipeline.configuration)
+    }
+
+    /// The viewer `id` names, or a 404 saying so.
+    func session(_ id: String?) throws(APIError) -> ViewerSession {
+        guard let id, !id.isEmpty else { throw .badRequest("missing viewer id") }
+        guard let session = viewers.session(ViewerID(id)) else {
+            throw .notFound("unknown viewer \(id): create one with POST \(configuration.basePath)/api/viewers or reload the page")
+        }
+        return session
+    }
+
+    /// A new viewer, or a 503 when the server is full.
+    func newViewer() throws(APIError) -> ViewerSession {
+        guard let session = viewers.create() else {
+            throw .unavailable("the server has its maximum of \(viewers.maxViewers) viewers; try again shortly")
+        }
+        if let pipeline = library.pipeline {
+            _ = session.controller(on: pipeline, strategy: configuration.strategy)
+        }
+        return session
+    }
+}

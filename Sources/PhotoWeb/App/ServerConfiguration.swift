@@ -1,0 +1,71 @@
+import Foundation
+import PhotoPipeline
+import SampleOrigin
+
+/// Every setting of `classic-photos serve`, with documented defaults: one value, read once at start,
+/// used by `main` and the tests alike.
+public struct ServerConfiguration: Sendable {
+    /// Address to listen on. Default 127.0.0.1 (put a reverse proxy in front to expose it).
+    public var host: String = "127.0.0.1"
+    /// Port to listen on; 0 picks a free one. Default 8080.
+    public var port: UInt16 = 8080
+    /// Path prefix the page uses for its links when served under a sub-path. Default "" (the root).
+    public var basePath: String = ""
+    /// A data source (plist or JSON; a file path or an http(s) URL). Default nil: the built-in sample origin.
+    public var source: String?
+    /// A folder of the user's own images to serve as the origin instead of the samples.
+    public var photosDirectory: String?
+    /// How work is driven. Default: visible rows plus a margin of 3.
+    public var strategy: SchedulingStrategy = .prefetch(margin: 3)
+    /// Queue widths, thumbnail size, memory budget, download and decode limits.
+    public var pipeline = PipelineConfiguration()
+    /// The built-in sample origin: photo count, latency, bandwidth.
+    public var sample: SampleOriginConfiguration
+    /// Where generated sample photos are kept. Default `$XDG_CACHE_HOME/classic-photos` or `~/.cache/classic-photos`.
+    public var cacheDirectory: String
+    /// The page's static files. Default `Public` (relative to the working directory).
+    public var publicDirectory = "Public"
+    /// The Mustache templates. Default `Templates`.
+    public var templatesDirectory = "Templates"
+    /// Viewers at once; more get 503. Default 5000.
+    public var maxViewers = 5_000
+    /// A viewer whose event stream has been gone this long is dropped and its work cancelled. Default 30 s.
+    public var viewerIdleTimeout: Duration = .seconds(30)
+    /// A comment is sent on a quiet event stream this often. Default 15 s.
+    public var heartbeatInterval: Duration = .seconds(15)
+    /// The `retry:` the browser waits before reconnecting. Default 2 s.
+    public var sseRetry: Duration = .seconds(2)
+    /// How often queue counts and totals are pushed when they change. Default 250 ms.
+    public var tick: Duration = .milliseconds(250)
+    /// Largest request body accepted. Default 16 KiB.
+    public var maxRequestBodyBytes = 16 * 1024
+
+    /// The defaults, with the cache under the user's cache folder.
+    public init() {
+        cacheDirectory = Self.defaultCacheDirectory()
+        sample = SampleOriginConfiguration(directory: cacheDirectory)
+    }
+
+    static func defaultCacheDirectory() -> String {
+        let environment = ProcessInfo.processInfo.environment
+        if let xdg = environment["XDG_CACHE_HOME"], !xdg.isEmpty { return xdg + "/classic-photos" }
+        if let home = environment["HOME"], !home.isEmpty { return home + "/.cache/classic-photos" }
+        return NSTemporaryDirectory() + "classic-photos"
+    }
+}
+
+extension SchedulingStrategy {
+    /// The strategy's name on the command line and in the page.
+    public var name: String {
+        switch self {
+        case .eager: "eager"
+        case .visible: "visible"
+        case .prefetch: "prefetch"
+        }
+    }
+
+    var prefetchMarginForDisplay: Int {
+        if case .prefetch(let margin) = self { return margin }
+        return 0
+    }
+}

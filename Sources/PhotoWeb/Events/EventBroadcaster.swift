@@ -1,0 +1,66 @@
+import Foundation
+import PhotoPipeline
+
+/// Fans the pipeline's events out to every viewer's outbox, and on a steady tick sends each viewer
+/// its queue counts, everyone the server totals, heartbeats to quiet streams, and drops viewers
+/// that left.
+///
+/// Each event's JSON is encoded once and shared by all outboxes.
+struct EventBroadcaster: Sendable {
+    let viewers: ViewerRegistry
+    let library: PhotoLibrary
+    let tick: Duration
+    let heartbeat: Duration
+
+    /// Forwards `pipeline`'s events until its stream ends or the task is cancelled.
+    func forwardEvents(of pipeline: PhotoPipeline) async {
+        var expected: UInt64?
+        for await event in pipeline.events.subscribe(bufferLimit: 100_000) {
+            if let expected, event.sequence != expected {
+                // The broadcaster fell behind and events were dropped: everyone starts from a snapshot.
+                viewers.all.forEach { $0.outbox.requireSnapshot() }
+            }
+            expected = event.sequence + 1
+            let payload: EventOutbox.Payload
+            switch event.kind {
+            case .photo(let index, let state):
+                payload = .init(name: .photo, data: EventPayloads.json(EventPayloads.Photo(index: index, state: state)), photoIndex: index)
+            case .operation(let operation):
+                payload = .init(name: .operation, data: EventPayloads.json(EventPayloads.Operation(operation, time: event.time)))
+            }
+            for session in viewers.all {
+                session.outbox.enqueue(payload)
+            }
+        }
+    }
+
+    /// Runs the periodic work until the task is cancelled.
+    func runTicks() async {
+        var lastStats: EventPayloads.Stats?
+        while !Task.isCancelled {
+            do { try await Task.sleep(for: tick) } catch { return }
+            let sessions = viewers.all
+            if let pipeline = library.pipeline {
+                let stats = EventPayloads.Stats(pipeline.stats, viewers: sessions.count, configuration: pipeline.configuration)
+                if stats != lastStats {
+                    lastStats = stats
+                    let payload = EventOutbox.Payload(name: .stats, data: EventPayloads.json(stats))
+                    sessions.forEach { $0.outbox.enqueue(payload) }
+                }
+                for session in sessions {
+                    if let queues = session.queuesIfChanged() {
+                        session.outbox.enqueue(.init(name: .queues, data: EventPayloads.json(queues)))
+                    }
+                }
+            }
+            let idleSince = ContinuousClock.now - heartbeat
+            sessions.forEach { $0.outbox.heartbeatIfIdle(since: idleSince) }
+            viewers.dropIdle()
+        }
+    }
+
+    /// Sends `payload` to every viewer now.
+    func broadcast(_ payload: EventOutbox.Payload) {
+        viewers.all.forEach { $0.outbox.enqueue(payload) }
+    }
+}

@@ -1,0 +1,203 @@
+import Foundation
+import Synchronization
+
+/// One viewer's outgoing events: bounded, coalescing, replayable.
+///
+/// The pipeline never waits for a viewer. Unsent updates of one photo collapse to its latest state;
+/// past `limit` unsent events the viewer's stream is closed and its next connection starts from a
+/// snapshot, so a reader that stops reading costs a bounded amount of memory. The last `historySize`
+/// events are kept for a reconnect that sends `Last-Event-ID`.
+final class EventOutbox: Sendable {
+    /// What the stream writer gets next.
+    enum Item: Sendable {
+        case event(OutgoingEvent)
+        case heartbeat
+    }
+
+    /// A payload to enqueue, before it has an id.
+    struct Payload: Sendable {
+        var name: OutgoingEvent.Name
+        var data: Data
+        var photoIndex: Int? = nil
+    }
+
+    private struct State {
+        var nextID: UInt64 = 1
+        var pending = EventQueue()
+        var history: [OutgoingEvent] = []
+        var historyStart = 0
+        var generation = 0
+        var attached = false
+        var needsSnapshot = false
+        var heartbeatDue = false
+        var waiter: (generation: Int, continuation: CheckedContinuation<Item?, Never>)?
+        var lastActivity = ContinuousClock.now
+    }
+
+    let limit: Int
+    let historySize: Int
+    private let state = Mutex(State())
+
+    init(limit: Int = 2_000, historySize: Int = 512) {
+        self.limit = limit
+        self.historySize = historySize
+    }
+
+    /// True while a stream is reading from this outbox.
+    var isAttached: Bool { state.withLock { $0.attached } }
+
+    /// When a stream last took an event (or the outbox was made or detached).
+    var lastActivity: ContinuousClock.Instant { state.withLock { $0.lastActivity } }
+
+    /// Unsent events now (for tests and the memory figures).
+    var pendingCount: Int { state.withLock { $0.pending.count } }
+
+    /// Queues an event for the viewer; closes its stream instead when too much is unsent.
+    func enqueue(_ payload: Payload) {
+        let resume: (CheckedContinuation<Item?, Never>, Item?)? = state.withLock { state in
+            guard !state.needsSnapshot else { return nil }
+            let event = Self.stamp(payload, in: &state)
+            state.pending.append(event)
+            remember(event, in: &state)
+            if state.pending.count > limit {
+                // A reader this far behind is better served by a fresh snapshot than by a backlog.
+                state.needsSnapshot = true
+                state.pending.removeAll()
+                state.generation += 1
+                return state.waiter.take().map { ($0.continuation, nil) }
+            }
+            return takeWaiter(in: &state)
+        }
+        resume.map { $0.0.resume(returning: $0.1) }
+    }
+
+    /// Starts a new stream (closing any earlier one). Replays what came after `lastEventID` when
+    /// the history still holds it; otherwise queues the events `snapshot` makes. Returns the
+    /// stream's generation, to pass to `next`.
+    func attach(lastEventID: UInt64?, snapshot: () -> [Payload]) -> Int {
+        let (generation, stale) = state.withLock { state in
+            state.generation += 1
+            state.attached = true
+            state.lastActivity = .now
+            let stale = state.waiter.take()
+            let firstKept = state.history.first.map { _ in state.history[state.historyStart].id }
+            if !state.needsSnapshot, let lastEventID, let firstKept, lastEventID + 1 >= firstKept, lastEventID < state.nextID {
+                state.pending = EventQueue(orderedHistory(state).filter { $0.id > lastEventID })
+            } else {
+                state.needsSnapshot = false
+                state.pending.removeAll()
+                for payload in snapshot() {
+                    let event = Self.stamp(payload, in: &state)
+                    state.pending.append(event)
+                    remember(event, in: &state)
+                }
+            }
+            return (state.generation, stale)
+        }
+        stale?.continuation.resume(returning: nil)
+        return generation
+    }
+
+    /// The next item for stream `generation`, waiting for one; nil when that stream is closed.
+    func next(generation: Int) async -> Item? {
+        await withCheckedContinuation { continuation in
+            let ready: Item?? = state.withLock { state in
+                guard state.generation == generation else { return .some(nil) }
+                if let event = state.pending.popFirst() {
+                    state.lastActivity = .now
+                    return .some(.event(event))
+                }
+                if state.heartbeatDue {
+                    state.heartbeatDue = false
+                    state.lastActivity = .now
+                    return .some(.heartbeat)
+                }
+                state.waiter = (generation, continuation)
+                return .none
+            }
+            if let ready { continuation.resume(returning: ready) }
+        }
+    }
+
+    /// Stream `generation` ended (the client left or the write failed).
+    func detach(generation: Int) {
+        let waiter = state.withLock { state -> CheckedContinuation<Item?, Never>? in
+            guard state.generation == generation else { return nil }
+            state.attached = false
+            state.lastActivity = .now
+            state.generation += 1
+            return state.waiter.take()?.continuation
+        }
+        waiter?.resume(returning: nil)
+    }
+
+    /// Sends a comment line if the stream has been quiet since `idleSince`, so proxies and
+    /// browsers keep the connection and a dead client is noticed.
+    func heartbeatIfIdle(since idleSince: ContinuousClock.Instant) {
+        let resume = state.withLock { state -> (CheckedContinuation<Item?, Never>, Item?)? in
+            guard state.attached, state.lastActivity <= idleSince else { return nil }
+            state.heartbeatDue = true
+            return takeWaiter(in: &state)
+        }
+        resume.map { $0.0.resume(returning: $0.1) }
+    }
+
+    /// Closes the current stream; the next connection gets a snapshot.
+    func requireSnapshot() {
+        let waiter = state.withLock { state -> CheckedContinuation<Item?, Never>? in
+            state.needsSnapshot = true
+            state.pending.removeAll()
+            state.generation += 1
+            return state.waiter.take()?.continuation
+        }
+        waiter?.resume(returning: nil)
+    }
+
+    /// Ends the current stream for good after what is queued (server shutdown).
+    func close() {
+        let waiter = state.withLock { state -> CheckedContinuation<Item?, Never>? in
+            state.generation += 1
+            state.attached = false
+            return state.waiter.take()?.continuation
+        }
+        waiter?.resume(returning: nil)
+    }
+
+    // MARK: Under the lock
+
+    private static func stamp(_ payload: Payload, in state: inout State) -> OutgoingEvent {
+        defer { state.nextID += 1 }
+        return OutgoingEvent(
+            id: state.nextID, name: payload.name, data: payload.data,
+            key: OutgoingEvent.key(for: payload.name, photoIndex: payload.photoIndex))
+    }
+
+    private func remember(_ event: OutgoingEvent, in state: inout State) {
+        if state.history.count < historySize {
+            state.history.append(event)
+        } else {
+            state.history[state.historyStart] = event
+            state.historyStart = (state.historyStart + 1) % historySize
+        }
+    }
+
+    private func orderedHistory(_ state: State) -> [OutgoingEvent] {
+        Array(state.history[state.historyStart...] + state.history[..<state.historyStart])
+    }
+
+    private func takeWaiter(in state: inout State) -> (CheckedContinuation<Item?, Never>, Item?)? {
+        guard let waiter = state.waiter, waiter.generation == state.generation else { return nil }
+        if let event = state.pending.popFirst() {
+            state.waiter = nil
+            state.lastActivity = .now
+            return (waiter.continuation, .event(event))
+        }
+        if state.heartbeatDue {
+            state.heartbeatDue = false
+            state.waiter = nil
+            state.lastActivity = .now
+            return (waiter.continuation, .heartbeat)
+        }
+        return nil
+    }
+}

@@ -1,0 +1,168 @@
+import Foundation
+import PhotoPipeline
+
+/// The JSON bodies of events and API responses, as documented in the README's contract.
+enum EventPayloads {
+    /// A row's state: `{"index", "state", "progress", "reason"}` (plus name and url in lists).
+    struct Photo: Encodable {
+        var index: Int
+        var name: String?
+        var url: String?
+        var state: String
+        var progress: Double?
+        var reason: String?
+
+        init(index: Int, state: PhotoState, record: PhotoRecord? = nil) {
+            self.index = index
+            self.name = record?.name
+            self.url = record?.url
+            self.state = state.name
+            switch state {
+            case .downloading(let progress): self.progress = progress
+            case .failed(let reason): self.reason = reason
+            default: break
+            }
+        }
+
+        func encode(to encoder: any Encoder) throws {
+            var container = encoder.container(keyedBy: CodingKeys.self)
+            try container.encode(index, forKey: .index)
+            try container.encodeIfPresent(name, forKey: .name)
+            try container.encodeIfPresent(url, forKey: .url)
+            try container.encode(state, forKey: .state)
+            try container.encode(progress, forKey: .progress)  // null when unknown, as the contract says
+            try container.encode(reason, forKey: .reason)
+        }
+
+        enum CodingKeys: String, CodingKey { case index, name, url, state, progress, reason }
+    }
+
+    /// `event: source` and the status part of `GET /api/photos`.
+    struct Source: Encodable {
+        var status: String
+        var count: Int
+        var error: String?
+    }
+
+    /// `event: snapshot`.
+    struct Snapshot: Encodable {
+        var photos: [Photo]
+    }
+
+    /// `GET /api/photos`.
+    struct PhotoList: Encodable {
+        var status: String
+        var count: Int
+        var error: String?
+        var photos: [Photo]
+    }
+
+    /// `event: queues`: one viewer's queues.
+    struct Queues: Encodable, Equatable {
+        struct Queue: Encodable, Equatable {
+            var pending: Int
+            var executing: Int
+            var suspended: Bool
+        }
+        var download: Queue
+        var filtration: Queue
+
+        init(_ status: ViewerQueueStatus) {
+            download = Queue(pending: status.download.pending, executing: status.download.executing, suspended: status.download.suspended)
+            filtration = Queue(pending: status.filtration.pending, executing: status.filtration.executing, suspended: status.filtration.suspended)
+        }
+    }
+
+    /// `event: stats` and `GET /api/stats`: the pipeline's totals plus the server's own.
+    struct Stats: Encodable, Equatable {
+        struct Counts: Encodable, Equatable {
+            var started, finished, failed, cancelled, pending, executing: Int
+            init(_ counts: PipelineStats.QueueCounts) {
+                (started, finished, failed, cancelled, pending, executing) =
+                    (counts.started, counts.finished, counts.failed, counts.cancelled, counts.pending, counts.executing)
+            }
+        }
+        var downloads: Counts
+        var filtrations: Counts
+        var bytesDownloaded: Int64
+        var transfersAborted: Int
+        var cacheHits: Int
+        var cacheMisses: Int
+        var cacheBytes: Int
+        var wastedBytes: Int64
+        var wastedDownloads: Int
+        var wastedFilterSeconds: Double
+        var filterSeconds: Double
+        var viewers: Int
+        var maxConcurrentDownloads: Int
+        var maxConcurrentFiltrations: Int
+
+        init(_ stats: PipelineStats, viewers: Int, configuration: PipelineConfiguration) {
+            downloads = Counts(stats.downloads)
+            filtrations = Counts(stats.filtrations)
+            bytesDownloaded = stats.bytesDownloaded
+            transfersAborted = stats.transfersAborted
+            cacheHits = stats.cacheHits
+            cacheMisses = stats.cacheMisses
+            cacheBytes = stats.cacheBytes
+            wastedBytes = stats.wastedBytes
+            wastedDownloads = stats.wastedDownloads
+            wastedFilterSeconds = (stats.wastedFilterSeconds * 1_000).rounded() / 1_000
+            filterSeconds = (stats.filterSeconds * 1_000).rounded() / 1_000
+            self.viewers = viewers
+            maxConcurrentDownloads = configuration.maxConcurrentDownloads
+            maxConcurrentFiltrations = configuration.maxConcurrentFiltrations
+        }
+    }
+
+    /// `event: operation`: one bar end of the timeline.
+    struct Operation: Encodable {
+        var queue: String
+        var index: Int
+        var outcome: String
+        var slot: Int?
+        var time: Double
+
+        init(_ event: OperationEvent, time: Double) {
+            queue = event.queue.rawValue
+            index = event.index
+            outcome = event.outcome.rawValue
+            slot = event.slot
+            self.time = (time * 1_000).rounded() / 1_000
+        }
+
+        func encode(to encoder: any Encoder) throws {
+            var container = encoder.container(keyedBy: CodingKeys.self)
+            try container.encode(queue, forKey: .queue)
+            try container.encode(index, forKey: .index)
+            try container.encode(outcome, forKey: .outcome)
+            try container.encode(slot, forKey: .slot)
+            try container.encode(time, forKey: .time)
+        }
+
+        enum CodingKeys: String, CodingKey { case queue, index, outcome, slot, time }
+    }
+
+    /// `event: shutdown`.
+    struct Shutdown: Encodable {
+        var reason: String
+    }
+
+    /// `POST /api/viewers`.
+    struct Viewer: Encodable {
+        var viewer: String
+    }
+
+    /// Every error response: `{"error": "reason"}`.
+    struct Failure: Encodable {
+        var error: String
+    }
+
+    /// Encodes `value` as compact JSON on one line (SSE data must not contain newlines).
+    static func json(_ value: some Encodable) -> Data {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.withoutEscapingSlashes]
+        // Encoding these plain structs cannot fail; an empty object keeps the stream well-formed if it did.
+        return (try? encoder.encode(value)) ?? Data("{}".utf8)
+    }
+}

@@ -1,0 +1,41 @@
+import Foundation
+
+/// One server-sent event as a viewer receives it: `id`, `event` and one line of JSON `data`.
+struct OutgoingEvent: Sendable {
+    /// The SSE event names of the contract.
+    enum Name: String, Sendable {
+        case source, snapshot, photo, queues, stats, operation, shutdown
+    }
+
+    /// Events with the same key replace each other while unsent: only a photo's latest state,
+    /// the latest queue counts and the latest totals matter.
+    enum CoalescingKey: Hashable, Sendable {
+        case photo(Int)
+        case queues
+        case stats
+    }
+
+    /// Increases per viewer; what `Last-Event-ID` refers to.
+    var id: UInt64
+    var name: Name
+    /// The JSON payload, encoded once and shared between viewers.
+    var data: Data
+    var key: CoalescingKey?
+
+    /// The bytes on the wire.
+    var encoded: Data {
+        var bytes = Data("id: \(id)\nevent: \(name.rawValue)\ndata: ".utf8)
+        bytes.append(data)
+        bytes.append(contentsOf: [0x0A, 0x0A])
+        return bytes
+    }
+
+    static func key(for name: Name, photoIndex: Int?) -> CoalescingKey? {
+        switch name {
+        case .photo: photoIndex.map { .photo($0) }
+        case .queues: .queues
+        case .stats: .stats
+        case .source, .snapshot, .operation, .shutdown: nil
+        }
+    }
+}

@@ -1,0 +1,41 @@
+import FlyingFox
+import Foundation
+import PhotoPipeline
+
+/// `GET /photos/N/thumbnail`, `/photos/N/sepia` (full size, made on request) and `/photos/N/original`.
+///
+/// Serves only what is already there (the full-size sepia aside): asking for a thumbnail never
+/// starts work the viewport did not ask for.
+struct ImageHandler: HTTPHandler {
+    let context: AppContext
+
+    func handleRequest(_ request: HTTPRequest) async throws -> HTTPResponse {
+        let parameters = request.routeParameters
+        guard let indexText = parameters["index"], let index = Int(indexText) else {
+            throw APIError.badRequest("photo index must be a whole number, got \(parameters["index"] ?? "nothing")")
+        }
+        guard let variant = parameters["variant"].flatMap(ImageVariant.init(rawValue:)) else {
+            throw APIError.notFound("no such image: use thumbnail, sepia or original")
+        }
+        guard let pipeline = context.library.pipeline else {
+            throw APIError.conflict("the photo list is not loaded yet (\(context.library.source.status))")
+        }
+        let image: CachedImage
+        do {
+            image = variant == .sepia ? try await pipeline.fullSizeSepia(of: index) : try pipeline.image(variant, of: index)
+        } catch {
+            throw APIError(error)
+        }
+        let tag = "\"\(variant.rawValue)-\(index)-\(ContentHash.of(image.data))\""
+        if request.headers[.ifNoneMatch] == tag {
+            return HTTPResponse(statusCode: .notModified, headers: HTTPHeaders([.eTag: tag]))
+        }
+        let headers: HTTPHeaders = [
+            .contentType: image.format?.mimeType ?? "application/octet-stream",
+            .eTag: tag,
+            // The same row always renders to the same bytes, but may be evicted: revalidate daily.
+            .cacheControl: "public, max-age=86400",
+        ]
+        return HTTPResponse(statusCode: .ok, headers: headers, body: image.data)
+    }
+}

@@ -1,0 +1,24 @@
+import FlyingFox
+
+/// `GET /api/photos`: every row with its state, or the list's loading / failed status.
+struct PhotosHandler: HTTPHandler {
+    let context: AppContext
+
+    func handleRequest(_ request: HTTPRequest) async throws -> HTTPResponse {
+        let source = context.library.source
+        return .json(EventPayloads.PhotoList(
+            status: source.status, count: source.count, error: source.error, photos: context.library.photos))
+    }
+}
+
+/// `GET /api/stats`: the server totals.
+struct StatsHandler: HTTPHandler {
+    let context: AppContext
+
+    func handleRequest(_ request: HTTPRequest) async throws -> HTTPResponse {
+        guard let pipeline = context.library.pipeline else {
+            throw APIError.conflict("the photo list is not loaded yet (\(context.library.source.status))")
+        }
+        return .json(context.stats(of: pipeline))
+    }
+}

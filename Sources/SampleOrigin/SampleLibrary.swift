@@ -1,0 +1,125 @@
+import Foundation
+import Synchronization
+import PhotoCodecs
+
+/// The sample photos: generated deterministically on first start and kept on disk, so a machine with
+/// no internet still has a long list of photo-sized images to scroll through.
+struct SampleLibrary: Sendable {
+    /// One listed photo: its display name, and the file it is served from (nil for the deliberately
+    /// mis-named entries, whose URL leads nowhere, as in the tutorial).
+    struct Entry: Sendable {
+        var name: String
+        var file: String
+        var exists: Bool
+    }
+
+    static let version = "v1"
+    let directory: URL
+    let entries: [Entry]
+
+    /// Whether `generateMissing` makes the files (false for a folder of the user's own photos).
+    let generated: Bool
+
+    /// The generated sample photos, kept under `configuration.directory`.
+    init(configuration: SampleOriginConfiguration) {
+        directory = URL(fileURLWithPath: configuration.directory).appendingPathComponent("sample-photos-\(Self.version)")
+        entries = (0..<configuration.photoCount).map(Self.entry)
+        generated = true
+    }
+
+    /// The JPEG and PNG files of a folder of the user's own photos, named after their files.
+    init(folder: String) throws {
+        directory = URL(fileURLWithPath: folder)
+        let files: [String]
+        do {
+            files = try FileManager.default.contentsOfDirectory(atPath: folder)
+        } catch {
+            throw SampleOriginError.unreadableFolder(folder, (error as NSError).localizedFailureReason ?? error.localizedDescription)
+        }
+        entries = files
+            .filter { ["jpg", "jpeg", "png"].contains(($0 as NSString).pathExtension.lowercased()) && !$0.hasPrefix(".") }
+            .sorted()
+            .map { Entry(name: ($0 as NSString).deletingPathExtension, file: $0, exists: true) }
+        guard !entries.isEmpty else {
+            throw SampleOriginError.unreadableFolder(folder, "it has no .jpg, .jpeg or .png files")
+        }
+        generated = false
+    }
+
+    /// Photo `number`: mostly 1600x1067 JPEG; every seventh a smaller PNG (every fourteenth with
+    /// alpha); every forty-third mis-named.
+    static func entry(_ number: Int) -> Entry {
+        let name = "\(adjectives[number % adjectives.count]) \(places[(number / adjectives.count + number) % places.count]) \(String(format: "%03d", number))"
+        let isPNG = number % 7 == 3
+        let file = String(format: "photo-%03d.%@", number, isPNG ? "png" : "jpg")
+        if number % 43 == 20 {
+            // Like the tutorial's misspelt entries: the list names a file the server does not have.
+            return Entry(name: name, file: file.replacingOccurrences(of: "photo-", with: "phtoo-"), exists: false)
+        }
+        return Entry(name: name, file: file, exists: true)
+    }
+
+    /// Writes every photo that is not on disk yet, two at a time per core; returns how many it made.
+    @discardableResult
+    func generateMissing() throws -> Int {
+        guard generated else { return 0 }
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        let missing = entries.enumerated().filter { _, entry in
+            entry.exists && !FileManager.default.fileExists(atPath: directory.appendingPathComponent(entry.file).path)
+        }
+        let failures = Failures()
+        DispatchQueue.concurrentPerform(iterations: missing.count) { position in
+            let (number, entry) = missing[position]
+            do {
+                try Self.render(number: number, file: entry.file).write(
+                    to: directory.appendingPathComponent(entry.file), options: .atomic)
+            } catch {
+                failures.record("\(entry.file): \(error)")
+            }
+        }
+        if let first = failures.first {
+            throw SampleOriginError.generationFailed(first)
+        }
+        return missing.count
+    }
+
+    /// The bytes of a served file, or nil when there is no such photo.
+    func bytes(of file: String) -> Data? {
+        guard entries.contains(where: { $0.file == file && $0.exists }) else { return nil }
+        return try? Data(contentsOf: directory.appendingPathComponent(file), options: .mappedIfSafe)
+    }
+
+    /// The tutorial's data source: an XML property list of name -> image URL.
+    func propertyList(baseURL: String) throws -> Data {
+        let dictionary = Dictionary(entries.map { ($0.name, "\(baseURL)/images/\(Self.percentEncoded($0.file))") }) { first, _ in first }
+        return try PropertyListSerialization.data(fromPropertyList: dictionary, format: .xml, options: 0)
+    }
+
+    private static func percentEncoded(_ file: String) -> String {
+        file.addingPercentEncoding(withAllowedCharacters: .urlPathAllowed.subtracting(CharacterSet(charactersIn: "/"))) ?? file
+    }
+
+    private static func render(number: Int, file: String) throws -> Data {
+        if file.hasSuffix(".png") {
+            return try PNGEncoder.encode(SamplePhoto.make(seed: number, width: 800, height: 533, alpha: number % 14 == 3))
+        }
+        return try JPEGEncoder.encode(SamplePhoto.make(seed: number, width: 1600, height: 1067), quality: 85)
+    }
+
+    private static let adjectives = [
+        "Amber", "Brass", "Cedar", "Dusky", "Early", "Faded", "Golden", "Hazy", "Ivory", "Jade",
+        "Keen", "Late", "Misty", "Northern", "Old", "Pale", "Quiet", "Russet", "Silver", "Tawny",
+    ]
+    private static let places = [
+        "Harbour", "Bridge", "Lighthouse", "Market", "Orchard", "Station", "Abbey", "Canal", "Meadow", "Pier",
+        "Quarry", "Tower", "Viaduct", "Windmill", "Cathedral", "Boulevard", "Cove", "Fountain", "Garden", "Hillside",
+        "Lane", "Mill", "Promenade", "Square", "Terrace", "Valley", "Wharf", "Arcade", "Bay", "Cliffs",
+    ]
+}
+
+/// Collects errors from concurrent work.
+private final class Failures: Sendable {
+    private let messages = Mutex<[String]>([])
+    func record(_ message: String) { messages.withLock { $0.append(message) } }
+    var first: String? { messages.withLock { $0.first } }
+}

@@ -1,0 +1,76 @@
+import FlyingFox
+import FlyingSocks
+import Foundation
+
+/// The built-in sample origin: a real HTTP server on loopback serving generated photos and a data
+/// source listing them, with latency and bandwidth per transfer so that scrolling visibly matters.
+public final class SampleOrigin: Sendable {
+    /// The settings it was started with.
+    public let configuration: SampleOriginConfiguration
+    /// The data source URL (`http://127.0.0.1:PORT/photos.plist`).
+    public let dataSourceURL: String
+    /// The port it listens on.
+    public let port: UInt16
+
+    private let server: HTTPServer
+    private let task: Task<Void, any Error>
+
+    private init(configuration: SampleOriginConfiguration, server: HTTPServer, task: Task<Void, any Error>, port: UInt16) {
+        self.configuration = configuration
+        self.server = server
+        self.task = task
+        self.port = port
+        self.dataSourceURL = "http://127.0.0.1:\(port)/photos.plist"
+    }
+
+    /// Generates the sample photos missing on disk (or lists `folder`, a folder of the user's own
+    /// photos), then starts serving on 127.0.0.1.
+    public static func start(_ configuration: SampleOriginConfiguration, folder: String? = nil) async throws -> SampleOrigin {
+        let library = try folder.map { try SampleLibrary(folder: $0) } ?? SampleLibrary(configuration: configuration)
+        _ = try await Task.detached { try library.generateMissing() }.value
+
+        let address: sockaddr_in
+        do {
+            address = try .inet(ip4: "127.0.0.1", port: configuration.port)
+        } catch {
+            throw SampleOriginError.cannotListen("\(error)")
+        }
+        let server = HTTPServer(address: address, logger: .disabled)
+        let task = Task { try await server.run() }
+        do {
+            try await server.waitUntilListening(timeout: 10)
+        } catch {
+            task.cancel()
+            throw SampleOriginError.cannotListen("\(error)")
+        }
+        guard case .ip4(_, let port) = await server.listeningAddress else {
+            task.cancel()
+            throw SampleOriginError.cannotListen("no IPv4 address")
+        }
+        let baseURL = "http://127.0.0.1:\(port)"
+        let plist = try library.propertyList(baseURL: baseURL)
+        let latency = configuration.latency
+        let bandwidth = configuration.bandwidth
+
+        await server.appendRoute("GET /photos.plist") { _ in
+            HTTPResponse(statusCode: .ok, headers: [.contentType: "application/x-plist"], body: plist)
+        }
+        await server.appendRoute("GET /images/:file") { request in
+            try await Task.sleep(for: latency)
+            guard let file = request.routeParameters["file"], let data = library.bytes(of: file) else {
+                return HTTPResponse(statusCode: .notFound, headers: [.contentType: "text/plain"], body: Data("no such photo\n".utf8))
+            }
+            let type = file.hasSuffix(".png") ? "image/png" : "image/jpeg"
+            return HTTPResponse(
+                statusCode: .ok, headers: [.contentType: type],
+                body: HTTPBodySequence(from: ThrottledBody(data: data, bytesPerSecond: bandwidth), count: data.count))
+        }
+        return SampleOrigin(configuration: configuration, server: server, task: task, port: port)
+    }
+
+    /// Stops serving.
+    public func stop() async {
+        await server.stop(timeout: 1)
+        task.cancel()
+    }
+}

@@ -1,0 +1,53 @@
+@testable import ClassicPhotos
+import PhotoPipeline
+import PhotoWeb
+import Testing
+
+@Suite("serve: configuration")
+struct ServeConfigurationTests {
+    func configuration(_ arguments: [String], environment: [String: String] = [:]) throws -> ServerConfiguration {
+        try ServeCommand.parse(arguments).makeConfiguration(environment: environment)
+    }
+
+    @Test func defaultsAreTheDocumentedOnes() throws {
+        let configuration = try configuration([])
+        #expect(configuration.host == "127.0.0.1")
+        #expect(configuration.port == 8080)
+        #expect(configuration.strategy == .prefetch(margin: 3))
+        #expect(configuration.source == nil)
+        #expect(configuration.pipeline.maxConcurrentDownloads == 4)
+        #expect(configuration.sample.photoCount == 300)
+    }
+
+    @Test func flagsWinOverTheEnvironmentWhichWinsOverDefaults() throws {
+        let environment = ["CLASSIC_PHOTOS_PORT": "9000", "CLASSIC_PHOTOS_STRATEGY": "visible", "CLASSIC_PHOTOS_DOWNLOADS": "7"]
+        let configuration = try configuration(["--port", "9100"], environment: environment)
+        #expect(configuration.port == 9100)
+        #expect(configuration.strategy == .visible)
+        #expect(configuration.pipeline.maxConcurrentDownloads == 7)
+    }
+
+    @Test(arguments: [
+        (["--port", "70000"], "--port must be between 0 and 65535, got 70000"),
+        (["--strategy", "lazy"], "--strategy must be eager, visible or prefetch, got lazy"),
+        (["--downloads", "0"], "--downloads must be between 1 and 256, got 0"),
+        (["--base-path", "demo/"], "--base-path must start with / and not end with one, got demo/"),
+        (["--source", "a.plist", "--photos-dir", "photos"], "--source and --photos-dir cannot be used together"),
+    ])
+    func badValuesAreRejectedWithAOneLineReason(arguments: [String], reason: String) {
+        #expect(throws: SettingError.self) { try configuration(arguments) }
+        do {
+            _ = try configuration(arguments)
+        } catch {
+            #expect("\(error)" == reason)
+        }
+    }
+
+    @Test func aBadEnvironmentValueNamesTheVariable() {
+        #expect {
+            try configuration([], environment: ["CLASSIC_PHOTOS_PHOTO_COUNT": "many"])
+        } throws: { error in
+            "\(error)" == "CLASSIC_PHOTOS_PHOTO_COUNT must be a whole number, got many"
+        }
+    }
+}

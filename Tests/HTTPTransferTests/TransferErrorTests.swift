@@ -1,0 +1,62 @@
+import Foundation
+import HTTPTransfer
+import Testing
+import TestOrigin
+
+@Suite("TransferError: failures and their descriptions", .timeLimit(.minutes(1)))
+struct TransferErrorTests {
+    @Test("a closed port fails with curl's connection error")
+    func connectionRefused() async throws {
+        // Given: an origin that no longer listens
+        let origin = try TestOrigin(routes: [:])
+        origin.stop()
+        let loop = TransferLoop(name: "test-refused")
+        defer { loop.shutdown() }
+
+        // When
+        let error = await #expect(throws: TransferError.self) { try await loop.fetch(origin.url("/")) }
+
+        // Then
+        guard case .connectionFailed(let message) = error else {
+            Issue.record("expected .connectionFailed, got \(String(describing: error))")
+            return
+        }
+        print("connection refused reads: \(message)")
+        #expect(message.contains("127.0.0.1 port \(origin.port)"))
+        #expect(message.contains("Connection refused"))
+    }
+
+    @Test("a body shorter than its Content-Length fails with .truncated")
+    func truncatedBody() async throws {
+        let origin = try TestOrigin(routes: ["/cut": .truncated(bytes: pattern(1000), declaredLength: 5000)])
+        defer { origin.stop() }
+        let loop = TransferLoop(name: "test-truncated")
+        defer { loop.shutdown() }
+
+        await #expect(throws: TransferError.truncated(received: 1000, expected: 5000)) {
+            try await loop.fetch(origin.url("/cut"))
+        }
+    }
+
+    @Test("each error reads as a clear reason", arguments: [
+        (TransferError.invalidURL("ftp://x"), "not a valid http(s) URL: ftp://x"),
+        (.redirectRefused("file:///etc/passwd"), "refused to follow a redirect to file:///etc/passwd (only http and https are allowed)"),
+        (.httpStatus(404), "HTTP 404 Not Found"),
+        (.httpStatus(500), "HTTP 500 Internal Server Error"),
+        (.httpStatus(599), "HTTP 599"),
+        (.tooManyRedirects(limit: 5), "too many redirects (more than 5)"),
+        (.connectTimeout(.seconds(10)), "could not connect within 10 s"),
+        (.stalled(.seconds(15)), "transfer stalled: too slow for 15 s"),
+        (.timedOut(.milliseconds(1500)), "transfer did not finish within 1500 ms"),
+        (.bodyTooLarge(limit: 50 * 1024 * 1024), "body larger than 50 MB"),
+        (.bodyTooLarge(limit: 16 * 1024), "body larger than 16 KB"),
+        (.truncated(received: 1000, expected: 5000), "body truncated: received 1000 of 5000 bytes"),
+        (.truncated(received: 1000, expected: nil), "body truncated after 1000 bytes"),
+        (.connectionFailed("Failed to connect"), "Failed to connect"),
+        (.cancelled, "transfer cancelled"),
+        (.other(code: 35, message: "SSL connect error"), "curl error 35: SSL connect error"),
+    ])
+    func description(error: TransferError, expected: String) {
+        #expect(error.description == expected)
+    }
+}

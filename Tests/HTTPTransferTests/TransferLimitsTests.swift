@@ -1,0 +1,110 @@
+import Foundation
+import HTTPTransfer
+import Testing
+import TestOrigin
+
+@Suite("TransferLimits: timeouts, sizes, redirects", .timeLimit(.minutes(1)))
+struct TransferLimitsTests {
+    @Test("a port that never accepts fails with .connectTimeout")
+    func connectTimeout() async throws {
+        let listener = try UnresponsiveListener()
+        let loop = TransferLoop(name: "test-connect-timeout")
+        defer { loop.shutdown() }
+
+        await #expect(throws: TransferError.connectTimeout(.milliseconds(300))) {
+            try await loop.fetch(listener.url("/"), limits: .init(connectTimeout: .milliseconds(300)))
+        }
+    }
+
+    @Test("a total timeout that ends while connecting is .timedOut, not .connectTimeout")
+    func totalTimeoutWhileConnecting() async throws {
+        let listener = try UnresponsiveListener()
+        let loop = TransferLoop(name: "test-total-connect")
+        defer { loop.shutdown() }
+
+        await #expect(throws: TransferError.timedOut(.milliseconds(200))) {
+            try await loop.fetch(listener.url("/"), limits: .init(connectTimeout: .seconds(10), totalTimeout: .milliseconds(200)))
+        }
+    }
+
+    @Test("a transfer stuck under lowSpeedLimit fails with .stalled")
+    func stalled() async throws {
+        // No body bytes at all: libcurl averages speed over about 5 s, so even a few early bytes
+        // would put the verdict off by that much.
+        let origin = try TestOrigin(routes: ["/stuck": .stall(declaredLength: 100_000, sendFirst: 0)])
+        defer { origin.stop() }
+        let loop = TransferLoop(name: "test-stalled")
+        defer { loop.shutdown() }
+
+        await #expect(throws: TransferError.stalled(.seconds(1))) {
+            try await loop.fetch(origin.url("/stuck"), limits: .init(lowSpeedTime: .seconds(1)))
+        }
+    }
+
+    @Test("a transfer over totalTimeout fails with .timedOut")
+    func totalTimeout() async throws {
+        let origin = try TestOrigin(routes: [
+            "/slow": .slowBody(bytes: pattern(100_000), chunkSize: 1000, delayPerChunk: .milliseconds(20)),
+        ])
+        defer { origin.stop() }
+        let loop = TransferLoop(name: "test-total-timeout")
+        defer { loop.shutdown() }
+
+        await #expect(throws: TransferError.timedOut(.milliseconds(300))) {
+            try await loop.fetch(origin.url("/slow"), limits: .init(totalTimeout: .milliseconds(300)))
+        }
+    }
+
+    @Test("a body over maxBodyBytes fails, whether or not its length is declared", arguments: [true, false])
+    func bodyTooLarge(declared: Bool) async throws {
+        let bytes = pattern(64 * 1024)
+        let origin = try TestOrigin(routes: ["/big": declared ? .body(bytes: bytes) : .noContentLength(bytes: bytes)])
+        defer { origin.stop() }
+        let loop = TransferLoop(name: "test-too-large")
+        defer { loop.shutdown() }
+
+        await #expect(throws: TransferError.bodyTooLarge(limit: 16 * 1024)) {
+            try await loop.fetch(origin.url("/big"), limits: .init(maxBodyBytes: 16 * 1024))
+        }
+    }
+
+    @Test("a body of exactly maxBodyBytes is accepted")
+    func bodyAtLimit() async throws {
+        let bytes = pattern(16 * 1024)
+        let origin = try TestOrigin(routes: ["/exact": .noContentLength(bytes: bytes)])
+        defer { origin.stop() }
+        let loop = TransferLoop(name: "test-at-limit")
+        defer { loop.shutdown() }
+
+        #expect(try await loop.fetch(origin.url("/exact"), limits: .init(maxBodyBytes: bytes.count)) == Data(bytes))
+    }
+
+    @Test("a redirect loop stops after maxRedirects")
+    func redirectLoop() async throws {
+        let origin = try TestOrigin(routes: [
+            "/a": .redirect(location: "/b"),
+            "/b": .redirect(status: 301, location: "/a"),
+        ])
+        defer { origin.stop() }
+        let loop = TransferLoop(name: "test-redirect-loop")
+        defer { loop.shutdown() }
+
+        await #expect(throws: TransferError.tooManyRedirects(limit: 5)) {
+            try await loop.fetch(origin.url("/a"))
+        }
+        #expect(origin.requestCount("/a") + origin.requestCount("/b") == 6)
+    }
+
+    @Test("a redirect followed to its target", arguments: [0, 1, 5])
+    func redirectFollowed(maxRedirects: Int) async throws {
+        let bytes = pattern(1000)
+        let origin = try TestOrigin(routes: ["/old": .redirect(status: 301, location: "/new"), "/new": .body(bytes: bytes)])
+        defer { origin.stop() }
+        let loop = TransferLoop(name: "test-redirect")
+        defer { loop.shutdown() }
+
+        var transfer = ObservedTransfer(loop, origin.url("/old"), limits: .init(maxRedirects: maxRedirects))
+        let outcome = await transfer.completion().result
+        #expect(outcome == (maxRedirects == 0 ? .failure(.tooManyRedirects(limit: 0)) : .success(Data(bytes))))
+    }
+}

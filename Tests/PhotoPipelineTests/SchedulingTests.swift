@@ -1,0 +1,184 @@
+import Foundation
+@testable import PhotoPipeline
+import TestOrigin
+import Testing
+
+@Suite("Scheduling: suspend, cancel, priority, sharing")
+struct SchedulingTests {
+    /// A photo big enough, and slow enough, to still be in flight when the test acts.
+    static let slow = TestOrigin.Behaviour.slowBody(
+        bytes: TestPhotos.jpeg(seed: 5, width: 1600, height: 1067) + [UInt8](repeating: 0, count: 600_000),
+        chunkSize: 16 * 1024, delayPerChunk: .milliseconds(20))
+
+    static func photos(_ count: Int, slow slowPaths: Set<Int> = []) -> [(path: String, behaviour: TestOrigin.Behaviour)] {
+        let bytes = TestPhotos.jpeg()
+        return (0..<count).map { index in
+            (String(format: "/p%02d.jpg", index), slowPaths.contains(index) ? slow : .body(contentType: "image/jpeg", bytes: bytes))
+        }
+    }
+
+    @Test func nothingStartsWhileSuspendedAndEverythingResumes() async throws {
+        let harness = try PipelineHarness(photos: Self.photos(6))
+        defer { harness.close() }
+        let scroller = harness.controller()
+        let other = harness.controller()
+
+        // Given a viewer that is scrolling, with operations queued for three rows
+        scroller.suspendAllOperations()
+        for index in 0...2 { scroller.startOperations(for: harness.pipeline.records[index]) }
+
+        // When another viewer's row is fully processed (the queues had free slots all along)
+        other.loadImagesForOnscreenRows(5...5)
+        try await harness.recorder.wait(photo: 5, "filtered") { $0 == .filtered }
+
+        // Then none of the scrolling viewer's work has started
+        #expect(await harness.recorder.operations(.download, .started) == [5])
+        let status = scroller.queueStatus
+        #expect(status.download == .init(pending: 3, executing: 0, suspended: true))
+        #expect(status.filtration.pending == 3)
+
+        // And when it stops scrolling, all of it runs
+        scroller.resumeAllOperations()
+        for index in 0...2 {
+            try await harness.recorder.wait(photo: index, "filtered") { $0 == .filtered }
+        }
+        #expect(scroller.pendingRows.isEmpty)
+    }
+
+    @Test func scrollingAwayCancelsOffscreenWorkAndAbortsTheTransfer() async throws {
+        // Given one download slot busy with a slow photo on row 0, and rows 1-2 waiting behind it
+        let harness = try PipelineHarness(
+            photos: Self.photos(6, slow: [0]),
+            configuration: PipelineConfiguration(maxConcurrentDownloads: 1, maxConcurrentFiltrations: 1))
+        defer { harness.close() }
+        let controller = harness.controller()
+        controller.loadImagesForOnscreenRows(0...2)
+        try await harness.recorder.wait(photo: 0, "downloading with progress") { state in
+            if case .downloading(let progress?) = state { return progress > 0 }
+            return false
+        }
+
+        // When the viewer scrolls to rows 4-5
+        let scrolled = ContinuousClock.now
+        controller.loadImagesForOnscreenRows(4...5)
+
+        // Then the transfer in flight is aborted promptly: the origin saw the connection close early
+        try await harness.recorder.wait(for: "row 0's download cancelled") { events in
+            events.contains { if case .operation(let op) = $0.kind { op.queue == .download && op.index == 0 && op.outcome == .cancelled } else { false } }
+        }
+        let cancelLatency = ContinuousClock.now - scrolled
+        print("cancel of an in-flight transfer took \(cancelLatency)")
+        #expect(cancelLatency < .seconds(1))
+        let served = try await harness.origin.waitUntilServed("/p00.jpg")
+        #expect(served.clientClosedEarly)
+        #expect(served.bytesSent < served.bodyLength)
+
+        // And the record is back at rest, the rows that never started were cancelled, the new rows load
+        try await harness.recorder.wait(photo: 4, "filtered") { $0 == .filtered }
+        try await harness.recorder.wait(photo: 5, "filtered") { $0 == .filtered }
+        #expect(harness.pipeline.records[0].state == .new)
+        let started = await harness.recorder.operations(.download, .started)
+        #expect(!started.contains(1) && !started.contains(2))
+        #expect(Set(await harness.recorder.operations(.download, .cancelled)).isSuperset(of: [0, 1, 2]))
+        #expect(harness.origin.requestCount("/p01.jpg") == 0)
+        #expect(harness.pipeline.stats.transfersAborted == 1)
+        #expect(controller.pendingRows.isEmpty)
+    }
+
+    @Test func visibleRowsRunFirstTopToBottomThenThePrefetchMargin() async throws {
+        // Given one download slot
+        let harness = try PipelineHarness(
+            photos: Self.photos(12),
+            configuration: PipelineConfiguration(maxConcurrentDownloads: 1, maxConcurrentFiltrations: 1))
+        defer { harness.close() }
+
+        // When rows 4-6 are on screen with a margin of two rows
+        harness.controller(strategy: .prefetch(margin: 2)).loadImagesForOnscreenRows(4...6)
+        for index in 2...8 {
+            try await harness.recorder.wait(photo: index, "filtered") { $0 == .filtered }
+        }
+
+        // Then downloads ran visible rows top to bottom, then below, then above, and nothing else
+        #expect(await harness.recorder.operations(.download, .started) == [4, 5, 6, 7, 8, 3, 2])
+    }
+
+    @Test func aFiltrationNeverStartsBeforeItsDownloadEnds() async throws {
+        let harness = try PipelineHarness(photos: Self.photos(8))
+        defer { harness.close() }
+        harness.controller().loadImagesForOnscreenRows(0...7)
+        for index in 0...7 {
+            try await harness.recorder.wait(photo: index, "filtered") { $0 == .filtered }
+        }
+        let events = await harness.recorder.events
+        for index in 0...7 {
+            let downloaded = events.firstIndex { if case .operation(let op) = $0.kind { op.queue == .download && op.index == index && op.outcome == .finished } else { false } }
+            let filtering = events.firstIndex { if case .operation(let op) = $0.kind { op.queue == .filtration && op.index == index && op.outcome == .started } else { false } }
+            #expect(downloaded != nil && filtering != nil && downloaded! < filtering!)
+        }
+    }
+
+    @Test func twoViewersWantingOnePhotoGiveOneDownload() async throws {
+        let harness = try PipelineHarness(photos: Self.photos(3, slow: [0]))
+        defer { harness.close() }
+        let first = harness.controller()
+        let second = harness.controller()
+
+        // Given both viewers want row 0 while it downloads
+        first.loadImagesForOnscreenRows(0...0)
+        try await harness.origin.waitUntilRequested("/p00.jpg")
+        second.loadImagesForOnscreenRows(0...0)
+
+        // When the first viewer scrolls away
+        first.loadImagesForOnscreenRows(2...2)
+
+        // Then the photo still completes for the second viewer, from a single transfer
+        try await harness.recorder.wait(photo: 0, "filtered") { $0 == .filtered }
+        #expect(harness.origin.requestCount("/p00.jpg") == 1)
+        #expect(await harness.recorder.operations(.download, .cancelled).isEmpty)
+        #expect(harness.pipeline.stats.downloads.started == 2)  // row 0 once, row 2 once
+    }
+
+    @Test func oneViewerScrollingDoesNotStallAnother() async throws {
+        let harness = try PipelineHarness(photos: Self.photos(3))
+        defer { harness.close() }
+        let scroller = harness.controller()
+        let reader = harness.controller()
+        scroller.suspendAllOperations()
+        scroller.startOperations(for: harness.pipeline.records[0])
+        scroller.startOperations(for: harness.pipeline.records[1])
+
+        reader.loadImagesForOnscreenRows(1...1)
+
+        try await harness.recorder.wait(photo: 1, "filtered") { $0 == .filtered }
+        #expect(await harness.recorder.operations(.download, .started) == [1])
+        #expect(scroller.pendingRows == [0])
+    }
+
+    @Test func theEagerStrategyLoadsEveryRowWithoutAViewport() async throws {
+        let harness = try PipelineHarness(photos: Self.photos(5))
+        defer { harness.close() }
+        _ = harness.controller(strategy: .eager)
+        for index in 0..<5 {
+            try await harness.recorder.wait(photo: index, "filtered") { $0 == .filtered }
+        }
+        // Nobody looked at any of them: all of it counts as waste
+        #expect(harness.pipeline.stats.wastedDownloads == 5)
+    }
+
+    @Test func aMemoryWarningCancelsWorkAndEvictsImages() async throws {
+        let harness = try PipelineHarness(photos: Self.photos(4, slow: [3]))
+        defer { harness.close() }
+        let controller = harness.controller()
+        controller.loadImagesForOnscreenRows(0...3)
+        try await harness.recorder.wait(photo: 0, "filtered") { $0 == .filtered }
+        try await harness.origin.waitUntilRequested("/p03.jpg")
+
+        harness.pipeline.handleMemoryWarning()
+
+        try await harness.recorder.wait(photo: 3, "back to new") { $0 == .new }
+        try await harness.recorder.wait(photo: 0, "evicted") { $0 == .new }
+        #expect(harness.pipeline.stats.cacheBytes == 0)
+        #expect(throws: PipelineError.self) { try harness.pipeline.image(.thumbnail, of: 0) }
+        #expect(controller.pendingRows.isEmpty)
+    }
+}

@@ -1,0 +1,45 @@
+import Foundation
+import HTTPTransfer
+@testable import PhotoPipeline
+import TestOrigin
+
+/// A pipeline wired to an origin server of its own on loopback, with its own transfer loop and an
+/// event recorder. `close()` stops all of it.
+final class PipelineHarness: Sendable {
+    let origin: TestOrigin
+    let loop: TransferLoop
+    let pipeline: PhotoPipeline
+    let recorder: EventRecorder
+
+    /// Serves `photos` (path -> behaviour) and lists them as entries named after their paths
+    /// (so list order is the paths' order).
+    init(
+        photos: [(path: String, behaviour: TestOrigin.Behaviour)],
+        configuration: PipelineConfiguration = PipelineConfiguration(maxConcurrentDownloads: 4, maxConcurrentFiltrations: 2)
+    ) throws {
+        let origin = try TestOrigin(routes: Dictionary(uniqueKeysWithValues: photos.map { ($0.path, $0.behaviour) }))
+        self.origin = origin
+        loop = TransferLoop(name: "test-transfer-loop")
+        let entries = photos.map { PhotoEntry(name: $0.path, url: origin.url($0.path)) }
+        pipeline = PhotoPipeline(entries: entries, configuration: configuration, loop: loop)
+        recorder = EventRecorder(pipeline)
+    }
+
+    /// `count` ordinary JPEG photos at /p00.jpg, /p01.jpg, ...
+    convenience init(jpegs count: Int, configuration: PipelineConfiguration = PipelineConfiguration(maxConcurrentDownloads: 4, maxConcurrentFiltrations: 2)) throws {
+        let bytes = TestPhotos.jpeg()
+        try self.init(
+            photos: (0..<count).map { (String(format: "/p%02d.jpg", $0), .body(contentType: "image/jpeg", bytes: bytes)) },
+            configuration: configuration)
+    }
+
+    func controller(strategy: SchedulingStrategy = .visible) -> PhotoListController {
+        PhotoListController(pipeline: pipeline, strategy: strategy)
+    }
+
+    func close() {
+        pipeline.shutdown()
+        loop.shutdown()
+        origin.stop()
+    }
+}

@@ -1,0 +1,79 @@
+import FlyingFox
+import Foundation
+@testable import PhotoWeb
+import Testing
+
+@Suite("Server-sent events", .serialized)
+struct EventStreamTests {
+    @Test func aStreamStartsWithRetryTheSourceASnapshotAndNumberedEvents() async throws {
+        try await WebHarness.with { harness in
+            let viewer = try await harness.newViewer()
+            let stream = try await EventStreamReader(port: harness.application.port, target: "/events?viewer=\(viewer)")
+            #expect(stream.status == 200)
+            #expect(stream.headers[.contentType]?.hasPrefix("text/event-stream") == true)
+            #expect(stream.headers[HTTPHeader("X-Accel-Buffering")] == "no")
+
+            let source = try #require(try await stream.next())
+            #expect(stream.retry == 2_000)
+            #expect(source.name == "source")
+            #expect(source.json["status"] as? String == "ready")
+            let snapshot = try #require(try await stream.next())
+            #expect(snapshot.name == "snapshot")
+            #expect((snapshot.json["photos"] as? [Any])?.count == 12)
+            #expect(snapshot.id == source.id.map { $0 + 1 })
+
+            try await harness.report(viewer, scrolling: false, rows: 0...0)
+            var ids: [UInt64] = []
+            _ = try await stream.next { event in
+                ids.append(event.id ?? 0)
+                return event.name == "photo" && event.json["state"] as? String == "filtered"
+            }
+            #expect(ids == ids.sorted() && Set(ids).count == ids.count)
+        }
+    }
+
+    @Test func aReconnectWithLastEventIDReceivesWhatItMissed() async throws {
+        try await WebHarness.with { harness in
+            let viewer = try await harness.newViewer()
+            var stream: EventStreamReader? = try await EventStreamReader(port: harness.application.port, target: "/events?viewer=\(viewer)")
+            let snapshot = try await stream!.next { $0.name == "snapshot" }
+            let lastSeen = try #require(snapshot.id)
+
+            // Given the viewer goes away and events happen meanwhile
+            stream = nil
+            try await harness.report(viewer, scrolling: false, rows: 0...0)
+
+            // When it reconnects with Last-Event-ID, it gets the next events in order, not a snapshot
+            let resumed = try await EventStreamReader(
+                port: harness.application.port, target: "/events?viewer=\(viewer)",
+                headers: [HTTPHeader("Last-Event-ID"): String(lastSeen)])
+            let first = try #require(try await resumed.next())
+            #expect(first.id == lastSeen + 1)
+            #expect(first.name != "snapshot" && first.name != "source")
+            _ = try await resumed.next { $0.name == "photo" && $0.json["state"] as? String == "filtered" }
+
+            // And an id it cannot account for gets a fresh snapshot
+            let confused = try await EventStreamReader(
+                port: harness.application.port, target: "/events?viewer=\(viewer)",
+                headers: [HTTPHeader("Last-Event-ID"): "999999"])
+            #expect(try await confused.next()?.name == "source")
+            #expect(try await confused.next()?.name == "snapshot")
+        }
+    }
+
+    @Test func aQuietStreamGetsHeartbeats() async throws {
+        try await WebHarness.with(configure: { $0.heartbeatInterval = .milliseconds(200) }) { harness in
+            let viewer = try await harness.newViewer()
+            let stream = try await EventStreamReader(port: harness.application.port, target: "/events?viewer=\(viewer)")
+            #expect(try await stream.nextComment() == "ping")
+        }
+    }
+
+    @Test func anUnknownViewerIsA404() async throws {
+        try await WebHarness.with { harness in
+            let response = try await harness.request(.GET, "/events?viewer=nobody")
+            #expect(response.status == 404)
+            #expect((response.json["error"] as? String)?.contains("unknown viewer") == true)
+        }
+    }
+}

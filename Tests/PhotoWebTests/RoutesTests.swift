@@ -1,0 +1,86 @@
+import FlyingFox
+import Foundation
+@testable import PhotoWeb
+import Testing
+
+@Suite("HTTP routes", .serialized)
+struct RoutesTests {
+    @Test func thePageIsANewViewerEachTime() async throws {
+        try await WebHarness.with { harness in
+            let first = try await harness.request(.GET, "/")
+            let second = try await harness.request(.GET, "/")
+
+            #expect(first.status == 200)
+            #expect(first.headers[.contentType]?.hasPrefix("text/html") == true)
+            let ids = [first, second].compactMap { response in
+                response.text.firstMatch(of: /data-viewer="([0-9a-f-]+)"/).map { String($0.1) }
+            }
+            #expect(ids.count == 2 && ids[0] != ids[1])
+            #expect(ids.allSatisfy { harness.application.context.viewers.session(.init($0)) != nil })
+        }
+    }
+
+    @Test func theListAndTheTotalsAreJSON() async throws {
+        try await WebHarness.with(photoCount: 50) { harness in
+            let photos = try await harness.request(.GET, "/api/photos")
+            #expect(photos.status == 200)
+            #expect(photos.json["status"] as? String == "ready")
+            let rows = try #require(photos.json["photos"] as? [[String: Any]])
+            #expect(rows.count == 50)
+            #expect(rows.map { $0["index"] as? Int } == Array(0..<50))
+            let names = rows.compactMap { $0["name"] as? String }
+            #expect(names == names.sorted())
+            // The sample origin lists a few mis-named photos, as the tutorial does
+            #expect(rows.contains { ($0["url"] as? String)?.contains("phtoo-") == true })
+
+            let stats = try await harness.request(.GET, "/api/stats")
+            #expect(stats.status == 200)
+            #expect((stats.json["downloads"] as? [String: Any])?["started"] as? Int == 0)
+        }
+    }
+
+    @Test func aThumbnailIsServedWithAnETagOnceReadyAndAskingEarlyStartsNothing() async throws {
+        try await WebHarness.with { harness in
+            let viewer = try await harness.newViewer()
+
+            // Asking for a thumbnail before its row was ever visible is a 404 that starts no work
+            let early = try await harness.request(.GET, "/photos/0/thumbnail")
+            #expect(early.status == 404)
+            #expect((early.json["error"] as? String)?.contains("not available yet") == true)
+            #expect(harness.pipeline.stats.downloads.started == 0)
+
+            // Once the row is on screen and filtered, the thumbnail is there with caching headers
+            let stream = try await EventStreamReader(port: harness.application.port, target: "/events?viewer=\(viewer)")
+            try await harness.report(viewer, scrolling: false, rows: 0...0)
+            _ = try await stream.next { $0.name == "photo" && $0.json["index"] as? Int == 0 && $0.json["state"] as? String == "filtered" }
+            let thumbnail = try await harness.request(.GET, "/photos/0/thumbnail")
+            #expect(thumbnail.status == 200)
+            #expect(thumbnail.headers[.contentType] == "image/jpeg")
+            #expect(thumbnail.body.starts(with: [0xFF, 0xD8]))
+            let tag = try #require(thumbnail.headers[.eTag])
+            let again = try await harness.request(.GET, "/photos/0/thumbnail", headers: [.ifNoneMatch: tag])
+            #expect(again.status == 304)
+
+            let original = try await harness.request(.GET, "/photos/0/original")
+            #expect(original.status == 200 && original.body.count > thumbnail.body.count)
+            let sepia = try await harness.request(.GET, "/photos/0/sepia")
+            #expect(sepia.status == 200 && sepia.body.starts(with: [0xFF, 0xD8]))
+
+            #expect(try await harness.request(.GET, "/photos/999/thumbnail").status == 404)
+            #expect(try await harness.request(.GET, "/photos/x/thumbnail").status == 400)
+            #expect(try await harness.request(.GET, "/photos/0/poster").status == 404)
+        }
+    }
+
+    @Test func unknownRoutesAndStaticFiles() async throws {
+        try await WebHarness.with { harness in
+            let missing = try await harness.request(.GET, "/no/such/thing")
+            #expect(missing.status == 404)
+            #expect(missing.json["error"] as? String == "no route for GET /no/such/thing")
+            let script = try await harness.request(.GET, "/static/app.js")
+            #expect(script.status == 200)
+            #expect(script.headers[.contentType]?.hasPrefix("text/javascript") == true)
+            #expect(try await harness.request(.GET, "/static/..%2FPackage.swift").status == 404)
+        }
+    }
+}

@@ -1,0 +1,71 @@
+import FlyingFox
+import Foundation
+@testable import PhotoWeb
+import Testing
+
+@Suite("Viewport API", .serialized)
+struct ViewportTests {
+    static let malformed: [(body: String, status: Int, reason: String)] = [
+        ("", 400, "empty body"),
+        ("not json", 400, "not valid JSON"),
+        ("[1, 2]", 400, "not a JSON object"),
+        (#"{"scrolling": false, "first": 0, "last": 1}"#, 400, "\"viewer\" must be a non-empty string"),
+        (#"{"viewer": "VIEWER", "first": 0, "last": 1}"#, 400, "\"scrolling\" must be true or false"),
+        (#"{"viewer": "VIEWER", "scrolling": "no", "first": 0, "last": 1}"#, 400, "\"scrolling\" has the wrong type"),
+        (#"{"viewer": "VIEWER", "scrolling": false}"#, 400, "required when not scrolling"),
+        (#"{"viewer": "VIEWER", "scrolling": false, "first": 1.5, "last": 3}"#, 400, "\"first\" has the wrong type"),
+        (#"{"viewer": "VIEWER", "scrolling": false, "first": 2}"#, 400, "go together"),
+        (#"{"viewer": "VIEWER", "scrolling": false, "first": 5, "last": 2}"#, 422, "is after"),
+        (#"{"viewer": "VIEWER", "scrolling": false, "first": -1, "last": 2}"#, 422, "must not be negative"),
+        (#"{"viewer": "VIEWER", "scrolling": false, "first": 0, "last": 12}"#, 422, "past the end of the list"),
+        (#"{"viewer": "nobody", "scrolling": false, "first": 0, "last": 1}"#, 404, "unknown viewer nobody"),
+    ]
+
+    @Test func malformedReportsGetA4xxWithAReasonAndTheServerCarriesOn() async throws {
+        try await WebHarness.with { harness in
+            let viewer = try await harness.newViewer()
+            for (body, status, reason) in Self.malformed {
+                let response = try await harness.post("/api/viewport", json: body.replacingOccurrences(of: "VIEWER", with: viewer))
+                #expect(response.status == status, "\(body)")
+                #expect((response.json["error"] as? String)?.contains(reason) == true, "\(body) -> \(response.text)")
+            }
+            let huge = try await harness.post("/api/viewport", json: String(repeating: " ", count: 20_000) + "{}")
+            #expect(huge.status == 413)
+
+            // None of that started any work, and a good report still works
+            #expect(harness.pipeline.stats.downloads.started == 0)
+            try await harness.report(viewer, scrolling: false, rows: 0...1)
+        }
+    }
+
+    @Test func scrollingSuspendsThatViewerOnlyAndStoppingLoadsTheVisibleRows() async throws {
+        try await WebHarness.with(configure: { $0.sample.latency = .milliseconds(50) }) { harness in
+            let scroller = try await harness.newViewer()
+            let reader = try await harness.newViewer()
+            let scrollerEvents = try await EventStreamReader(port: harness.application.port, target: "/events?viewer=\(scroller)")
+            let readerEvents = try await EventStreamReader(port: harness.application.port, target: "/events?viewer=\(reader)")
+
+            // Given one viewer scrolling
+            try await harness.report(scroller, scrolling: true)
+            let suspended = try await scrollerEvents.next { event in
+                event.name == "queues" && ((event.json["download"] as? [String: Any])?["suspended"] as? Bool) == true
+            }
+            #expect(suspended.id != nil)
+
+            // When another stops on rows 4-5, its rows load while the scroller's queues stay suspended
+            try await harness.report(reader, scrolling: false, rows: 4...5)
+            for row in 4...5 {
+                _ = try await readerEvents.next { $0.name == "photo" && $0.json["index"] as? Int == row && $0.json["state"] as? String == "filtered" }
+            }
+            #expect(harness.application.context.viewers.session(.init(scroller))?.queuesIfChanged().map(\.download.suspended) ?? true)
+
+            // And when the scroller stops on rows 0-1, exactly those load for it
+            try await harness.report(scroller, scrolling: false, rows: 0...1)
+            for row in 0...1 {
+                _ = try await scrollerEvents.next { $0.name == "photo" && $0.json["index"] as? Int == row && $0.json["state"] as? String == "filtered" }
+            }
+            let states = harness.pipeline.records.map(\.state.name)
+            #expect(states[2] == "new" && states[3] == "new" && states[6...].allSatisfy { $0 == "new" || $0 == "failed" })
+        }
+    }
+}
