@@ -113,7 +113,8 @@ let package = Package(
         ),
         .testTarget(
             name: "PhotoCodecsTests",
-            dependencies: ["PhotoCodecs"],
+            // CJPEG only for fixtures (grayscale and CMYK JPEGs) the public encoder does not write.
+            dependencies: ["PhotoCodecs", "CJPEG"],
             resources: [.copy("Resources")],
             swiftSettings: swiftSettings
         ),

@@ -1,11 +1,14 @@
 #!/usr/bin/env bash
-# Installs what a fresh Debian machine with Swift lacks: the C libraries the package links, and the
-# tools the tests use. Idempotent: packages already present are not fetched again.
+# Installs what a fresh Debian machine with Swift lacks: the C libraries the package links, and,
+# with --tests, what the browser tests use (headless Chromium and its driver, pytest, selenium).
+# Idempotent: what is already there is not fetched again.
 set -euo pipefail
 
 apt_packages=(libcurl4-openssl-dev libpng-dev libjpeg-dev pkg-config)
 if [[ "${1:-}" == "--tests" ]]; then
-    apt_packages+=(python3 python3-pip)
+    apt_packages+=(chromium chromium-driver)
+    command -v python3 >/dev/null || apt_packages+=(python3)
+    python3 -m pip --version >/dev/null 2>&1 || apt_packages+=(python3-pip)
 fi
 
 missing=()
@@ -18,4 +21,11 @@ if ((${#missing[@]})); then
     [[ $(id -u) -ne 0 ]] && sudo_cmd=(sudo)
     "${sudo_cmd[@]}" apt-get update -qq
     DEBIAN_FRONTEND=noninteractive "${sudo_cmd[@]}" apt-get install -y -qq --no-install-recommends "${missing[@]}"
+fi
+
+if [[ "${1:-}" == "--tests" ]]; then
+    requirements="$(dirname "$0")/../Tests/browser/requirements.txt"
+    # Debian's own Python refuses pip installs outside a virtualenv unless told otherwise (PEP 668).
+    python3 -m pip install -q -r "$requirements" 2>/dev/null \
+        || python3 -m pip install -q --break-system-packages -r "$requirements"
 fi

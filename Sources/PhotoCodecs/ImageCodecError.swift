@@ -43,7 +43,7 @@ public enum ImageCodecError: Error, Sendable, Equatable, CustomStringConvertible
     }
 
     /// `.notAnImage` for `data`, naming its first four bytes.
-    static func notAnImage(_ data: some Collection<UInt8>) -> ImageCodecError {
+    static func notAnImage(startingWith data: some Collection<UInt8>) -> ImageCodecError {
         let hex = data.prefix(4).map { byte in
             let digits = String(byte, radix: 16)
             return digits.count == 1 ? "0" + digits : digits

@@ -1,5 +1,5 @@
 /// An 8-bit RGB or RGBA image held in memory, rows top to bottom, no padding.
-public struct PixelBuffer: Sendable, Equatable {
+public struct PixelBuffer: Sendable, Equatable, CustomStringConvertible {
     /// Width in pixels.
     public var width: Int
     /// Height in pixels.
@@ -25,8 +25,13 @@ public struct PixelBuffer: Sendable, Equatable {
     public var hasAlpha: Bool { channels == 4 }
 
     /// The samples of the pixel at (`x`, `y`), `channels` of them.
-    public subscript(x: Int, y: Int) -> ArraySlice<UInt8> {
+    public subscript(x: Int, y: Int) -> [UInt8] {
         let start = (y * width + x) * channels
-        return bytes[start..<start + channels]
+        return Array(bytes[start..<start + channels])
+    }
+
+    /// The size and layout, not the megabytes of samples.
+    public var description: String {
+        "PixelBuffer(\(width)x\(height), \(hasAlpha ? "RGBA" : "RGB"))"
     }
 }

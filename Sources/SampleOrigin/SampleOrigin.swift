@@ -63,7 +63,9 @@ public final class SampleOrigin: Sendable {
             let type = file.hasSuffix(".png") ? "image/png" : "image/jpeg"
             return HTTPResponse(
                 statusCode: .ok, headers: [.contentType: type],
-                body: HTTPBodySequence(from: ThrottledBody(data: data, bytesPerSecond: bandwidth), count: data.count))
+                body: HTTPBodySequence(
+                    from: ThrottledBody(data: data, bytesPerSecond: bandwidth), count: data.count,
+                    suggestedBufferSize: ThrottledBody.sliceSize(bytesPerSecond: bandwidth)))
         }
         return SampleOrigin(configuration: configuration, server: server, task: task, port: port)
     }

@@ -8,6 +8,11 @@ struct ThrottledBody: AsyncBufferedSequence {
     let data: Data
     let bytesPerSecond: Int
 
+    /// Bytes sent per slice: 50 ms worth, at least 4 KiB (sleeping much less than a millisecond is not precise).
+    static func sliceSize(bytesPerSecond: Int) -> Int {
+        Swift.max(4_096, bytesPerSecond / 20)
+    }
+
     func makeAsyncIterator() -> Iterator {
         Iterator(data: data, bytesPerSecond: Swift.max(1, bytesPerSecond))
     }
@@ -23,7 +28,7 @@ struct ThrottledBody: AsyncBufferedSequence {
 
         mutating func nextBuffer(suggested count: Int) async throws -> Data? {
             guard offset < data.count else { return nil }
-            let slice = Swift.min(count, Swift.max(1, bytesPerSecond / 20), data.count - offset)
+            let slice = Swift.min(count, ThrottledBody.sliceSize(bytesPerSecond: bytesPerSecond), data.count - offset)
             try await Task.sleep(for: .seconds(Double(slice) / Double(bytesPerSecond)))
             defer { offset += slice }
             return data.subdata(in: (data.startIndex + offset)..<(data.startIndex + offset + slice))

@@ -10,7 +10,7 @@ public enum ImageDecoder {
         switch ImageFormat(sniffing: data) {
         case .jpeg: try JPEGDecoder.decode(data, minimumHeight: minimumHeight, limits: limits)
         case .png: try PNGDecoder.decode(data, limits: limits)
-        case nil: throw ImageCodecError.notAnImage(data)
+        case nil: throw ImageCodecError.notAnImage(startingWith: data)
         }
     }
 }

@@ -69,17 +69,13 @@ public enum JPEGDecoder {
         default:
             cinfo.pointee.out_color_space = JCS_RGB
         }
+        // Smallest first; the last candidate, 8/8, is full size whatever the minimum.
         var numerator = scaleDenominator
-        if let minimumHeight {
-            for candidate in 1...scaleDenominator {
-                try setScale(candidate, decoder)
-                if Int(cinfo.pointee.output_height) >= minimumHeight {
-                    numerator = candidate
-                    break
-                }
-            }
+        for candidate in minimumHeight == nil ? scaleDenominator...scaleDenominator : 1...scaleDenominator {
+            try setScale(candidate, decoder)
+            numerator = candidate
+            if Int(cinfo.pointee.output_height) >= minimumHeight ?? 0 { break }
         }
-        try setScale(numerator, decoder)
         let size = OutputSize(width: Int(cinfo.pointee.output_width), height: Int(cinfo.pointee.output_height),
                               scaleNumerator: Int(numerator))
         try limits.checkBuffer(bytes: size.width * size.height * Int(cinfo.pointee.output_components), format: .jpeg)
@@ -125,17 +121,18 @@ public enum JPEGDecoder {
         return PixelBuffer(width: size.width, height: size.height, channels: 3, bytes: bytes)
     }
 
-    /// Naive CMYK to RGB; Photoshop writes Adobe-marked CMYK inverted (255 = no ink).
+    /// Naive CMYK to RGB (no colour profile): each channel is the light its ink lets through times
+    /// the light black lets through. Photoshop writes Adobe-marked CMYK inverted, i.e. already as light.
     private static func cmykToRGB(_ cmyk: [UInt8], size: OutputSize, inverted: Bool) -> PixelBuffer {
         let pixels = size.width * size.height
+        let toLight: UInt32 = inverted ? 0 : 255  // XOR with 255 is 255 - ink
         let rgb = [UInt8](unsafeUninitializedCapacity: pixels * 3) { out, count in
             cmyk.withUnsafeBufferPointer { src in
                 for i in 0..<pixels {
-                    let flip: UInt32 = inverted ? 0 : 255
-                    let k = UInt32(src[i * 4 + 3]) ^ flip
+                    let black = UInt32(src[i * 4 + 3]) ^ toLight
                     for c in 0..<3 {
-                        let ink = UInt32(src[i * 4 + c]) ^ flip
-                        out[i * 3 + c] = UInt8((ink * k + 127) / 255)
+                        let light = UInt32(src[i * 4 + c]) ^ toLight
+                        out[i * 3 + c] = UInt8((light * black + 127) / 255)
                     }
                 }
             }

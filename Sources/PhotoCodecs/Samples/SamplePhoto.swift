@@ -9,12 +9,12 @@ public enum SamplePhoto {
         let scene = Scene(width: width, height: height, random: &random)
         let texture = ValueNoise(width: width, height: height, amplitude: 18, random: &random)
         let channels = alpha ? 4 : 3
-        // Rows are built as R, G and B planes plus a shared lightness row, so every step but the final
-        // interleave is a contiguous loop the optimiser vectorises; unsafe buffers keep checks out of them.
+        // Rows are built as R, G and B planes plus a shared lightness row, so the per-pixel work is plain
+        // contiguous loops; unsafe buffers keep bounds checks out of them.
         let planes = UnsafeMutableBufferPointer<Int32>.allocate(capacity: width * 3)
         let light = UnsafeMutableBufferPointer<Int32>.allocate(capacity: width)
-        // Sensor-like grain read from a random offset in a tile, rather than generated per pixel.
-        let grain = UnsafeMutableBufferPointer<Int32>.allocate(capacity: grainOffsets + width * 3)
+        // Sensor-like luminance grain read from a random offset in a tile, rather than generated per pixel.
+        let grain = UnsafeMutableBufferPointer<Int32>.allocate(capacity: grainOffsets + width)
         defer {
             planes.deallocate()
             light.deallocate()
@@ -27,9 +27,10 @@ public enum SamplePhoto {
                 texture.fill(row: y, into: light)
                 scene.addSideLight(to: light)
                 let noise = grain.baseAddress! + random.int(in: 0...grainOffsets - 1)
+                for x in 0..<width { light[x] &+= noise[x] }
                 for c in 0..<3 {
-                    let plane = planes.baseAddress! + c * width, grainRow = noise + c * width
-                    for x in 0..<width { plane[x] = min(max(plane[x] &+ light[x] &+ grainRow[x], 0), 255) }
+                    let plane = planes.baseAddress! + c * width
+                    for x in 0..<width { plane[x] = min(max(plane[x] &+ light[x], 0), 255) }
                 }
                 let line = out.baseAddress! + y * width * channels
                 if alpha {

@@ -136,7 +136,11 @@ extension PhotoPipeline {
         }
         state.demand[index] = nil
         let operations = state.pending.operations(for: index)
-        operations.forEach { state.pending.remove($0) }
+        for operation in operations {
+            state.pending.remove(operation)
+            // Closed at once, so none starts in a slot another cancellation frees before it is cancelled too.
+            operation.setGate(open: false)
+        }
         return operations
     }
 

@@ -11,7 +11,7 @@ enum Routes {
             ("GET /api/photos", PhotosHandler(context: context)),
             ("GET /api/stats", StatsHandler(context: context)),
             ("GET /photos/:index/:variant", ImageHandler(context: context)),
-            ("GET /static/:file", StaticFileHandler(directory: context.configuration.publicDirectory)),
+            ("GET,HEAD /static/:file", StaticFileHandler(directory: context.configuration.publicDirectory)),
             ("*", NotFoundHandler()),
         ]
         for (route, handler) in routes {

@@ -33,8 +33,9 @@ struct ImageHandler: HTTPHandler {
         let headers: HTTPHeaders = [
             .contentType: image.format?.mimeType ?? "application/octet-stream",
             .eTag: tag,
-            // The same row always renders to the same bytes, but may be evicted: revalidate daily.
-            .cacheControl: "public, max-age=86400",
+            // URLs are the same across restarts and data sources: let the browser keep the bytes but
+            // revalidate with the ETag each time.
+            .cacheControl: "no-cache",
         ]
         return HTTPResponse(statusCode: .ok, headers: headers, body: image.data)
     }

@@ -33,29 +33,20 @@ struct ViewportHandler: HTTPHandler {
         return HTTPResponse(statusCode: .noContent, headers: HTTPHeaders([.cacheControl: "no-store"]))
     }
 
-    /// The body as sent; every field optional so a missing one gets its own message.
-    private struct Body: Decodable {
-        var viewer: String?
-        var scrolling: Bool?
-        var first: Int?
-        var last: Int?
-    }
-
     /// Parses the body, saying exactly what is wrong with a bad one.
     static func parse(_ data: Data) throws(APIError) -> Report {
         guard !data.isEmpty else { throw .badRequest("empty body: expected JSON {\"viewer\", \"scrolling\", \"first\", \"last\"}") }
-        let body: Body
-        do {
-            body = try JSONDecoder().decode(Body.self, from: data)
-        } catch DecodingError.typeMismatch(_, let context) {
-            guard let field = context.codingPath.last?.stringValue else { throw .badRequest("body is not a JSON object") }
-            throw .badRequest("\"\(field)\" has the wrong type: " + expectation(of: field))
-        } catch {
+        guard let object = try? JSONSerialization.jsonObject(with: data, options: .fragmentsAllowed) else {
             throw .badRequest("body is not valid JSON")
         }
-        guard let viewer = body.viewer, !viewer.isEmpty else { throw .badRequest("\"viewer\" must be a non-empty string") }
-        guard let scrolling = body.scrolling else { throw .badRequest("\"scrolling\" must be true or false") }
-        switch (body.first, body.last) {
+        guard let fields = object as? [String: Any] else { throw .badRequest("body is not a JSON object") }
+        guard let viewer = try field("viewer", String.self, in: fields), !viewer.isEmpty else {
+            throw .badRequest("\"viewer\" must be a non-empty string")
+        }
+        guard let scrolling = try field("scrolling", Bool.self, in: fields) else {
+            throw .badRequest("\"scrolling\" must be true or false")
+        }
+        switch (try field("first", Int.self, in: fields), try field("last", Int.self, in: fields)) {
         case (nil, nil):
             guard scrolling else { throw .badRequest("\"first\" and \"last\" are required when not scrolling") }
             return Report(viewer: viewer, scrolling: true, rows: nil)
@@ -66,6 +57,18 @@ struct ViewportHandler: HTTPHandler {
         default:
             throw .badRequest("\"first\" and \"last\" go together")
         }
+    }
+
+    /// The field `name` as a `T`, nil when absent or null. JSONDecoder does the type check, being
+    /// strict where JSONSerialization is not (1.5 or true is not a row number).
+    private static func field<T: Decodable>(_ name: String, _ type: T.Type, in fields: [String: Any]) throws(APIError) -> T? {
+        guard let value = fields[name], !(value is NSNull) else { return nil }
+        guard let json = try? JSONSerialization.data(withJSONObject: value, options: .fragmentsAllowed),
+              let typed = try? JSONDecoder().decode(T.self, from: json)
+        else {
+            throw .badRequest("\"\(name)\" has the wrong type: " + expectation(of: name))
+        }
+        return typed
     }
 
     private static func expectation(of field: String) -> String {

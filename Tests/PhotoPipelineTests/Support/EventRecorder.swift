@@ -13,6 +13,7 @@ actor EventRecorder {
     }
 
     private(set) var events: [PipelineEvent] = []
+    private var abandoned = Set<UUID>()
     private var waiters: [(id: UUID, condition: @Sendable ([PipelineEvent]) -> Bool, continuation: CheckedContinuation<Void, any Error>)] = []
 
     init(_ pipeline: PhotoPipeline) {
@@ -38,8 +39,12 @@ actor EventRecorder {
         let id = UUID()
         try await withThrowingTaskGroup(of: Void.self) { group in
             group.addTask {
-                try await withCheckedThrowingContinuation { continuation in
-                    Task { await self.add(id, condition, continuation) }
+                try await withTaskCancellationHandler {
+                    try await withCheckedThrowingContinuation { continuation in
+                        Task { await self.add(id, condition, continuation) }
+                    }
+                } onCancel: {
+                    Task { await self.drop(id) }
                 }
             }
             group.addTask {
@@ -48,22 +53,26 @@ actor EventRecorder {
             }
             defer { group.cancelAll() }
             try await group.next()
-            self.drop(id)
         }
     }
 
     private func add(_ id: UUID, _ condition: @escaping @Sendable ([PipelineEvent]) -> Bool, _ continuation: CheckedContinuation<Void, any Error>) {
-        if condition(events) {
+        if abandoned.remove(id) != nil {
+            continuation.resume(throwing: CancellationError())
+        } else if condition(events) {
             continuation.resume()
         } else {
             waiters.append((id, condition, continuation))
         }
     }
 
+    /// Gives up waiter `id` (its wait timed out), even if it has not been added yet.
     private func drop(_ id: UUID) {
         if let waiter = waiters.first(where: { $0.id == id }) {
             waiters.removeAll { $0.id == id }
             waiter.continuation.resume(throwing: CancellationError())
+        } else {
+            abandoned.insert(id)
         }
     }
 

@@ -1,38 +1,66 @@
 import FlyingFox
-import FlyingSocks
 import Foundation
+#if canImport(Glibc)
+import Glibc
+#endif
 
 /// Reads a server-sent event stream over a real socket, as a browser's EventSource does.
+///
+/// FlyingFox's client reads whole bodies, so this one is its own: a thread reads the socket and
+/// hands chunks to the test through an `AsyncStream`; the chunked encoding is undone here.
 final class EventStreamReader {
-    struct Event: Equatable {
+    struct Event {
         var id: UInt64?
         var name: String
         var data: String
         var json: [String: Any] { (try? JSONSerialization.jsonObject(with: Data(data.utf8))) as? [String: Any] ?? [:] }
-
-        static func == (lhs: Event, rhs: Event) -> Bool { lhs.id == rhs.id && lhs.name == rhs.name && lhs.data == rhs.data }
     }
 
-    let status: Int
-    let headers: HTTPHeaders
-    private var chunks: HTTPBodySequence.Iterator
-    private var buffer = ""
-    /// Owns the socket the body streams from: it closes when the reader goes.
-    private let client: HTTPClient
+    private(set) var status = 0
+    private(set) var headers: [String: String] = [:]
     /// Comment lines seen (heartbeats).
     private(set) var comments: [String] = []
     /// The `retry:` value seen, in ms.
     private(set) var retry: Int?
 
-    init(port: UInt16, target: String, headers: HTTPHeaders = [:]) async throws {
-        var client = HTTPClient()
-        let response = try await client.sendHTTPRequest(
-            .make(.GET, target, headers: headers, port: port), to: try sockaddr_in.inet(ip4: "127.0.0.1", port: port))
-        status = response.statusCode.code
-        self.headers = response.headers
-        guard case .httpBody(let body) = response.payload else { throw TestFailure("no body") }
-        chunks = body.makeAsyncIterator()
-        self.client = client
+    private let socket: Int32
+    private var chunks: AsyncStream<[UInt8]>.Iterator
+    private var raw: [UInt8] = []
+    private var text = ""
+
+    init(port: UInt16, target: String, headers extra: [String: String] = [:]) async throws {
+        let socket = Glibc.socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        self.socket = socket
+        var address = sockaddr_in()
+        address.sin_family = sa_family_t(AF_INET)
+        address.sin_port = port.bigEndian
+        address.sin_addr.s_addr = inet_addr("127.0.0.1")
+        let connected = withUnsafePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(socket, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
+        }
+        guard connected == 0 else { throw TestFailure("cannot connect to 127.0.0.1:\(port)") }
+        var request = "GET \(target) HTTP/1.1\r\nHost: 127.0.0.1:\(port)\r\nAccept: text/event-stream\r\n"
+        for (name, value) in extra { request += "\(name): \(value)\r\n" }
+        request += "\r\n"
+        _ = request.utf8CString.withUnsafeBufferPointer { send(socket, $0.baseAddress, $0.count - 1, Int32(MSG_NOSIGNAL)) }
+
+        let (stream, continuation) = AsyncStream<[UInt8]>.makeStream()
+        Thread.detachNewThread {
+            var buffer = [UInt8](repeating: 0, count: 16_384)
+            while true {
+                let count = recv(socket, &buffer, buffer.count, 0)
+                guard count > 0 else { break }
+                continuation.yield(Array(buffer[..<count]))
+            }
+            continuation.finish()
+        }
+        chunks = stream.makeAsyncIterator()
+        try await readHead()
+    }
+
+    deinit {
+        shutdown(socket, Int32(SHUT_RDWR))
+        close(socket)
     }
 
     /// The next event (comments are collected, not returned), or nil when the stream ends.
@@ -41,8 +69,7 @@ final class EventStreamReader {
         while true {
             if let event = takeEvent() { return event }
             guard ContinuousClock.now < deadline else { throw TestFailure("no event within \(timeout)") }
-            guard let chunk = try await chunks.next() else { return nil }
-            buffer += String(decoding: chunk, as: UTF8.self)
+            guard try await readBody() else { return nil }
         }
     }
 
@@ -50,6 +77,7 @@ final class EventStreamReader {
     func next(where condition: (Event) -> Bool, timeout: Duration = .seconds(20)) async throws -> Event {
         let deadline = ContinuousClock.now + timeout
         while let event = try await next(timeout: deadline - ContinuousClock.now) {
+            if ProcessInfo.processInfo.environment["SSE_DEBUG"] != nil { print("SSE", event.id ?? 0, event.name, event.data.prefix(160)) }
             if condition(event) { return event }
         }
         throw TestFailure("the stream ended before the awaited event")
@@ -62,20 +90,67 @@ final class EventStreamReader {
         while comments.count == seen {
             if takeEvent() != nil { continue }
             guard ContinuousClock.now < deadline else { throw TestFailure("no heartbeat within \(timeout)") }
-            guard let chunk = try await chunks.next() else { throw TestFailure("the stream ended") }
-            buffer += String(decoding: chunk, as: UTF8.self)
+            guard try await readBody() else { throw TestFailure("the stream ended") }
         }
         return comments[seen]
     }
 
+    // MARK: HTTP
+
+    private func fill() async -> Bool {
+        guard let chunk = await chunks.next() else { return false }
+        raw += chunk
+        return true
+    }
+
+    private func readHead() async throws {
+        while raw.firstRange(of: [13, 10, 13, 10]) == nil {
+            guard await fill() else { throw TestFailure("connection closed before the response head") }
+        }
+        let end = raw.firstRange(of: [13, 10, 13, 10])!
+        let head = String(decoding: raw[..<end.lowerBound], as: UTF8.self).components(separatedBy: "\r\n")
+        raw.removeSubrange(..<end.upperBound)
+        status = Int(head[0].split(separator: " ")[1]) ?? 0
+        for line in head.dropFirst() {
+            let parts = line.split(separator: ":", maxSplits: 1)
+            if parts.count == 2 { headers[parts[0].lowercased()] = parts[1].trimmingCharacters(in: .whitespaces) }
+        }
+    }
+
+    /// Moves the next chunk of the body into `text`; false at the end of the body.
+    private func readBody() async throws -> Bool {
+        guard headers["transfer-encoding"] == "chunked" else {
+            if !raw.isEmpty { text += String(decoding: raw, as: UTF8.self); raw.removeAll(); return true }
+            guard await fill() else { return false }
+            return true
+        }
+        while true {
+            if let lineEnd = raw.firstRange(of: [13, 10]) {
+                let size = Int(String(decoding: raw[..<lineEnd.lowerBound], as: UTF8.self), radix: 16) ?? 0
+                if size == 0 { return false }
+                if raw.count >= lineEnd.upperBound + size + 2 {
+                    text += String(decoding: raw[lineEnd.upperBound..<(lineEnd.upperBound + size)], as: UTF8.self)
+                    raw.removeSubrange(..<(lineEnd.upperBound + size + 2))
+                    return true
+                }
+            }
+            guard await fill() else { return false }
+        }
+    }
+
+    // MARK: SSE
+
     private func takeEvent() -> Event? {
-        while let end = buffer.range(of: "\n\n") {
-            let block = buffer[..<end.lowerBound]
-            buffer.removeSubrange(..<end.upperBound)
+        while let end = text.range(of: "\n\n") {
+            let block = text[..<end.lowerBound]
+            text.removeSubrange(..<end.upperBound)
             var event = Event(id: nil, name: "message", data: "")
             var isEvent = false
             for line in block.split(separator: "\n", omittingEmptySubsequences: false) {
-                if line.hasPrefix(":") { comments.append(String(line.dropFirst()).trimmingCharacters(in: .whitespaces)); continue }
+                if line.hasPrefix(":") {
+                    comments.append(line.dropFirst().trimmingCharacters(in: .whitespaces))
+                    continue
+                }
                 let parts = line.split(separator: ":", maxSplits: 1)
                 let field = String(parts.first ?? "")
                 let value = parts.count > 1 ? String(parts[1].drop { $0 == " " }) : ""

@@ -1,0 +1,286 @@
+"""Fixtures for the browser tests: a real `classic-photos serve` on loopback and headless Chromium.
+
+The server binary is `.build/debug/classic-photos` (override with CLASSIC_PHOTOS_BIN). Each server
+gets a free loopback port and serves its own built-in sample origin; all servers of a session share
+one temporary cache directory, so the sample photos are generated once.
+"""
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import socket
+import subprocess
+import tempfile
+import time
+import urllib.error
+import urllib.request
+from pathlib import Path
+
+import pytest
+from selenium import webdriver
+from selenium.webdriver.chrome.service import Service
+
+REPO = Path(__file__).resolve().parents[2]
+ARTIFACTS = REPO / "artifacts"
+BINARY = Path(os.environ.get("CLASSIC_PHOTOS_BIN", REPO / ".build" / "debug" / "classic-photos"))
+CHROMIUM = os.environ.get("CHROMIUM_BIN", shutil.which("chromium") or "/usr/bin/chromium")
+CHROMEDRIVER = os.environ.get("CHROMEDRIVER_BIN", shutil.which("chromedriver") or "/usr/bin/chromedriver")
+# Seconds for the server to generate its sample photos and load its list (the first start of a
+# session generates the photos; later ones reuse them).
+STARTUP_TIMEOUT = float(os.environ.get("CLASSIC_PHOTOS_STARTUP_TIMEOUT", "240"))
+
+
+def free_port() -> int:
+    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+class Server:
+    """One `classic-photos serve` process."""
+
+    def __init__(self, workdir: Path, cache_dir: Path, name: str, photo_count: int, latency_ms: int,
+                 bandwidth: int, strategy: str = "prefetch", prefetch: int = 3):
+        self.name = name
+        self.photo_count = photo_count
+        self.strategy = strategy
+        self.prefetch = prefetch
+        self.port = free_port()
+        self.base_url = f"http://127.0.0.1:{self.port}"
+        self.stdout_path = workdir / f"{name}.stdout.log"
+        self.stderr_path = workdir / f"{name}.stderr.log"
+        self.command = [
+            str(BINARY), "serve",
+            "--host", "127.0.0.1",
+            "--port", str(self.port),
+            "--photo-count", str(photo_count),
+            "--sample-latency-ms", str(latency_ms),
+            "--sample-bandwidth", str(bandwidth),
+            "--strategy", strategy,
+            "--prefetch", str(prefetch),
+            "--cache-dir", str(cache_dir),
+        ]
+        env = dict(os.environ, CLASSIC_PHOTOS_CACHE_DIR=str(cache_dir))
+        self._stdout = open(self.stdout_path, "wb")
+        self._stderr = open(self.stderr_path, "wb")
+        self.process = subprocess.Popen(
+            self.command, cwd=REPO, env=env, stdin=subprocess.DEVNULL,
+            stdout=self._stdout, stderr=self._stderr)
+
+    # -- output
+
+    def stderr(self, limit: int = 4000) -> str:
+        try:
+            text = self.stderr_path.read_text(errors="replace")
+        except OSError:
+            return ""
+        return text[-limit:]
+
+    def describe(self) -> str:
+        return f"server {self.name} ({' '.join(self.command)}), stderr:\n{self.stderr() or '(empty)'}"
+
+    # -- HTTP
+
+    def request(self, method: str, path: str, body=None, timeout: float = 10):
+        data = None if body is None else json.dumps(body).encode()
+        request = urllib.request.Request(self.base_url + path, data=data, method=method)
+        if data is not None:
+            request.add_header("Content-Type", "application/json")
+        try:
+            with urllib.request.urlopen(request, timeout=timeout) as response:
+                raw = response.read()
+                return response.status, (json.loads(raw) if raw else None)
+        except urllib.error.HTTPError as error:
+            raw = error.read()
+            try:
+                return error.code, json.loads(raw) if raw else None
+            except ValueError:
+                return error.code, raw.decode(errors="replace")
+
+    def get_json(self, path: str):
+        status, body = self.request("GET", path)
+        assert status == 200, f"GET {path} answered {status}: {body}"
+        return body
+
+    def photos(self) -> list[dict]:
+        body = self.get_json("/api/photos")
+        assert body["status"] == "ready", body
+        return body["photos"]
+
+    def stats(self) -> dict:
+        return self.get_json("/api/stats")
+
+    # -- life cycle
+
+    def wait_ready(self, timeout: float = STARTUP_TIMEOUT):
+        deadline = time.monotonic() + timeout
+        last = "no answer yet"
+        while time.monotonic() < deadline:
+            if self.process.poll() is not None:
+                pytest.fail(f"the server exited with status {self.process.returncode} before it was ready; "
+                            + self.describe(), pytrace=False)
+            try:
+                status, body = self.request("GET", "/api/photos", timeout=5)
+                if status == 200 and isinstance(body, dict):
+                    if body.get("status") == "ready":
+                        return body
+                    if body.get("status") == "failed":
+                        pytest.fail(f"the server's photo list failed: {body.get('error')}; " + self.describe(),
+                                    pytrace=False)
+                last = f"{status}: {str(body)[:200]}"
+            except (urllib.error.URLError, ConnectionError, socket.timeout, TimeoutError, ValueError) as error:
+                last = repr(error)
+            time.sleep(0.25)
+        pytest.fail(f"the server was not ready within {timeout:.0f} s (last answer {last}); " + self.describe(),
+                    pytrace=False)
+
+    def stop(self):
+        if self._stdout.closed:
+            return
+        if self.process.poll() is None:
+            self.process.terminate()
+            try:
+                self.process.wait(timeout=10)
+            except subprocess.TimeoutExpired:
+                self.process.kill()
+                self.process.wait(timeout=10)
+        self._stdout.close()
+        self._stderr.close()
+
+
+def pytest_sessionstart(session):
+    shutil.rmtree(ARTIFACTS / "failures", ignore_errors=True)
+
+
+@pytest.fixture(scope="session")
+def session_dir():
+    path = Path(tempfile.mkdtemp(prefix="classic-photos-browser-"))
+    yield path
+    shutil.rmtree(path, ignore_errors=True)
+
+
+@pytest.fixture(scope="session")
+def start_server(session_dir):
+    """Starts servers with the given settings; all are stopped at the end of the session."""
+    if not BINARY.exists():
+        pytest.fail(f"no server binary at {BINARY} (build it with `swift build`, or set CLASSIC_PHOTOS_BIN)",
+                    pytrace=False)
+    cache_dir = session_dir / "cache"
+    cache_dir.mkdir(exist_ok=True)
+    servers: list[Server] = []
+
+    def start(name: str, **settings) -> Server:
+        server = Server(session_dir, cache_dir, name, **settings)
+        servers.append(server)
+        server.wait_ready()
+        return server
+
+    yield start
+    for server in servers:
+        server.stop()
+
+
+@pytest.fixture(scope="session")
+def server(start_server) -> Server:
+    """The shared server: 300 photos from a moderately fast origin."""
+    return start_server("shared", photo_count=300, latency_ms=100, bandwidth=2_000_000)
+
+
+@pytest.fixture(scope="class")
+def slow_server(start_server):
+    """A fresh server with a slow origin, so that scrolling away can overtake the work."""
+    server = start_server("slow", photo_count=300, latency_ms=300, bandwidth=400_000)
+    yield server
+    server.stop()
+
+
+def chrome_options() -> webdriver.ChromeOptions:
+    options = webdriver.ChromeOptions()
+    options.binary_location = CHROMIUM
+    for argument in ("--headless=new", "--no-sandbox", "--disable-dev-shm-usage", "--window-size=1280,900",
+                     "--disable-gpu", "--no-first-run", "--disable-extensions"):
+        options.add_argument(argument)
+    options.set_capability("goog:loggingPrefs", {"browser": "ALL"})
+    return options
+
+
+def new_driver() -> webdriver.Chrome:
+    driver = webdriver.Chrome(service=Service(CHROMEDRIVER), options=chrome_options())
+    driver.set_page_load_timeout(60)
+    driver.set_script_timeout(30)
+    return driver
+
+
+@pytest.hookimpl(hookwrapper=True)
+def pytest_runtest_makereport(item, call):
+    outcome = yield
+    report = outcome.get_result()
+    setattr(item, "rep_" + report.when, report)
+
+
+def test_failed(request) -> bool:
+    return any(getattr(request.node, "rep_" + when, None) is not None and getattr(request.node, "rep_" + when).failed
+               for when in ("setup", "call"))
+
+
+def keep_evidence(driver, name: str):
+    """Keeps a failed test's screenshot and browser console in artifacts/failures."""
+    try:
+        folder = ARTIFACTS / "failures"
+        folder.mkdir(parents=True, exist_ok=True)
+        stem = name.replace("/", "_")
+        driver.save_screenshot(str(folder / f"{stem}.png"))
+        lines = [f"{entry.get('level')} {entry.get('message')}" for entry in driver.get_log("browser")]
+        (folder / f"{stem}.console.txt").write_text("\n".join(lines))
+    except Exception:  # noqa: BLE001 - diagnostics must not hide the failure itself
+        pass
+
+
+def close_driver(driver, request, label: str):
+    """Quits a browser, after a failed test first keeping its evidence."""
+    if test_failed(request):
+        keep_evidence(driver, f"{request.node.name}-{label}")
+    try:
+        driver.quit()
+    except Exception:  # noqa: BLE001
+        pass
+
+
+@pytest.fixture
+def make_driver(request):
+    """Starts headless Chromium windows for one test; all are closed after it."""
+    drivers = []
+
+    def make() -> webdriver.Chrome:
+        driver = new_driver()
+        drivers.append(driver)
+        return driver
+
+    yield make
+    for number, driver in enumerate(drivers):
+        close_driver(driver, request, f"window{number}")
+
+
+@pytest.fixture
+def driver(make_driver):
+    return make_driver()
+
+
+@pytest.fixture(scope="class")
+def class_driver():
+    """One browser window shared by the tests of a class (a story told in steps)."""
+    driver = new_driver()
+    yield driver
+    try:
+        driver.quit()
+    except Exception:  # noqa: BLE001
+        pass
+
+
+@pytest.fixture(autouse=True)
+def _evidence_of_class_driver(request):
+    """A failed test of a class keeps the shared window's screenshot and console too."""
+    yield
+    if "class_driver" in request.fixturenames and test_failed(request):
+        keep_evidence(request.getfixturevalue("class_driver"), f"{request.node.name}-class")

@@ -1,0 +1,374 @@
+"""The page in a real browser against a real server: rows, scrolling, failures, two viewers, a screenshot."""
+from __future__ import annotations
+
+import os
+import struct
+import time
+from pathlib import Path
+
+import pytest
+from selenium.webdriver.support.ui import WebDriverWait
+
+ARTIFACTS = Path(__file__).resolve().parents[2] / "artifacts"
+# Seconds for rows to be downloaded and filtered (a debug build filters slowly).
+WORK_TIMEOUT = float(os.environ.get("CLASSIC_PHOTOS_WORK_TIMEOUT", "120"))
+ROW_HEIGHT = 80
+TITLE = "ClassicPhotos Live"
+
+
+def wait_for(driver, condition, timeout: float, message: str):
+    """WebDriverWait on a condition in the page, with a message that says what was awaited."""
+    return WebDriverWait(driver, timeout, poll_frequency=0.1).until(condition, message)
+
+
+def poll(condition, timeout: float, message: str, interval: float = 0.2):
+    """Polls a condition outside the browser (the server's API) until it holds; returns its value."""
+    deadline = time.monotonic() + timeout
+    while True:
+        value = condition()
+        if value:
+            return value
+        if time.monotonic() > deadline:
+            pytest.fail(f"timed out after {timeout:.0f} s: {message}", pytrace=False)
+        time.sleep(interval)
+
+
+class Page:
+    """The page in one browser window, driven through the DOM and `window.classicPhotos`."""
+
+    def __init__(self, driver, server):
+        self.driver = driver
+        self.server = server
+
+    def js(self, script: str, *args):
+        return self.driver.execute_script(script, *args)
+
+    def open(self):
+        self.driver.get(self.server.base_url + "/")
+        wait_for(self.driver, lambda d: d.execute_script(
+            "return !!(window.classicPhotos && classicPhotos.count > 0)"), 60,
+            "the page never built its rows (no snapshot?)")
+        self.wait_reported()
+        return self
+
+    @property
+    def count(self) -> int:
+        return self.js("return classicPhotos.count")
+
+    def visible_range(self) -> tuple[int, int]:
+        visible = self.js("return classicPhotos.visibleRange()")
+        return visible["first"], visible["last"]
+
+    def scroll_to(self, offsets, interval_ms: int = 80):
+        """Sets the list's scrollTop to each offset in turn, `interval_ms` apart (less than the page's
+        150 ms scroll-end delay, so it is one scroll gesture), and returns once the last scroll event
+        has been dispatched."""
+        self.driver.execute_async_script("""
+            const offsets = arguments[0], interval = arguments[1], done = arguments[arguments.length - 1];
+            const list = document.getElementById('list');
+            let i = 0;
+            const step = () => {
+                list.scrollTop = offsets[i++];
+                if (i < offsets.length) { setTimeout(step, interval); return; }
+                requestAnimationFrame(() => requestAnimationFrame(() => done(list.scrollTop)));
+            };
+            step();
+        """, [int(o) for o in offsets], interval_ms)
+
+    def wait_reported(self, timeout: float = 20):
+        """Waits until scrolling has ended and the server acknowledged the visible rows."""
+        wait_for(self.driver, lambda d: d.execute_script("""
+            const c = classicPhotos, r = c.reports, v = c.visibleRange(), a = r.lastAcknowledged;
+            return !!(v && !c.scrolling && !r.inFlight && !r.pending && a && a.scrolling === false
+                      && a.first === v.first && a.last === v.last);
+        """), timeout, "the visible rows were never reported to the server (POST /api/viewport)")
+
+    def rows(self, first: int, last: int) -> list[dict]:
+        return self.js("""
+            const out = [];
+            for (let i = arguments[0]; i <= arguments[1]; i++) {
+                const row = document.querySelector('#list .row[data-index="' + i + '"]');
+                if (!row) { out.push({index: i, missing: true}); continue; }
+                const img = row.querySelector('img.thumb');
+                out.push({
+                    index: i, state: row.dataset.state,
+                    src: img ? (img.getAttribute('src') || '') : null,
+                    complete: !!(img && img.complete), naturalWidth: img ? img.naturalWidth : 0,
+                    status: row.querySelector('.status').textContent,
+                    reason: row.querySelector('.reason').textContent,
+                });
+            }
+            return out;
+        """, first, last)
+
+    def wait_filtered(self, first: int, last: int, timeout: float = WORK_TIMEOUT, allow_failed: bool = False):
+        """Waits until rows first...last show their loaded sepia thumbnails (or, with allow_failed,
+        the failed image for photos the origin does not have)."""
+        def done(row):
+            if not row.get("complete") or row.get("naturalWidth", 0) <= 0:
+                return False
+            src = row.get("src") or ""
+            if row.get("state") == "filtered":
+                return src.endswith(f"/photos/{row['index']}/thumbnail")
+            return allow_failed and row.get("state") == "failed" and "failed.svg" in src
+
+        try:
+            wait_for(self.driver, lambda _: all(done(r) for r in self.rows(first, last)), timeout,
+                     f"rows {first}...{last} did not all turn sepia")
+        except Exception:
+            pending = [(r["index"], r.get("state"), r.get("src"), r.get("naturalWidth"))
+                       for r in self.rows(first, last) if not done(r)]
+            pytest.fail(f"rows {first}...{last} did not all turn sepia within {timeout:.0f} s; not yet: {pending}; "
+                        f"server stats: {self.server.stats()}", pytrace=False)
+        rows = self.rows(first, last)
+        assert any(r["state"] == "filtered" for r in rows), rows
+        return rows
+
+
+def screens(start: int, end: int, steps: int) -> list[int]:
+    return [round(start + (end - start) * (k + 1) / steps) for k in range(steps)]
+
+
+# ---------------------------------------------------------------------------------------------- 1
+
+
+def test_page_loads(server, driver):
+    page = Page(driver, server).open()
+    listing = server.get_json("/api/photos")
+    assert listing["status"] == "ready"
+
+    assert driver.title == TITLE
+    assert driver.find_element("css selector", "h1").text == TITLE
+    rows = page.js("return [...document.querySelectorAll('#list .row')].map(r => +r.dataset.index)")
+    assert len(rows) == listing["count"] == len(listing["photos"]) == server.photo_count
+    assert rows == list(range(len(rows))), "rows are not in index order"
+    names = page.js("return [...document.querySelectorAll('#list .row .name')].slice(0, 5).map(n => n.textContent)")
+    assert names == [p["name"] for p in listing["photos"][:5]]
+
+    status = driver.find_element("id", "source-status")
+    assert status.get_attribute("data-status") == "ready"
+    assert "ready" in status.text.lower() and str(listing["count"]) in status.text
+
+    assert page.js("return classicPhotos.connection") == "open", "the EventSource is not open"
+    seen = page.js("return classicPhotos.eventsSeen")
+    assert seen.get("source", 0) >= 1 and seen.get("snapshot", 0) >= 1, seen
+    viewer = page.js("return classicPhotos.viewer")
+    assert viewer and viewer == driver.find_element("tag name", "body").get_attribute("data-viewer")
+
+    # Every row is 80 px high, so a row's index follows from the list's scrollTop.
+    heights = page.js("return [...document.querySelectorAll('#list .row')].slice(0, 20).map(r => r.getBoundingClientRect().height)")
+    assert all(abs(h - ROW_HEIGHT) < 0.5 for h in heights), heights
+    first, last = page.visible_range()
+    assert first == 0 and last >= 3, (first, last)
+
+    # No thousands of image requests: only rows on or near the screen have an <img src>, and the
+    # page never loads more than three images at once.
+    with_src = page.js("return document.querySelectorAll('#list .row img.thumb[src]').length")
+    margin = max(3, server.prefetch)
+    assert with_src <= (last - first + 1) + 2 * margin, with_src
+    photo_requests = page.js(
+        "return performance.getEntriesByType('resource').filter(e => e.name.includes('/photos/')).length")
+    assert photo_requests <= 3 * ((last - first + 1) + 2 * margin), photo_requests
+    assert page.js("return classicPhotos.images.maxInFlight") <= 3
+
+
+# ---------------------------------------------------------------------------------------------- 2
+
+
+def test_first_screen_turns_sepia(server, driver):
+    page = Page(driver, server).open()
+    first, last = page.visible_range()
+    # A mis-named photo of the sample origin may be on the first screen: it shows as failed.
+    page.wait_filtered(first, last, allow_failed=True)
+
+    photos = server.photos()
+    for row in page.rows(first, last):
+        photo = photos[row["index"]]
+        assert row["state"] == photo["state"], (row, photo)
+        if photo["state"] == "failed":
+            assert photo["reason"] and row["reason"] == photo["reason"], (row, photo)
+            continue
+        assert photo["state"] == "filtered", photo
+        assert row["src"].endswith(f"/photos/{row['index']}/thumbnail"), row
+        assert row["naturalWidth"] > 0, row
+    assert sum(photos[i]["state"] == "filtered" for i in range(first, last + 1)) >= (last - first + 1) - 2
+    assert page.js("return classicPhotos.images.maxInFlight") <= 3
+    # The live panel shows the server's totals.
+    started = int(driver.find_element("id", "stat-dl-started").text.replace(",", ""))
+    assert started >= last - first + 1
+    assert driver.find_element("id", "stat-bytes").text.split()[-1] in ("B", "KB", "MB", "GB")
+
+
+# ---------------------------------------------------------------------------------------------- 3, 4
+
+
+@pytest.fixture(scope="class")
+def story():
+    """What one step of a class leaves for the next."""
+    return {}
+
+
+class TestFastScroll:
+    """A viewer loads the list and flings it to the bottom at once, then back to the top."""
+
+    def test_fast_scroll_to_the_bottom(self, slow_server, class_driver, story):
+        page = Page(class_driver, slow_server).open()
+        story["page"] = page
+        count = page.count
+        top = page.visible_range()
+        story["top"] = top
+        suspended_before = page.js("return classicPhotos.suspendedSeen")
+        sent_before = page.js("return classicPhotos.reports.sent")
+
+        # Fling: twelve quick steps to the end of the list, one scroll gesture.
+        page.scroll_to(screens(0, count * ROW_HEIGHT, 12))
+
+        # The page told the server it was scrolling, and the server suspended this viewer's queues.
+        wait_for(class_driver, lambda d: d.execute_script("return classicPhotos.suspendedSeen") > suspended_before,
+                 10, "the download queue was never reported suspended while scrolling (#dl-suspended)")
+        page.wait_reported()
+        assert page.js("return classicPhotos.reports.sent") - sent_before >= 2
+        first, last = page.visible_range()
+        assert last == count - 1, (first, last)
+
+        # Where the scroll stopped, the rows fill in.
+        page.wait_filtered(first, last, allow_failed=True)
+
+        # Rows that were only passed over were never downloaded.
+        photos = slow_server.photos()
+        margin = slow_server.prefetch + 1
+        passed_over = range(top[1] + margin + 1, first - margin)
+        touched = [(i, photos[i]["state"]) for i in passed_over if photos[i]["state"] != "new"]
+        assert len(passed_over) > 200
+        assert not touched, f"rows only scrolled past were worked on: {touched[:10]}"
+        stats = slow_server.stats()
+        assert stats["downloads"]["started"] < count // 4, stats["downloads"]
+        # The top rows were left unfinished: their queued work was cancelled.
+        assert stats["downloads"]["cancelled"] >= 1, stats["downloads"]
+        story["unfinished"] = [i for i in range(top[0], top[1] + 1) if photos[i]["state"] != "filtered"]
+
+    def test_scrolling_back_fills_skipped_rows(self, slow_server, class_driver, story):
+        page = story.get("page")
+        if page is None:
+            pytest.fail("the fast scroll step did not run", pytrace=False)
+        unfinished = story.get("unfinished")
+        assert unfinished, "precondition: the fling should have left some top rows unfinished"
+
+        count = page.count
+        page.scroll_to(screens(count * ROW_HEIGHT, 0, 10))
+        page.wait_reported()
+        first, last = page.visible_range()
+        assert first == 0
+        page.wait_filtered(first, last, allow_failed=True)
+        photos = slow_server.photos()
+        assert [i for i in unfinished if photos[i]["state"] not in ("filtered", "failed")] == []
+
+
+# ---------------------------------------------------------------------------------------------- 5
+
+
+def find_failed_row(server) -> dict:
+    """A row whose photo failed; if none has failed yet, a non-page viewer (POST /api/viewers)
+    walks the list a window at a time until one does."""
+    photos = server.photos()
+    failed = [p for p in photos if p["state"] == "failed"]
+    if failed:
+        return failed[0]
+    status, body = server.request("POST", "/api/viewers")
+    assert status in (200, 201), (status, body)
+    viewer = body["viewer"]
+    window = 12
+    for start in range(0, len(photos), window):
+        end = min(len(photos) - 1, start + window - 1)
+        status, body = server.request("POST", "/api/viewport",
+                                      {"viewer": viewer, "scrolling": False, "first": start, "last": end})
+        assert status == 204, (status, body)
+
+        def window_settled():
+            rows = server.photos()[start:end + 1]
+            done = all(p["state"] not in ("new", "downloading") for p in rows)
+            return rows if done else None
+
+        rows = poll(window_settled, WORK_TIMEOUT, f"rows {start}...{end} were never all downloaded or failed")
+        failed = [p for p in rows if p["state"] == "failed"]
+        if failed:
+            return failed[0]
+    pytest.fail("no photo failed in the whole list (the sample origin should have mis-named entries)",
+                pytrace=False)
+
+
+def test_failed_photo_shows_reason(server, driver):
+    failed = find_failed_row(server)
+    index = failed["index"]
+    assert failed["reason"], failed
+
+    page = Page(driver, server).open()
+    page.scroll_to([max(0, (index - 3) * ROW_HEIGHT)])
+    page.wait_reported()
+    first, last = page.visible_range()
+    assert first <= index <= last
+
+    row_css = f'#list .row[data-index="{index}"]'
+    wait_for(driver, lambda d: d.execute_script(f"""
+        const row = document.querySelector('{row_css}'), img = row.querySelector('img.thumb');
+        return row.dataset.state === 'failed' && (img.getAttribute('src') || '').includes('failed.svg')
+               && img.complete && img.naturalWidth > 0;
+    """), 30, f"row {index} never showed the failed image")
+    row = driver.find_element("css selector", row_css)
+    assert row.find_element("css selector", ".status").text == "Failed to load"
+    reason = row.find_element("css selector", ".reason")
+    assert reason.is_displayed()
+    assert reason.text == failed["reason"]
+    assert row.find_element("css selector", "img.thumb").get_attribute("alt")
+
+
+# ---------------------------------------------------------------------------------------------- 6
+
+
+def new_region(photos: list[dict], start: int, length: int) -> int:
+    for first in range(start, len(photos) - length):
+        if all(p["state"] == "new" for p in photos[first:first + length]):
+            return first
+    pytest.fail(f"no {length} untouched rows from row {start} on", pytrace=False)
+
+
+def test_two_windows_are_both_served(server, make_driver):
+    photos = server.photos()
+    length = 24
+    a = new_region(photos, len(photos) // 3, length)
+    b = new_region(photos, a + length + 20, length)
+
+    pages = [Page(make_driver(), server).open(), Page(make_driver(), server).open()]
+    viewers = [page.js("return classicPhotos.viewer") for page in pages]
+    assert viewers[0] != viewers[1]
+    for page, region in zip(pages, (a, b)):
+        page.scroll_to(screens(0, (region + 4) * ROW_HEIGHT, 6))
+    ranges = []
+    for page in pages:
+        page.wait_reported()
+        ranges.append(page.visible_range())
+    assert ranges[0][1] < ranges[1][0], ranges
+    for page, (first, last) in zip(pages, ranges):
+        page.wait_filtered(first, last, allow_failed=True)
+    photos = server.photos()
+    for first, last in ranges:
+        assert all(photos[i]["state"] in ("filtered", "failed") for i in range(first, last + 1))
+    assert server.stats()["viewers"] >= 2
+
+
+# ---------------------------------------------------------------------------------------------- 7
+
+
+def test_screenshot(server, driver):
+    page = Page(driver, server).open()
+    first, last = page.visible_range()
+    page.wait_filtered(first, last, allow_failed=True)
+    wait_for(driver, lambda d: d.execute_script("return !!classicPhotos.stats"), 15,
+             "the panel never got the server's totals")
+    ARTIFACTS.mkdir(exist_ok=True)
+    path = ARTIFACTS / "screenshot.png"
+    assert driver.save_screenshot(str(path))
+    data = path.read_bytes()
+    assert data[:8] == b"\x89PNG\r\n\x1a\n"
+    width, height = struct.unpack(">II", data[16:24])
+    assert width >= 1000 and height >= 600, (width, height)
