@@ -1,5 +1,6 @@
 import Foundation
 import HTTPTransfer
+import Logging
 import PhotoPipeline
 import PhotoWeb
 
@@ -54,6 +55,15 @@ extension ServeCommand {
         configuration.publicDirectory = try settings.string("public-dir", publicDir) ?? configuration.publicDirectory
         configuration.templatesDirectory = try settings.string("templates-dir", templatesDir) ?? configuration.templatesDirectory
         configuration.maxViewers = try settings.int("max-viewers", maxViewers, in: 1...1_000_000) ?? configuration.maxViewers
+        configuration.pipeline.diskBudgetBytes = (try settings.int("disk-budget-mb", diskBudgetMb, in: 1...10_485_760)).map { $0 * 1_048_576 }
+            ?? configuration.pipeline.diskBudgetBytes
+        if let seconds = try settings.int("request-timeout", requestTimeout, in: 1...3_600) { configuration.requestTimeout = .seconds(seconds) }
+        if let level = try settings.string("log-level", logLevel) {
+            guard let parsed = Logger.Level(rawValue: level.lowercased()) else {
+                throw SettingError(description: "--log-level must be trace, debug, info, notice, warning, error or critical, got \(level)")
+            }
+            configuration.logLevel = parsed
+        }
         return configuration
     }
 }

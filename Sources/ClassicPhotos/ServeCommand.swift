@@ -1,6 +1,7 @@
 import ArgumentParser
 import Dispatch
 import Foundation
+import Logging
 import PhotoPipeline
 import PhotoWeb
 
@@ -55,6 +56,12 @@ struct ServeCommand: AsyncParsableCommand {
     var templatesDir: String?
     @Option(help: "Viewers at once; more get 503. [env: CLASSIC_PHOTOS_MAX_VIEWERS] (default: 5000)")
     var maxViewers: Int?
+    @Option(help: "Disk cache budget for originals and sepia results, in MiB. [env: CLASSIC_PHOTOS_DISK_BUDGET_MB] (default: 1024)")
+    var diskBudgetMb: Int?
+    @Option(help: "Seconds a request may take to be answered. [env: CLASSIC_PHOTOS_REQUEST_TIMEOUT] (default: 30)")
+    var requestTimeout: Int?
+    @Option(help: "trace, debug, info, notice, warning, error or critical. [env: CLASSIC_PHOTOS_LOG_LEVEL] (default: info)")
+    var logLevel: String?
 
     func run() async throws {
         let configuration: ServerConfiguration
@@ -63,6 +70,7 @@ struct ServeCommand: AsyncParsableCommand {
         } catch let error as SettingError {
             throw ValidationError(error.description)
         }
+        LoggingSystem.bootstrap(StreamLogHandler.standardError)
         let application: Application
         do {
             application = try await Application.start(configuration)

@@ -11,12 +11,17 @@ public final class SampleOrigin: Sendable {
     public let dataSourceURL: String
     /// The port it listens on.
     public let port: UInt16
+    /// The folder the photos are served from.
+    public let folder: String
 
     private let server: HTTPServer
     private let task: Task<Void, any Error>
 
-    private init(configuration: SampleOriginConfiguration, server: HTTPServer, task: Task<Void, any Error>, port: UInt16) {
+    private init(
+        configuration: SampleOriginConfiguration, folder: String, server: HTTPServer, task: Task<Void, any Error>, port: UInt16
+    ) {
         self.configuration = configuration
+        self.folder = folder
         self.server = server
         self.task = task
         self.port = port
@@ -67,7 +72,13 @@ public final class SampleOrigin: Sendable {
                     from: ThrottledBody(data: data, bytesPerSecond: bandwidth), count: data.count,
                     suggestedBufferSize: ThrottledBody.sliceSize(bytesPerSecond: bandwidth)))
         }
-        return SampleOrigin(configuration: configuration, server: server, task: task, port: port)
+        return SampleOrigin(configuration: configuration, folder: library.directory.path, server: server, task: task, port: port)
+    }
+
+    /// A name for the photo at `url` that stays the same across runs (the port does not):
+    /// the folder it is served from and its path.
+    public func stableKey(for url: String) -> String {
+        url.replacingOccurrences(of: "http://127.0.0.1:\(port)", with: "sample-origin:\(folder)")
     }
 
     /// Stops serving.

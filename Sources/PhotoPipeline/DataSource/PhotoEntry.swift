@@ -8,12 +8,16 @@ public struct PhotoEntry: Sendable, Equatable {
     public var url: String
     /// Set when the entry cannot be downloaded at all; the row starts as failed with this reason.
     public var problem: String?
+    /// What the disk cache files the photo under: its URL, unless the URL changes between runs
+    /// for the same photo (the built-in origin's port does).
+    public var cacheKey: String
 
     /// Creates an entry, checking that `url` is an http(s) URL with a host.
     public init(name: String, url: String) {
         self.name = name
         self.url = url
         self.problem = PhotoEntry.problem(with: url)
+        self.cacheKey = url
     }
 
     /// Creates an entry whose value was not usable as a URL at all.
@@ -21,6 +25,7 @@ public struct PhotoEntry: Sendable, Equatable {
         self.name = name
         self.url = ""
         self.problem = unusableValue
+        self.cacheKey = ""
     }
 
     static func problem(with url: String) -> String? {

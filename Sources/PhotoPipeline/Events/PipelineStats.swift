@@ -36,6 +36,9 @@ public struct PipelineStats: Sendable, Equatable {
     /// CPU seconds spent filtering, in all.
     public var filterSeconds: Double = 0
 
+    /// All zero.
+    public init() {}
+
     /// Counts for `queue`.
     public subscript(queue: QueueKind) -> QueueCounts {
         get { queue == .download ? downloads : filtrations }

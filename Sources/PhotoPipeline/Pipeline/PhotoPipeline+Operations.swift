@@ -59,6 +59,7 @@ extension PhotoPipeline: ImageDownloaderDelegate, ImageFiltrationDelegate {
                 outcome = .finished
                 transition(record, to: .downloaded)
                 state.awaitingFiltration[index] = data
+                keepOnDisk(data, index, .original)
                 let evicted = state.cache.insert(CachedImage(data: data), for: .init(index: index, variant: .original))
                 handleEvictions(evicted, in: state)
             case .failure(.cancelled):
@@ -78,11 +79,17 @@ extension PhotoPipeline: ImageDownloaderDelegate, ImageFiltrationDelegate {
     // MARK: ImageFiltrationDelegate
 
     func originalBytes(for filtration: ImageFiltration) -> Data? {
-        state.withLock { state in
-            guard case .downloaded = filtration.photoRecord.state else { return nil }
-            return state.awaitingFiltration[filtration.index]
-                ?? state.cache.image(for: .init(index: filtration.index, variant: .original))?.data
+        let inMemory: Data?? = state.withLock { state in
+            guard case .downloaded = filtration.photoRecord.state else { return .some(nil) }
+            if let data = state.awaitingFiltration[filtration.index]
+                ?? state.cache.image(for: .init(index: filtration.index, variant: .original))?.data {
+                return .some(data)
+            }
+            return .none
         }
+        if let inMemory { return inMemory }
+        // Downloaded before a restart: read back on this filtration thread, outside the lock.
+        return disk?.read(diskKey(filtration.index, .original))
     }
 
     func filtrationFoundNothingToDo(_ filtration: ImageFiltration) {
@@ -114,6 +121,7 @@ extension PhotoPipeline: ImageDownloaderDelegate, ImageFiltrationDelegate {
             case .success(let thumbnail):
                 outcome = .finished
                 transition(record, to: .filtered)
+                keepOnDisk(thumbnail.data, index, .thumbnail)
                 let evicted = state.cache.insert(
                     CachedImage(data: thumbnail.data, format: thumbnail.format),
                     for: .init(index: index, variant: .thumbnail))

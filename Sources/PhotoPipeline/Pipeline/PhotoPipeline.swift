@@ -20,6 +20,8 @@ public final class PhotoPipeline: Sendable {
 
     let loop: TransferLoop
     let renderer: SepiaRenderer
+    /// Originals and results kept across restarts, when configured.
+    let disk: DiskCache?
     let state: Mutex<State>
 
     struct State {
@@ -50,16 +52,29 @@ public final class PhotoPipeline: Sendable {
     }
 
     /// Creates the pipeline for `entries` (kept in the given order); entries with a problem start
-    /// as failed with that reason.
-    public init(entries: [PhotoEntry], configuration: PipelineConfiguration = .init(), loop: TransferLoop = .shared) {
+    /// as failed with that reason, and entries whose results `disk` already holds start done.
+    public init(
+        entries: [PhotoEntry], configuration: PipelineConfiguration = .init(), loop: TransferLoop = .shared,
+        disk: DiskCache? = nil
+    ) {
+        let renderer = SepiaRenderer(intensity: configuration.sepiaIntensity, limits: configuration.decodeLimits)
         self.records = entries.enumerated().map { index, entry in
-            PhotoRecord(
-                index: index, name: entry.name, url: entry.url,
-                state: entry.problem.map { .failed(reason: $0) } ?? .new)
+            let key = { (variant: ImageVariant) in Self.diskKey(cacheKey: entry.cacheKey, variant: variant, configuration: configuration) }
+            let state: PhotoState = if let problem = entry.problem {
+                .failed(reason: problem)
+            } else if disk?.contains(key(.thumbnail)) == true {
+                .filtered
+            } else if disk?.contains(key(.original)) == true {
+                .downloaded
+            } else {
+                .new
+            }
+            return PhotoRecord(index: index, name: entry.name, url: entry.url, cacheKey: entry.cacheKey, state: state)
         }
         self.configuration = configuration
         self.loop = loop
-        self.renderer = SepiaRenderer(intensity: configuration.sepiaIntensity, limits: configuration.decodeLimits)
+        self.renderer = renderer
+        self.disk = disk
         self.state = Mutex(State(
             pending: PendingOperations(
                 maxConcurrentDownloads: max(1, configuration.maxConcurrentDownloads),
@@ -124,6 +139,7 @@ public final class PhotoPipeline: Sendable {
                 + state.pending.filtrationsInProgress.values.map { $0 as PhotoOperation }
         }
         operations.forEach { $0.cancel() }
+        disk?.flush()
         events.finishAll()
     }
 
@@ -151,10 +167,38 @@ public final class PhotoPipeline: Sendable {
     }
 
     func restingState(of index: Int, in state: State) -> PhotoState {
-        if state.cache.contains(.init(index: index, variant: .thumbnail)) { return .filtered }
-        if state.cache.contains(.init(index: index, variant: .original)) || state.awaitingFiltration[index] != nil {
+        if state.cache.contains(.init(index: index, variant: .thumbnail)) || onDisk(index, .thumbnail) { return .filtered }
+        if state.cache.contains(.init(index: index, variant: .original)) || state.awaitingFiltration[index] != nil
+            || onDisk(index, .original) {
             return .downloaded
         }
         return .new
+    }
+
+    // MARK: Disk
+
+    /// The disk cache's name for a photo's `variant`: the hash of its cache key (its URL), and for
+    /// sepia results the settings that shaped them, so a change of height or intensity is not served stale.
+    static func diskKey(cacheKey: String, variant: ImageVariant, configuration: PipelineConfiguration) -> String {
+        let hash = ContentHash.of(cacheKey)
+        let intensity = Int((configuration.sepiaIntensity * 100).rounded())
+        return switch variant {
+        case .original: "\(hash)-original"
+        case .thumbnail: "\(hash)-thumbnail-h\(configuration.thumbnailHeight)-i\(intensity)"
+        case .sepia: "\(hash)-sepia-i\(intensity)"
+        }
+    }
+
+    func diskKey(_ index: Int, _ variant: ImageVariant) -> String {
+        Self.diskKey(cacheKey: records[index].cacheKey, variant: variant, configuration: configuration)
+    }
+
+    func onDisk(_ index: Int, _ variant: ImageVariant) -> Bool {
+        disk?.contains(diskKey(index, variant)) ?? false
+    }
+
+    /// Keeps `data` on disk too, when there is a disk cache.
+    func keepOnDisk(_ data: Data, _ index: Int, _ variant: ImageVariant) {
+        disk?.write(data, for: diskKey(index, variant))
     }
 }

@@ -14,6 +14,10 @@ public struct PipelineConfiguration: Sendable {
     public var sepiaIntensity: Double
     /// Bytes of images the memory cache may hold. Default 256 MiB.
     public var memoryBudgetBytes: Int
+    /// Where originals and sepia results are kept across restarts; nil keeps them in memory only.
+    public var diskCacheDirectory: String?
+    /// Bytes the disk cache may hold. Default 1 GiB.
+    public var diskBudgetBytes: Int
     /// Timeouts and size limits of each download.
     public var transferLimits: TransferLimits
     /// Pixel, memory and scan limits of each decode.
@@ -26,6 +30,8 @@ public struct PipelineConfiguration: Sendable {
         thumbnailHeight: Int = 160,
         sepiaIntensity: Double = 0.8,
         memoryBudgetBytes: Int = 256 * 1024 * 1024,
+        diskCacheDirectory: String? = nil,
+        diskBudgetBytes: Int = 1024 * 1024 * 1024,
         transferLimits: TransferLimits = .init(),
         decodeLimits: DecodeLimits = .init()
     ) {
@@ -34,6 +40,8 @@ public struct PipelineConfiguration: Sendable {
         self.thumbnailHeight = thumbnailHeight
         self.sepiaIntensity = sepiaIntensity
         self.memoryBudgetBytes = memoryBudgetBytes
+        self.diskCacheDirectory = diskCacheDirectory
+        self.diskBudgetBytes = diskBudgetBytes
         self.transferLimits = transferLimits
         self.decodeLimits = decodeLimits
     }

@@ -10,14 +10,17 @@ public final class PhotoRecord: Sendable {
     public let name: String
     /// The image URL as written in the data source (may be invalid: then the record starts failed).
     public let url: String
+    /// What the disk cache files the photo under (normally the URL).
+    public let cacheKey: String
 
     private let _state: Mutex<PhotoState>
 
     /// Creates a record in `state` (`new` unless the entry is already known to be unusable).
-    public init(index: Int, name: String, url: String, state: PhotoState = .new) {
+    public init(index: Int, name: String, url: String, cacheKey: String? = nil, state: PhotoState = .new) {
         self.index = index
         self.name = name
         self.url = url
+        self.cacheKey = cacheKey ?? url
         self._state = Mutex(state)
     }
 

@@ -1,4 +1,5 @@
 import Foundation
+import Logging
 import Mustache
 import PhotoPipeline
 
@@ -10,6 +11,8 @@ struct AppContext: Sendable {
     let templates: MustacheLibrary
     /// Changes each start, so browsers fetch the new app.js / app.css after an upgrade.
     let version: String
+    let metrics: ServerMetrics
+    let logger: Logger
 
     /// The events a new stream starts with: the list's status, every row, this viewer's queues
     /// and the server totals.
@@ -42,8 +45,10 @@ struct AppContext: Sendable {
     /// A new viewer, or a 503 when the server is full.
     func newViewer() throws(APIError) -> ViewerSession {
         guard let session = viewers.create() else {
+            logger.warning("viewer refused: at the maximum of \(viewers.maxViewers) viewers")
             throw .unavailable("the server has its maximum of \(viewers.maxViewers) viewers; try again shortly")
         }
+        logger.info("viewer joined", metadata: ["viewer": "\(session.id)", "viewers": "\(viewers.count)"])
         if let pipeline = library.pipeline {
             _ = session.controller(on: pipeline, strategy: configuration.strategy)
         }

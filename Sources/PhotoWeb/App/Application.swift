@@ -2,6 +2,7 @@ import FlyingFox
 import FlyingSocks
 import Foundation
 import HTTPTransfer
+import Logging
 import Mustache
 import PhotoPipeline
 import SampleOrigin
@@ -50,9 +51,12 @@ public final class Application: Sendable {
         }
         let library = PhotoLibrary()
         let viewers = ViewerRegistry(maxViewers: configuration.maxViewers, idleTimeout: configuration.viewerIdleTimeout)
+        var logger = Logger(label: "classic-photos")
+        logger.logLevel = configuration.logLevel
         let context = AppContext(
             configuration: configuration, library: library, viewers: viewers, templates: templates,
-            version: String(UInt64(Date().timeIntervalSince1970 * 1000), radix: 36))
+            version: String(UInt64(Date().timeIntervalSince1970 * 1000), radix: 36),
+            metrics: ServerMetrics(), logger: logger)
 
         let address: sockaddr_in
         do {
@@ -60,7 +64,11 @@ public final class Application: Sendable {
         } catch {
             throw ApplicationError.cannotListen("\(configuration.host):\(configuration.port)", "\(error)")
         }
-        let server = HTTPServer(address: address, timeout: 60, logger: .disabled)
+        let timeout = configuration.requestTimeout
+        let server = HTTPServer(
+            address: address,
+            timeout: Double(timeout.components.seconds) + Double(timeout.components.attoseconds) * 1e-18,
+            logger: .disabled)
         await Routes.install(on: server, context: context)
         let serverTask = Task { try await server.run() }
         do {
@@ -74,8 +82,10 @@ public final class Application: Sendable {
             throw ApplicationError.cannotListen("\(configuration.host):\(configuration.port)", "no IPv4 address")
         }
 
+        logger.info("listening", metadata: ["address": "\(configuration.host):\(port)", "strategy": "\(configuration.strategy.name)"])
         let broadcaster = EventBroadcaster(
-            viewers: viewers, library: library, tick: configuration.tick, heartbeat: configuration.heartbeatInterval)
+            viewers: viewers, library: library, tick: configuration.tick, heartbeat: configuration.heartbeatInterval,
+            logger: logger)
         let loading = Task { await load(into: context, broadcaster: broadcaster) }
         let background = Task {
             await withTaskGroup(of: Void.self) { group in
@@ -110,7 +120,12 @@ public final class Application: Sendable {
 
     /// Stops: tells viewers, ends their streams, cancels work, stops listening and the origin.
     public func stop() async {
-        stopping.withLock { $0 = true }
+        let alreadyStopping = stopping.withLock { stopping in
+            defer { stopping = true }
+            return stopping
+        }
+        guard !alreadyStopping else { return }
+        context.logger.info("stopping", metadata: ["viewers": "\(context.viewers.count)"])
         let shutdown = EventOutbox.Payload(name: .shutdown, data: EventPayloads.json(EventPayloads.Shutdown(reason: "the server is stopping")))
         for session in context.viewers.removeAll() {
             session.outbox.enqueue(shutdown)
@@ -121,10 +136,12 @@ public final class Application: Sendable {
         await server.stop(timeout: 2)
         serverTask.cancel()
         await loading.value?.stop()
+        context.logger.info("stopped")
     }
 
     private static func load(into context: AppContext, broadcaster: EventBroadcaster) async -> SampleOrigin? {
         let configuration = context.configuration
+        let logger = context.logger
         var origin: SampleOrigin?
         let status: PhotoLibrary.Status
         do {
@@ -134,10 +151,26 @@ public final class Application: Sendable {
             } else {
                 origin = try await SampleOrigin.start(configuration.sample, folder: configuration.photosDirectory)
                 location = origin!.dataSourceURL
+                logger.info("sample origin serving", metadata: ["url": "\(location)", "folder": "\(configuration.photosDirectory ?? "generated samples")"])
             }
-            let entries = try await PhotoDataSource.load(from: location, limits: configuration.pipeline.transferLimits)
-            status = .ready(PhotoPipeline(entries: entries, configuration: configuration.pipeline))
+            var entries = try await PhotoDataSource.load(from: location, limits: configuration.pipeline.transferLimits)
+            if let origin {
+                // The origin's port changes each run; its photos do not.
+                for position in entries.indices {
+                    entries[position].cacheKey = origin.stableKey(for: entries[position].url)
+                }
+            }
+            let disk = try DiskCache(
+                directory: URL(fileURLWithPath: configuration.imageCacheDirectory), budget: configuration.pipeline.diskBudgetBytes)
+            let pipeline = PhotoPipeline(entries: entries, configuration: configuration.pipeline, disk: disk)
+            let done = pipeline.records.filter { $0.state == .filtered }.count
+            logger.info("data source loaded", metadata: [
+                "source": "\(location)", "photos": "\(entries.count)",
+                "unusable": "\(entries.filter { $0.problem != nil }.count)", "already filtered": "\(done)",
+            ])
+            status = .ready(pipeline)
         } catch {
+            logger.error("data source failed", metadata: ["reason": "\(error)"])
             status = .failed("\(error)")
         }
         context.library.finish(with: status)

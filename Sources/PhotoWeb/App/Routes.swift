@@ -3,7 +3,7 @@ import FlyingFox
 /// The HTTP contract (documented in the README), each route to its handler.
 enum Routes {
     static func install(on server: HTTPServer, context: AppContext) async {
-        let routes: [(HTTPRoute, any HTTPHandler)] = [
+        let routes: [(String, any HTTPHandler)] = [
             ("GET /", PageHandler(context: context)),
             ("GET /events", EventsHandler(context: context)),
             ("POST /api/viewers", ViewersHandler(context: context)),
@@ -12,10 +12,13 @@ enum Routes {
             ("GET /api/stats", StatsHandler(context: context)),
             ("GET /photos/:index/:variant", ImageHandler(context: context)),
             ("GET,HEAD /static/:file", StaticFileHandler(directory: context.configuration.publicDirectory)),
+            ("GET /healthz", HealthHandler(context: context)),
+            ("GET /metrics", MetricsHandler(context: context)),
             ("*", NotFoundHandler()),
         ]
         for (route, handler) in routes {
-            await server.appendRoute(route, to: ErrorMappingHandler(handler: handler))
+            await server.appendRoute(
+                HTTPRoute(route), to: RouteHandler(route: route, handler: handler, metrics: context.metrics))
         }
     }
 }

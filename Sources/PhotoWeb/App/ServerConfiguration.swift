@@ -1,4 +1,5 @@
 import Foundation
+import Logging
 import PhotoPipeline
 import SampleOrigin
 
@@ -39,12 +40,19 @@ public struct ServerConfiguration: Sendable {
     public var tick: Duration = .milliseconds(250)
     /// Largest request body accepted. Default 16 KiB.
     public var maxRequestBodyBytes = 16 * 1024
+    /// Seconds a handler may take to answer (not counting a streamed body). Default 30.
+    public var requestTimeout: Duration = .seconds(30)
+    /// How much is logged. Default info.
+    public var logLevel: Logger.Level = .info
 
     /// The defaults, with the cache under the user's cache folder.
     public init() {
         cacheDirectory = Self.defaultCacheDirectory()
         sample = SampleOriginConfiguration(directory: cacheDirectory)
     }
+
+    /// Where downloaded originals and sepia results are kept across restarts.
+    var imageCacheDirectory: String { cacheDirectory + "/images" }
 
     static func defaultCacheDirectory() -> String {
         let environment = ProcessInfo.processInfo.environment

@@ -1,4 +1,5 @@
 import Foundation
+import Logging
 import PhotoPipeline
 
 /// Fans the pipeline's events out to every viewer's outbox, and on a steady tick sends each viewer
@@ -11,6 +12,7 @@ struct EventBroadcaster: Sendable {
     let library: PhotoLibrary
     let tick: Duration
     let heartbeat: Duration
+    let logger: Logger
 
     /// Forwards `pipeline`'s events until its stream ends or the task is cancelled.
     func forwardEvents(of pipeline: PhotoPipeline) async {
@@ -24,6 +26,9 @@ struct EventBroadcaster: Sendable {
             let payload: EventOutbox.Payload
             switch event.kind {
             case .photo(let index, let state):
+                if case .failed(let reason) = state {
+                    logger.warning("photo failed", metadata: ["index": "\(index)", "name": "\(pipeline.records[index].name)", "reason": "\(reason)"])
+                }
                 payload = .init(name: .photo, data: EventPayloads.json(EventPayloads.Photo(index: index, state: state)), photoIndex: index)
             case .operation(let operation):
                 payload = .init(name: .operation, data: EventPayloads.json(EventPayloads.Operation(operation, time: event.time)))
@@ -55,7 +60,9 @@ struct EventBroadcaster: Sendable {
             }
             let idleSince = ContinuousClock.now - heartbeat
             sessions.forEach { $0.outbox.heartbeatIfIdle(since: idleSince) }
-            viewers.dropIdle()
+            for session in viewers.dropIdle() {
+                logger.info("viewer left", metadata: ["viewer": "\(session.id)", "viewers": "\(viewers.count)"])
+            }
         }
     }
 

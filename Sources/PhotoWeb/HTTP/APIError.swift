@@ -54,15 +54,21 @@ enum APIError: Error, Sendable, Equatable, CustomStringConvertible {
     }
 }
 
-/// Turns any handler's thrown `APIError` into its response.
-struct ErrorMappingHandler: HTTPHandler {
+/// Wraps every route: turns a thrown `APIError` into its response and counts the answer by route
+/// and status for `/metrics`.
+struct RouteHandler: HTTPHandler {
+    let route: String
     let handler: any HTTPHandler
+    let metrics: ServerMetrics
 
     func handleRequest(_ request: HTTPRequest) async throws -> HTTPResponse {
+        let response: HTTPResponse
         do {
-            return try await handler.handleRequest(request)
+            response = try await handler.handleRequest(request)
         } catch let error as APIError {
-            return error.response
+            response = error.response
         }
+        metrics.recordRequest(route: route, status: response.statusCode.code)
+        return response
     }
 }

@@ -1,5 +1,6 @@
 import FlyingFox
 import Foundation
+import PhotoPipeline
 import Synchronization
 
 /// `GET /static/FILE`: the files of `Public/` (flat, no subfolders), with content types, an ETag

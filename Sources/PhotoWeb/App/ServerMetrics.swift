@@ -1,0 +1,64 @@
+import Metrics
+import PhotoPipeline
+import Prometheus
+import Synchronization
+
+/// The server's Prometheus metrics (swift-metrics types on a registry of this server's own, so
+/// several servers in one process, as in the tests, never share counters).
+final class ServerMetrics: Sendable {
+    let registry = PrometheusCollectorRegistry()
+    private let factory: PrometheusMetricsFactory
+    private let lastStats = Mutex(PipelineStats())
+
+    init() {
+        factory = PrometheusMetricsFactory(registry: registry)
+    }
+
+    /// Counts one answered request.
+    func recordRequest(route: String, status: Int) {
+        Counter(label: "http_requests_total", dimensions: [("route", route), ("status", String(status))], factory: factory)
+            .increment()
+    }
+
+    /// The exposition text, with the pipeline's totals brought up to date first.
+    func exposition(stats: PipelineStats?, viewers: Int) -> String {
+        if let stats { update(stats) }
+        Gauge(label: "classic_photos_viewers", factory: factory).record(viewers)
+        return registry.emitToString()
+    }
+
+    private func update(_ stats: PipelineStats) {
+        // The pipeline keeps totals; Prometheus counters only go up, so add what changed since the last scrape.
+        let previous = lastStats.withLock { last in
+            defer { last = stats }
+            return last
+        }
+        for queue in QueueKind.allCases {
+            let (now, before) = (stats[queue], previous[queue])
+            let outcomes: [(String, Int, Int)] = [
+                ("started", now.started, before.started), ("finished", now.finished, before.finished),
+                ("failed", now.failed, before.failed), ("cancelled", now.cancelled, before.cancelled),
+            ]
+            for (outcome, value, old) in outcomes {
+                counter("classic_photos_operations_total", [("queue", queue.rawValue), ("outcome", outcome)], by: value - old)
+            }
+            Gauge(label: "classic_photos_queue_operations", dimensions: [("queue", queue.rawValue), ("state", "pending")], factory: factory)
+                .record(now.pending)
+            Gauge(label: "classic_photos_queue_operations", dimensions: [("queue", queue.rawValue), ("state", "executing")], factory: factory)
+                .record(now.executing)
+        }
+        counter("classic_photos_downloaded_bytes_total", [], by: Int(stats.bytesDownloaded - previous.bytesDownloaded))
+        counter("classic_photos_transfers_aborted_total", [], by: stats.transfersAborted - previous.transfersAborted)
+        counter("classic_photos_cache_requests_total", [("result", "hit")], by: stats.cacheHits - previous.cacheHits)
+        counter("classic_photos_cache_requests_total", [("result", "miss")], by: stats.cacheMisses - previous.cacheMisses)
+        Gauge(label: "classic_photos_cache_bytes", factory: factory).record(stats.cacheBytes)
+        Gauge(label: "classic_photos_wasted_bytes", factory: factory).record(Int(stats.wastedBytes))
+        Gauge(label: "classic_photos_wasted_downloads", factory: factory).record(stats.wastedDownloads)
+        Gauge(label: "classic_photos_wasted_filter_seconds", factory: factory).record(stats.wastedFilterSeconds)
+    }
+
+    private func counter(_ label: String, _ dimensions: [(String, String)], by amount: Int) {
+        let counter = Counter(label: label, dimensions: dimensions, factory: factory)
+        if amount > 0 { counter.increment(by: amount) }
+    }
+}

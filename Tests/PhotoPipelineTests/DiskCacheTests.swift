@@ -1,0 +1,59 @@
+import Foundation
+@testable import PhotoPipeline
+import Testing
+
+@Suite("Disk cache")
+struct DiskCacheTests {
+    func folder() -> URL {
+        FileManager.default.temporaryDirectory.appendingPathComponent("disk-cache-\(UUID().uuidString)")
+    }
+
+    @Test func filesSurviveAReopenAndHalfWrittenOnesAreForgotten() throws {
+        let directory = folder()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        // Given a cache holding one file, and a write a crash interrupted (left under a temporary name)
+        let cache = try DiskCache(directory: directory, budget: 1_000_000)
+        cache.write(Data("whole".utf8), for: "a")
+        cache.flush()
+        try Data("half".utf8).write(to: directory.appendingPathComponent(".b.interrupted"))
+
+        // When it is opened again
+        let reopened = try DiskCache(directory: directory, budget: 1_000_000)
+
+        // Then the whole file is there and the half one is gone
+        #expect(reopened.read("a") == Data("whole".utf8))
+        #expect(reopened.usage.files == 1)
+        #expect(try FileManager.default.contentsOfDirectory(atPath: directory.path) == ["a"])
+    }
+
+    @Test func theLeastRecentlyUsedFileGoesFirstPastTheBudget() throws {
+        let directory = folder()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let cache = try DiskCache(directory: directory, budget: 250)
+        cache.write(Data(count: 100), for: "old")
+        cache.write(Data(count: 100), for: "used")
+        _ = cache.read("used")
+        cache.write(Data(count: 100), for: "new")
+        cache.flush()
+
+        #expect(!cache.contains("old"))
+        #expect(cache.contains("used") && cache.contains("new"))
+        #expect(cache.usage.bytes == 200)
+        #expect(Set(try FileManager.default.contentsOfDirectory(atPath: directory.path)) == ["used", "new"])
+    }
+
+    @Test func aPipelineStartsRowsAlreadyOnDiskAsDone() throws {
+        let directory = folder()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let cache = try DiskCache(directory: directory, budget: 1_000_000)
+        let entries = [PhotoEntry(name: "a", url: "http://127.0.0.1:1/a.jpg"), PhotoEntry(name: "b", url: "http://127.0.0.1:1/b.jpg")]
+        let configuration = PipelineConfiguration()
+        cache.write(Data([0xFF, 0xD8]), for: PhotoPipeline.diskKey(cacheKey: entries[0].cacheKey, variant: .thumbnail, configuration: configuration))
+        cache.flush()
+
+        let pipeline = PhotoPipeline(entries: entries, configuration: configuration, disk: cache)
+
+        #expect(pipeline.records.map(\.state) == [.filtered, .new])
+        #expect(try pipeline.image(.thumbnail, of: 0).data == Data([0xFF, 0xD8]))
+    }
+}
