@@ -83,4 +83,16 @@ struct RoutesTests {
             #expect(try await harness.request(.GET, "/static/..%2FPackage.swift").status == 404)
         }
     }
+
+    @Test func underAPublicBasePathTheLinksAndRoutesCarryIt() async throws {
+        try await WebHarness.with(configure: { $0.basePath = "/demo" }) { harness in
+            let page = try await harness.request(.GET, "/demo/")
+            #expect(page.status == 200)
+            #expect(page.text.contains("/demo/static/app.js"))
+            #expect(try await harness.request(.GET, "/demo/api/photos").json["status"] as? String == "ready")
+            #expect(try await harness.request(.GET, "/demo/healthz").status == 200)
+            // A proxy that strips the prefix reaches the same routes at the root
+            #expect(try await harness.request(.GET, "/api/photos").status == 200)
+        }
+    }
 }

@@ -54,16 +54,12 @@ struct ViewportTests {
 
             // When another stops on rows 4-5, its rows load while the scroller's queues stay suspended
             try await harness.report(reader, scrolling: false, rows: 4...5)
-            for row in 4...5 {
-                _ = try await readerEvents.next { $0.name == "photo" && $0.json["index"] as? Int == row && $0.json["state"] as? String == "filtered" }
-            }
+            try await readerEvents.waitUntilFiltered(4...5)
             #expect(harness.application.context.viewers.session(.init(scroller))?.queuesIfChanged().map(\.download.suspended) ?? true)
 
             // And when the scroller stops on rows 0-1, exactly those load for it
             try await harness.report(scroller, scrolling: false, rows: 0...1)
-            for row in 0...1 {
-                _ = try await scrollerEvents.next { $0.name == "photo" && $0.json["index"] as? Int == row && $0.json["state"] as? String == "filtered" }
-            }
+            try await scrollerEvents.waitUntilFiltered(0...1)
             let states = harness.pipeline.records.map(\.state.name)
             #expect(states[2] == "new" && states[3] == "new" && states[6...].allSatisfy { $0 == "new" || $0 == "failed" })
         }

@@ -16,9 +16,16 @@ enum Routes {
             ("GET /metrics", MetricsHandler(context: context)),
             ("*", NotFoundHandler()),
         ]
+        let basePath = context.configuration.basePath
         for (route, handler) in routes {
-            await server.appendRoute(
-                HTTPRoute(route), to: RouteHandler(route: route, handler: handler, metrics: context.metrics))
+            let wrapped = RouteHandler(route: route, handler: handler, metrics: context.metrics)
+            // Behind a proxy that forwards the public prefix as is, the same routes answer under it too.
+            if !basePath.isEmpty, let space = route.firstIndex(of: " ") {
+                let path = route[route.index(after: space)...]
+                await server.appendRoute(HTTPRoute("\(route[..<space]) \(basePath)\(path == "/" ? "" : path)"), to: wrapped)
+                if path == "/" { await server.appendRoute(HTTPRoute("\(route[..<space]) \(basePath)/"), to: wrapped) }
+            }
+            await server.appendRoute(HTTPRoute(route), to: wrapped)
         }
     }
 }

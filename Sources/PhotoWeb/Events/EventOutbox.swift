@@ -30,6 +30,8 @@ final class EventOutbox: Sendable {
         var attached = false
         var needsSnapshot = false
         var heartbeatDue = false
+        /// Set at shutdown: the stream ends once what is queued has been written.
+        var closing = false
         var waiter: (generation: Int, continuation: CheckedContinuation<Item?, Never>)?
         var lastActivity = ContinuousClock.now
     }
@@ -112,6 +114,7 @@ final class EventOutbox: Sendable {
                     state.lastActivity = .now
                     return .some(.heartbeat)
                 }
+                if state.closing { return .some(nil) }
                 state.waiter = (generation, continuation)
                 return .none
             }
@@ -153,11 +156,12 @@ final class EventOutbox: Sendable {
         waiter?.resume(returning: nil)
     }
 
-    /// Ends the current stream for good after what is queued (server shutdown).
+    /// Ends the current stream for good once what is queued has been written (server shutdown,
+    /// or the viewer was dropped).
     func close() {
         let waiter = state.withLock { state -> CheckedContinuation<Item?, Never>? in
-            state.generation += 1
-            state.attached = false
+            state.closing = true
+            // A waiting writer means nothing is queued: it can stop now.
             return state.waiter.take()?.continuation
         }
         waiter?.resume(returning: nil)

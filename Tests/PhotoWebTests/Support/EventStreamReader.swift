@@ -83,6 +83,17 @@ final class EventStreamReader {
         throw TestFailure("the stream ended before the awaited event")
     }
 
+    /// Reads events until every row in `rows` has been reported filtered, in whatever order.
+    func waitUntilFiltered(_ rows: ClosedRange<Int>, timeout: Duration = .seconds(20)) async throws {
+        var waiting = Set(rows)
+        let deadline = ContinuousClock.now + timeout
+        while !waiting.isEmpty {
+            let event = try await next(where: { $0.name == "photo" && $0.json["state"] as? String == "filtered" },
+                                       timeout: deadline - ContinuousClock.now)
+            if let index = event.json["index"] as? Int { waiting.remove(index) }
+        }
+    }
+
     /// Waits until a comment line (a heartbeat) arrives.
     func nextComment(timeout: Duration = .seconds(20)) async throws -> String {
         let seen = comments.count
