@@ -160,18 +160,29 @@ def session_dir():
     shutil.rmtree(path, ignore_errors=True)
 
 
+def own_cache_dir(session_dir: Path, name: str) -> Path:
+    """A cache folder for one server: its disk cache of photos is its own (a server never starts with
+    another's work done), while the generated sample photos are shared, so they are made only once."""
+    shared_samples = session_dir / "samples" / "sample-photos-v1"
+    shared_samples.mkdir(parents=True, exist_ok=True)
+    cache = session_dir / f"cache-{name}"
+    cache.mkdir(exist_ok=True)
+    link = cache / "sample-photos-v1"
+    if not link.exists():
+        link.symlink_to(shared_samples, target_is_directory=True)
+    return cache
+
+
 @pytest.fixture(scope="session")
 def start_server(session_dir):
     """Starts servers with the given settings; all are stopped at the end of the session."""
     if not BINARY.exists():
         pytest.fail(f"no server binary at {BINARY} (build it with `swift build`, or set CLASSIC_PHOTOS_BIN)",
                     pytrace=False)
-    cache_dir = session_dir / "cache"
-    cache_dir.mkdir(exist_ok=True)
     servers: list[Server] = []
 
     def start(name: str, **settings) -> Server:
-        server = Server(session_dir, cache_dir, name, **settings)
+        server = Server(session_dir, own_cache_dir(session_dir, name), name, **settings)
         servers.append(server)
         server.wait_ready()
         return server

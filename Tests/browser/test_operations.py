@@ -14,7 +14,7 @@ from pathlib import Path
 import pytest
 from prometheus_client.parser import text_string_to_metric_families
 
-from conftest import Server
+from conftest import Server, own_cache_dir
 
 JPEG_START, JPEG_END = b"\xff\xd8", b"\xff\xd9"
 PNG_START, PNG_END = b"\x89PNG\r\n\x1a\n", b"IEND\xaeB`\x82"
@@ -83,17 +83,9 @@ def wait_until_filtered(server: Server, rows: range) -> None:
 
 @pytest.fixture
 def fresh(session_dir, request):
-    """Starts servers with a cache folder of this test's own; stopped at the end."""
-    cache = Path(session_dir) / f"cache-{request.node.name}"
-    cache.mkdir(exist_ok=True)
-    # Share the generated sample photos with the rest of the session, so they are made only once.
-    shared = Path(session_dir) / "cache"
-    shared.mkdir(exist_ok=True)
-    samples = shared / "sample-photos-v1"
-    samples.mkdir(exist_ok=True)
-    link = cache / "sample-photos-v1"
-    if not link.exists():
-        link.symlink_to(samples, target_is_directory=True)
+    """Starts servers sharing a cache folder of this test's own (so a restart finds what the first
+    run kept); stopped at the end."""
+    cache = own_cache_dir(Path(session_dir), request.node.name)
     servers: list[Server] = []
 
     def start(name: str, **settings) -> Server:
