@@ -1,0 +1,85 @@
+import Foundation
+import PhotoCodecs
+import Testing
+
+/// `classic-photos sepia`, run as a user runs it: the built executable, a real file, an exit status.
+@Suite("sepia command")
+struct SepiaCommandTests {
+    /// The `classic-photos` executable built beside the test bundle.
+    static let executable: URL = {
+        var directory = URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent()
+        if directory.lastPathComponent.hasSuffix(".xctest") { directory.deleteLastPathComponent() }
+        return directory.appendingPathComponent("classic-photos")
+    }()
+
+    struct Run {
+        var status: Int32
+        var output: String
+        var errors: String
+    }
+
+    func run(_ arguments: [String]) throws -> Run {
+        let process = Process()
+        process.executableURL = Self.executable
+        process.arguments = arguments
+        let output = Pipe(), errors = Pipe()
+        process.standardOutput = output
+        process.standardError = errors
+        try process.run()
+        let out = output.fileHandleForReading.readDataToEndOfFile()
+        let err = errors.fileHandleForReading.readDataToEndOfFile()
+        process.waitUntilExit()
+        return Run(status: process.terminationStatus, output: String(decoding: out, as: UTF8.self), errors: String(decoding: err, as: UTF8.self))
+    }
+
+    func temporary(_ name: String) -> String {
+        FileManager.default.temporaryDirectory.appendingPathComponent("sepia-\(UUID().uuidString)-\(name)").path
+    }
+
+    @Test func aThumbnailOfAPhotoIsWrittenAndExitsZero() throws {
+        let input = temporary("in.jpg"), output = temporary("out.jpg")
+        defer { try? FileManager.default.removeItem(atPath: input); try? FileManager.default.removeItem(atPath: output) }
+        try JPEGEncoder.encode(SamplePhoto.make(seed: 3, width: 1600, height: 1067)).write(to: URL(fileURLWithPath: input))
+
+        let result = try run(["sepia", input, output, "--height", "160"])
+
+        #expect(result.status == 0, "\(result.errors)")
+        let written = try ImageDecoder.decode(Data(contentsOf: URL(fileURLWithPath: output)), minimumHeight: nil, limits: .init())
+        #expect(written.height == 160 && written.width == 240)
+        #expect(result.output.contains("240x160 JPEG"))
+    }
+
+    @Test func aPNGOutputIsPNGAtFullSize() throws {
+        let input = temporary("in.jpg"), output = temporary("out.png")
+        defer { try? FileManager.default.removeItem(atPath: input); try? FileManager.default.removeItem(atPath: output) }
+        try JPEGEncoder.encode(SamplePhoto.make(seed: 4, width: 320, height: 200)).write(to: URL(fileURLWithPath: input))
+
+        let result = try run(["sepia", input, output, "--intensity", "1"])
+
+        #expect(result.status == 0, "\(result.errors)")
+        let bytes = try Data(contentsOf: URL(fileURLWithPath: output))
+        #expect(ImageFormat(sniffing: bytes) == .png)
+        #expect(try PNGDecoder.decode(bytes).width == 320)
+    }
+
+    @Test(arguments: [
+        ("not-an-image", ["--height", "100"], "not a JPEG or PNG image"),
+        ("missing", [], "cannot read"),
+        ("photo", ["--intensity", "2"], "--intensity must be between 0 and 1"),
+    ])
+    func badInputExitsNonZeroWithAOneLineReason(input kind: String, extra: [String], reason: String) throws {
+        let input = temporary("in"), output = temporary("out.jpg")
+        defer { try? FileManager.default.removeItem(atPath: input); try? FileManager.default.removeItem(atPath: output) }
+        switch kind {
+        case "not-an-image": try Data("<html>nope</html>".utf8).write(to: URL(fileURLWithPath: input))
+        case "photo": try JPEGEncoder.encode(SamplePhoto.make(seed: 5, width: 64, height: 64)).write(to: URL(fileURLWithPath: input))
+        default: break
+        }
+
+        let result = try run(["sepia", input, output] + extra)
+
+        #expect(result.status != 0)
+        #expect(result.errors.contains(reason), "\(result.errors)")
+        #expect(!FileManager.default.fileExists(atPath: output))
+    }
+}
