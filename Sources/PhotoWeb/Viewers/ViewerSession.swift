@@ -29,22 +29,22 @@ final class ViewerSession: Sendable {
         }
     }
 
-    /// The queue counts if they changed since last sent.
+    /// The queue counts if they changed since last sent (for the periodic `queues` event).
     func queuesIfChanged() -> EventPayloads.Queues? {
-        state.withLock { state in
-            guard let controller = state.controller else { return nil }
-            let queues = EventPayloads.Queues(controller.queueStatus)
-            guard queues != state.lastQueues else { return nil }
-            state.lastQueues = queues
-            return queues
-        }
+        takeQueues(onlyIfChanged: true)
     }
 
     /// The viewer's queue counts now (for a snapshot).
     func currentQueues() -> EventPayloads.Queues? {
+        takeQueues(onlyIfChanged: false)
+    }
+
+    /// Reads the counts and remembers them as sent.
+    private func takeQueues(onlyIfChanged: Bool) -> EventPayloads.Queues? {
         state.withLock { state in
             guard let controller = state.controller else { return nil }
             let queues = EventPayloads.Queues(controller.queueStatus)
+            if onlyIfChanged, queues == state.lastQueues { return nil }
             state.lastQueues = queues
             return queues
         }
