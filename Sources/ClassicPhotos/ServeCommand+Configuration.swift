@@ -38,6 +38,7 @@ extension ServeCommand {
         pipeline.maxConcurrentDownloads = try settings.int("downloads", downloads, in: 1...256) ?? pipeline.maxConcurrentDownloads
         pipeline.maxConcurrentFiltrations = try settings.int("filters", filters, in: 1...256) ?? pipeline.maxConcurrentFiltrations
         pipeline.memoryBudgetBytes = (try settings.int("memory-budget-mb", memoryBudgetMb, in: 1...1_048_576)).map { $0 * 1_048_576 } ?? pipeline.memoryBudgetBytes
+        configuration.memoryLimitBytes = (try settings.int("memory-limit-mb", memoryLimitMb, in: 16...1_048_576)).map { $0 * 1_048_576 }
         pipeline.thumbnailHeight = try settings.int("thumbnail-height", thumbnailHeight, in: 16...2_000) ?? pipeline.thumbnailHeight
         if let seconds = try settings.int("connect-timeout", connectTimeout, in: 1...600) { pipeline.transferLimits.connectTimeout = .seconds(seconds) }
         if let seconds = try settings.int("stall-timeout", stallTimeout, in: 1...3_600) { pipeline.transferLimits.lowSpeedTime = .seconds(seconds) }

@@ -32,6 +32,8 @@ struct ServeCommand: AsyncParsableCommand {
     var filters: Int?
     @Option(help: "Memory cache budget in MiB. [env: CLASSIC_PHOTOS_MEMORY_BUDGET_MB] (default: 256)")
     var memoryBudgetMb: Int?
+    @Option(help: "Resident memory in MiB past which all work is cancelled and the image cache emptied. [env: CLASSIC_PHOTOS_MEMORY_LIMIT_MB] (default: the memory budget + 512)")
+    var memoryLimitMb: Int?
     @Option(help: "Thumbnail height in pixels. [env: CLASSIC_PHOTOS_THUMBNAIL_HEIGHT] (default: 160)")
     var thumbnailHeight: Int?
     @Option(help: "Where sample photos are kept. [env: CLASSIC_PHOTOS_CACHE_DIR] (default: ~/.cache/classic-photos)")

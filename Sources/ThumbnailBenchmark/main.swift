@@ -65,6 +65,27 @@ func pad(_ text: String, _ width: Int) -> String {
 }
 
 let renderer = SepiaRenderer()
+
+// `ThumbnailBenchmark --throughput SECONDS FILE...`: the thumbnail path on each file in turn, round robin,
+// for about SECONDS of CPU; prints one line per file, `<path> <runs> <cpu seconds>` (Benchmarks/thumbnails.py
+// turns this into photos per second per core beside libvips and Pillow).
+if CommandLine.arguments.count > 2, CommandLine.arguments[1] == "--throughput", let budget = Double(CommandLine.arguments[2]) {
+    let files = CommandLine.arguments.dropFirst(3).map { ($0, try! Data(contentsOf: URL(fileURLWithPath: $0))) }
+    var runs = [Int](repeating: 0, count: files.count)
+    var spent = [Double](repeating: 0, count: files.count)
+    for (_, data) in files { _ = try renderer.thumbnail(of: data, height: thumbnailHeight) }  // warm up
+    while spent.reduce(0, +) < budget {
+        for (i, (_, data)) in files.enumerated() {
+            let start = cpuSeconds()
+            _ = try renderer.thumbnail(of: data, height: thumbnailHeight)
+            spent[i] += cpuSeconds() - start
+            runs[i] += 1
+        }
+    }
+    for (i, (path, _)) in files.enumerated() { print("\(path) \(runs[i]) \(spent[i])") }
+    exit(0)
+}
+
 let inputs = try makeInputs()
 print("ThumbnailBenchmark: \(iterations) iterations per job, median CPU time (CLOCK_PROCESS_CPUTIME_ID), "
     + "\(thumbnailHeight) px thumbnails of 1600x1067 SamplePhoto images")

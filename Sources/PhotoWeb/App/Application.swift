@@ -85,7 +85,7 @@ public final class Application: Sendable {
         logger.info("listening", metadata: ["address": "\(configuration.host):\(port)", "strategy": "\(configuration.strategy.name)"])
         let broadcaster = EventBroadcaster(
             viewers: viewers, library: library, tick: configuration.tick, heartbeat: configuration.heartbeatInterval,
-            logger: logger)
+            memoryLimit: configuration.effectiveMemoryLimit, logger: logger)
         let loading = Task { await load(into: context, broadcaster: broadcaster) }
         let background = Task {
             await withTaskGroup(of: Void.self) { group in

@@ -42,6 +42,9 @@ public struct ServerConfiguration: Sendable {
     public var maxRequestBodyBytes = 16 * 1024
     /// Seconds a handler may take to answer (not counting a streamed body). Default 30.
     public var requestTimeout: Duration = .seconds(30)
+    /// Resident memory past which the server does what the tutorial does on a memory warning: cancel
+    /// all queued work and empty the image cache. Default: the memory budget plus 512 MiB.
+    public var memoryLimitBytes: Int?
     /// How much is logged. Default info.
     public var logLevel: Logger.Level = .info
 
@@ -50,6 +53,9 @@ public struct ServerConfiguration: Sendable {
         cacheDirectory = Self.defaultCacheDirectory()
         sample = SampleOriginConfiguration(directory: cacheDirectory)
     }
+
+    /// The resident memory that triggers a memory warning.
+    var effectiveMemoryLimit: Int { memoryLimitBytes ?? pipeline.memoryBudgetBytes + 512 * 1024 * 1024 }
 
     /// Where downloaded originals and sepia results are kept across restarts.
     var imageCacheDirectory: String { cacheDirectory + "/images" }
