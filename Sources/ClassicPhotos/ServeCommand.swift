@@ -80,6 +80,7 @@ struct ServeCommand: AsyncParsableCommand {
             throw CommandFailure("\(error)")
         }
         print("ClassicPhotos Live on http://\(configuration.host):\(application.port)\(configuration.basePath)/ (strategy \(configuration.strategy.name))")
+        fflush(stdout)  // a supervisor or script reading a pipe sees the address at once
         let signals = SignalWatcher { await application.stop() }
         try await application.run()
         await signals.finished()
