@@ -79,8 +79,9 @@ struct ServeCommand: AsyncParsableCommand {
         } catch {
             throw CommandFailure("\(error)")
         }
-        print("ClassicPhotos Live on http://\(configuration.host):\(application.port)\(configuration.basePath)/ (strategy \(configuration.strategy.name))")
-        fflush(stdout)  // a supervisor or script reading a pipe sees the address at once
+        let address = "http://\(configuration.host):\(application.port)\(configuration.basePath)/"
+        // Written unbuffered: a supervisor or script reading a pipe sees the address at once.
+        FileHandle.standardOutput.write(Data("ClassicPhotos Live on \(address) (strategy \(configuration.strategy.name))\n".utf8))
         let signals = SignalWatcher { await application.stop() }
         try await application.run()
         await signals.finished()
