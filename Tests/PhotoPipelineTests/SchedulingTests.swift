@@ -188,4 +188,18 @@ struct SchedulingTests {
         #expect(throws: PipelineError.self) { try harness.pipeline.image(.thumbnail, of: 0) }
         #expect(controller.pendingRows.isEmpty)
     }
+
+    @Test func thePrefetchMarginGoesAheadInTheDirectionOfTravel() throws {
+        let harness = try PipelineHarness(photos: Self.photos(30))
+        defer { harness.close() }
+        let controller = harness.controller(strategy: .prefetch(margin: 2))
+        let rows = { (requests: [PhotoPipeline.RowRequest]) in requests.map(\.index) }
+
+        // Before any movement the margin is on both sides; after, only ahead
+        #expect(rows(controller.rowsToLoad(10...12)) == [10, 11, 12, 13, 14, 9, 8])
+        #expect(rows(controller.rowsToLoad(15...17, after: 10...12)) == [15, 16, 17, 18, 19])
+        #expect(rows(controller.rowsToLoad(5...7, after: 10...12)) == [5, 6, 7, 4, 3])
+        #expect(rows(controller.rowsToLoad(0...1, after: 5...7)) == [0, 1])
+        #expect(rows(controller.rowsToLoad(28...29, after: 20...22)) == [28, 29])
+    }
 }

@@ -72,16 +72,19 @@ public final class PhotoListController: Sendable {
     /// operations of rows no longer wanted (aborting transfers in flight), start operations for
     /// visible rows without one (top to bottom), then the prefetch margin, then resume.
     public func loadImagesForOnscreenRows(_ visible: ClosedRange<Int>) {
-        state.withLock { state in
-            state.visible = visible
-            state.scrolling = false
+        let previous = state.withLock { state in
+            defer {
+                state.visible = visible
+                state.scrolling = false
+            }
+            return state.visible
         }
         guard strategy != .eager else {
             pipeline.setWanted(
                 pipeline.records.indices.map { ($0, .background) }, for: viewer, visible: visible, suspended: false)
             return
         }
-        pipeline.setWanted(rowsToLoad(visible), for: viewer, visible: visible, suspended: false)
+        pipeline.setWanted(rowsToLoad(visible, after: previous), for: viewer, visible: visible, suspended: false)
     }
 
     /// The viewer left: cancel what only it wanted and forget it.
@@ -89,14 +92,16 @@ public final class PhotoListController: Sendable {
         pipeline.removeViewer(viewer)
     }
 
-    /// Visible rows top to bottom, then the margin below (where scrolling usually goes) and above.
-    func rowsToLoad(_ visible: ClosedRange<Int>) -> [PhotoPipeline.RowRequest] {
+    /// Visible rows top to bottom, then the prefetch margin: ahead in the direction the viewer last
+    /// moved (rows behind were just seen or skipped), or on both sides when it has not moved yet.
+    func rowsToLoad(_ visible: ClosedRange<Int>, after previous: ClosedRange<Int>? = nil) -> [PhotoPipeline.RowRequest] {
         let count = pipeline.records.count
         guard count > 0, visible.lowerBound < count, visible.upperBound >= 0 else { return [] }
         let onScreen = visible.clamped(to: 0...(count - 1))
         let margin = strategy.prefetchMargin
-        let below = (onScreen.upperBound + 1)..<min(count, onScreen.upperBound + 1 + margin)
-        let above = max(0, onScreen.lowerBound - margin)..<onScreen.lowerBound
+        let movedDown = previous.map { onScreen.lowerBound > $0.lowerBound }
+        let below = movedDown == false ? 0..<0 : (onScreen.upperBound + 1)..<min(count, onScreen.upperBound + 1 + margin)
+        let above = movedDown == true ? 0..<0 : max(0, onScreen.lowerBound - margin)..<onScreen.lowerBound
         return onScreen.map { ($0, RowPriority.visible) }
             + below.map { ($0, .prefetch) }
             + above.reversed().map { ($0, .prefetch) }

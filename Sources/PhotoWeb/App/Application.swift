@@ -68,6 +68,7 @@ public final class Application: Sendable {
         let server = HTTPServer(
             address: address,
             timeout: Double(timeout.components.seconds) + Double(timeout.components.attoseconds) * 1e-18,
+            pool: NoDelaySocketPool(base: HTTPServer.defaultPool()),
             logger: .disabled)
         await Routes.install(on: server, context: context)
         let serverTask = Task { try await server.run() }

@@ -30,6 +30,8 @@ final class EventOutbox: Sendable {
         var attached = false
         var needsSnapshot = false
         var heartbeatDue = false
+        /// The id of the last snapshot sent: a reconnect from before it needs a new one.
+        var lastSnapshotID: UInt64 = 0
         /// Set at shutdown: the stream ends once what is queued has been written.
         var closing = false
         var waiter: (generation: Int, continuation: CheckedContinuation<Item?, Never>)?
@@ -83,7 +85,8 @@ final class EventOutbox: Sendable {
             state.lastActivity = .now
             let stale = state.waiter.take()
             let firstKept = state.history.first.map { _ in state.history[state.historyStart].id }
-            if !state.needsSnapshot, let lastEventID, let firstKept, lastEventID + 1 >= firstKept, lastEventID < state.nextID {
+            if !state.needsSnapshot, let lastEventID, let firstKept, lastEventID + 1 >= firstKept, lastEventID < state.nextID,
+               lastEventID >= state.lastSnapshotID {
                 state.pending = EventQueue(orderedHistory(state).filter { $0.id > lastEventID })
             } else {
                 state.needsSnapshot = false
@@ -91,7 +94,13 @@ final class EventOutbox: Sendable {
                 for payload in snapshot() {
                     let event = Self.stamp(payload, in: &state)
                     state.pending.append(event)
-                    remember(event, in: &state)
+                    if payload.name == .snapshot {
+                        // Not kept for replay: it is large (a row per photo), and a reconnect that
+                        // missed it gets a fresh one anyway (see `lastSnapshotID`).
+                        state.lastSnapshotID = event.id
+                    } else {
+                        remember(event, in: &state)
+                    }
                 }
             }
             return (state.generation, stale)

@@ -1,0 +1,342 @@
+"""Shared pieces of the benchmarks: starting the server, a small HTTP/SSE client on raw asyncio
+sockets (loopback only), /proc readings and percentiles.
+
+Every wait here is bounded; nothing asserts a time. Figures are printed, not judged.
+"""
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import json
+import math
+import os
+import re
+import shutil
+import signal
+import socket
+import subprocess
+import sys
+import tempfile
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Callable
+
+ROOT = Path(__file__).resolve().parent.parent
+SCRATCH = Path(os.environ.get("BENCH_SCRATCH", ROOT / ".build-bench"))
+BINARY = SCRATCH / "release" / "classic-photos"
+HOST = "127.0.0.1"
+CLOCK_TICKS = os.sysconf("SC_CLK_TCK")
+PAGE_SIZE = os.sysconf("SC_PAGE_SIZE")
+
+
+def log(*parts: object) -> None:
+    print(*parts, flush=True)
+
+
+def cache_dir() -> Path:
+    """Where the sample photos are generated once for every server the benchmarks start."""
+    path = Path(os.environ.get("BENCH_CACHE_DIR", Path(tempfile.gettempdir()) / "classic-photos-bench-cache"))
+    path.mkdir(parents=True, exist_ok=True)
+    return path
+
+
+def run_cache_dir() -> str:
+    """A fresh --cache-dir for one server: the shared sample photos linked in, nothing else (so no
+    filtered image survives from an earlier run)."""
+    run = Path(tempfile.mkdtemp(prefix="classic-photos-bench-run-"))
+    shared = cache_dir()
+    for entry in shared.iterdir():
+        if entry.name.startswith("sample-photos"):
+            (run / entry.name).symlink_to(entry)
+    return str(run)
+
+
+def free_port() -> int:
+    with socket.socket() as sock:
+        sock.bind((HOST, 0))
+        return sock.getsockname()[1]
+
+
+# ---------------------------------------------------------------------------------------- numbers
+
+def percentile(values: list[float], p: float) -> float:
+    """Nearest-rank percentile (p in 0...100); NaN for no values."""
+    if not values:
+        return math.nan
+    ordered = sorted(values)
+    rank = max(1, math.ceil(p / 100 * len(ordered)))
+    return ordered[min(rank, len(ordered)) - 1]
+
+
+def ms(seconds: float) -> str:
+    return "n/a" if seconds != seconds else f"{seconds * 1000:.0f} ms"
+
+
+def mb(n: float) -> str:
+    return f"{n / 1e6:.1f} MB"
+
+
+def table(header: list[str], rows: list[list[object]]) -> str:
+    cells = [header] + [[str(c) for c in row] for row in rows]
+    widths = [max(len(row[i]) for row in cells) for i in range(len(header))]
+    line = lambda row: "  ".join(c.rjust(w) if i else c.ljust(w) for i, (c, w) in enumerate(zip(row, widths)))
+    return "\n".join([line(cells[0]), line(["-" * w for w in widths])] + [line(r) for r in cells[1:]])
+
+
+# ---------------------------------------------------------------------------------------- /proc
+
+def rss_bytes(pid: int) -> int:
+    """VmRSS of `pid` from /proc/PID/status."""
+    for line in Path(f"/proc/{pid}/status").read_text().splitlines():
+        if line.startswith("VmRSS:"):
+            return int(line.split()[1]) * 1024
+    return 0
+
+
+def cpu_seconds(pid: int) -> float:
+    """User + system CPU seconds of `pid` (all its threads)."""
+    stat = Path(f"/proc/{pid}/stat").read_text()
+    fields = stat[stat.rindex(")") + 2:].split()
+    return (int(fields[11]) + int(fields[12])) / CLOCK_TICKS
+
+
+def machine() -> str:
+    cpu = "unknown CPU"
+    with contextlib.suppress(OSError):
+        for line in Path("/proc/cpuinfo").read_text().splitlines():
+            if line.startswith("model name"):
+                cpu = line.split(":", 1)[1].strip()
+                break
+    mem = 0
+    with contextlib.suppress(OSError):
+        mem = int(Path("/proc/meminfo").read_text().split()[1]) * 1024
+    kernel = os.uname().release
+    return f"{os.cpu_count()} cores ({cpu}), {mem / 2**30:.0f} GiB, Linux {kernel}"
+
+
+# ---------------------------------------------------------------------------------------- server
+
+@dataclass
+class Server:
+    """A `classic-photos serve` on a free loopback port, stopped on exit."""
+    args: list[str] = field(default_factory=list)
+    process: subprocess.Popen | None = None
+    port: int = 0
+    log_path: str = ""
+    cache: str = ""
+    env: dict | None = None
+
+    @property
+    def pid(self) -> int:
+        assert self.process
+        return self.process.pid
+
+    def __enter__(self) -> "Server":
+        if not BINARY.exists():
+            sys.exit(f"{BINARY} is missing: build it with scripts/bench.sh (or swift build -c release "
+                     f"--scratch-path .build-bench --product classic-photos)")
+        self.port = free_port()
+        self.cache = run_cache_dir()
+        command = [str(BINARY), "serve", "--host", HOST, "--port", str(self.port), "--cache-dir", self.cache,
+                   "--public-dir", str(ROOT / "Public"), "--templates-dir", str(ROOT / "Templates"), *self.args]
+        log_file = tempfile.NamedTemporaryFile("w+", prefix="classic-photos-bench-", suffix=".log", delete=False)
+        self.log_path = log_file.name
+        # stdout goes to the log too: the server's URL line is block-buffered on a pipe.
+        self.process = subprocess.Popen(command, stdout=log_file, stderr=log_file, cwd=ROOT,
+                                        env={**os.environ, **(self.env or {})})
+        self.wait_ready()
+        return self
+
+    def wait_ready(self, timeout: float = 900) -> None:
+        """Waits until the photo list has loaded (the first start generates the sample photos)."""
+        deadline = time.monotonic() + timeout
+        while time.monotonic() < deadline:
+            if self.process and self.process.poll() is not None:
+                sys.exit(f"server exited with {self.process.returncode}; see {self.log_path}")
+            with contextlib.suppress(OSError, ValueError):
+                status, body = http("GET", self.port, "/api/photos")
+                if status == 200 and json.loads(body)["status"] == "ready":
+                    return
+            time.sleep(0.5)
+        sys.exit("photo list never became ready")
+
+    def stats(self) -> dict:
+        status, body = http("GET", self.port, "/api/stats")
+        return json.loads(body)
+
+    def __exit__(self, *exc: object) -> None:
+        if self.process and self.process.poll() is None:
+            self.process.send_signal(signal.SIGTERM)
+            try:
+                self.process.wait(timeout=10)
+            except subprocess.TimeoutExpired:
+                self.process.kill()
+                self.process.wait(timeout=10)
+        if self.cache:
+            shutil.rmtree(self.cache, ignore_errors=True)
+
+
+def http(method: str, port: int, path: str, body: object | None = None, timeout: float = 30) -> tuple[int, bytes]:
+    """One blocking HTTP/1.1 request on its own connection."""
+    import http.client
+    connection = http.client.HTTPConnection(HOST, port, timeout=timeout)
+    try:
+        data = None if body is None else json.dumps(body).encode()
+        headers = {"Content-Type": "application/json"} if data is not None else {}
+        connection.request(method, path, body=data, headers=headers)
+        response = connection.getresponse()
+        return response.status, response.read()
+    finally:
+        connection.close()
+
+
+async def ahttp(method: str, port: int, path: str, body: object | None = None, timeout: float = 30) -> tuple[int, bytes]:
+    """One asynchronous HTTP/1.1 request on its own connection (Connection: close)."""
+    async def run() -> tuple[int, bytes]:
+        reader, writer = await asyncio.open_connection(HOST, port)
+        try:
+            data = b"" if body is None else json.dumps(body).encode()
+            head = (f"{method} {path} HTTP/1.1\r\nHost: {HOST}:{port}\r\nConnection: close\r\n"
+                    f"Content-Type: application/json\r\nContent-Length: {len(data)}\r\n\r\n")
+            writer.write(head.encode() + data)
+            await writer.drain()
+            status_line = await reader.readline()
+            status = int(status_line.split()[1])
+            length = None
+            while True:
+                line = await reader.readline()
+                if line in (b"\r\n", b""):
+                    break
+                name, _, value = line.decode().partition(":")
+                if name.strip().lower() == "content-length":
+                    length = int(value.strip())
+            payload = await (reader.readexactly(length) if length is not None else reader.read())
+            return status, payload
+        finally:
+            writer.close()
+            with contextlib.suppress(Exception):
+                await writer.wait_closed()
+    return await asyncio.wait_for(run(), timeout)
+
+
+async def new_viewer(port: int) -> str:
+    status, body = await ahttp("POST", port, "/api/viewers")
+    if status != 201:
+        raise RuntimeError(f"POST /api/viewers -> {status} {body[:200]!r}")
+    return json.loads(body)["viewer"]
+
+
+async def post_viewport(port: int, viewer: str, scrolling: bool, first: int | None = None,
+                        last: int | None = None) -> int:
+    body: dict = {"viewer": viewer, "scrolling": scrolling}
+    if first is not None:
+        body.update(first=first, last=last)
+    status, _ = await ahttp("POST", port, "/api/viewport", body)
+    return status
+
+
+# ---------------------------------------------------------------------------------------- SSE
+
+@dataclass
+class Event:
+    name: str
+    data: str
+    id: str | None
+    arrived: float  # time.monotonic() when the bytes were read
+
+
+class SSEProtocol(asyncio.Protocol):
+    """Reads one `GET /events` stream as the page's EventSource does; calls `on_event` per event.
+
+    Cheap enough for a thousand streams in one process: one monotonic reading per read, events split
+    on blank lines, data left as text (callers parse what they need)."""
+
+    def __init__(self, path: str, port: int, on_event: Callable[[Event], None], read: bool = True):
+        self.request = f"GET {path} HTTP/1.1\r\nHost: {HOST}:{port}\r\nAccept: text/event-stream\r\n\r\n".encode()
+        self.on_event = on_event
+        self.buffer = b""
+        self.headers_done = False
+        self.chunked = False
+        self.chunk_buffer = b""
+        self.status = 0
+        self.closed = asyncio.get_running_loop().create_future()
+        self.transport: asyncio.Transport | None = None
+        self.bytes = 0
+        self.read = read
+
+    def connection_made(self, transport: asyncio.BaseTransport) -> None:
+        self.transport = transport  # type: ignore[assignment]
+        self.transport.write(self.request)
+        if not self.read:
+            self.transport.pause_reading()
+
+    def connection_lost(self, exc: Exception | None) -> None:
+        if not self.closed.done():
+            self.closed.set_result(exc)
+
+    def data_received(self, data: bytes) -> None:
+        now = time.monotonic()
+        self.bytes += len(data)
+        if not self.headers_done:
+            self.buffer += data
+            end = self.buffer.find(b"\r\n\r\n")
+            if end < 0:
+                return
+            head = self.buffer[:end].decode("latin-1").lower()
+            self.status = int(head.split()[1])
+            self.chunked = "transfer-encoding: chunked" in head
+            self.headers_done = True
+            rest, self.buffer = self.buffer[end + 4:], b""
+            if not rest:
+                return
+            data = rest
+        if self.chunked:
+            data = self.dechunk(data)
+        self.buffer += data
+        while True:
+            end = self.buffer.find(b"\n\n")
+            if end < 0:
+                break
+            block, self.buffer = self.buffer[:end], self.buffer[end + 2:]
+            name, ident, lines = "message", None, []
+            for line in block.decode().split("\n"):
+                if line.startswith("data:"):
+                    lines.append(line[5:].lstrip(" ") if len(line) > 5 else "")
+                elif line.startswith("event:"):
+                    name = line[6:].strip()
+                elif line.startswith("id:"):
+                    ident = line[3:].strip()
+            if lines:
+                self.on_event(Event(name, "\n".join(lines), ident, now))
+
+    def dechunk(self, data: bytes) -> bytes:
+        self.chunk_buffer += data
+        out = []
+        while True:
+            end = self.chunk_buffer.find(b"\r\n")
+            if end < 0:
+                break
+            size = int(self.chunk_buffer[:end].split(b";")[0] or b"0", 16)
+            if len(self.chunk_buffer) < end + 2 + size + 2:
+                break
+            out.append(self.chunk_buffer[end + 2:end + 2 + size])
+            self.chunk_buffer = self.chunk_buffer[end + 2 + size + 2:]
+        return b"".join(out)
+
+    def close(self) -> None:
+        if self.transport:
+            self.transport.close()
+
+
+async def open_events(port: int, viewer: str, on_event: Callable[[Event], None], read: bool = True,
+                      receive_buffer: int | None = None) -> SSEProtocol:
+    loop = asyncio.get_running_loop()
+    sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+    if receive_buffer:
+        sock.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, receive_buffer)
+    sock.setblocking(False)
+    await loop.sock_connect(sock, (HOST, port))
+    _, protocol = await loop.create_connection(
+        lambda: SSEProtocol(f"/events?viewer={viewer}", port, on_event, read), sock=sock)
+    return protocol  # type: ignore[return-value]

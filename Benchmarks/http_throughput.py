@@ -1,0 +1,174 @@
+"""Benchmark 3: HTTP throughput, wrk against the server beside nginx serving the same bytes.
+
+A server on the sample origin filters one photo (a viewport over row 0); its thumbnail bytes and a
+page's bytes are written to a directory that nginx (Debian nginx-light, its own config, a loopback
+port) serves. wrk then runs against /photos/0/thumbnail and / on our server and the same two files on
+nginx, interleaved, in one run. Requests/s, latency and errors as wrk reports them.
+
+Note: every GET / makes a new viewer (the page carries its id), so the page run starts the server
+with a --max-viewers large enough for the whole run; viewers that never connect are dropped later.
+"""
+from __future__ import annotations
+
+import argparse
+import asyncio
+import json
+import os
+import re
+import shutil
+import subprocess
+import tempfile
+import time
+from pathlib import Path
+
+from common import HOST, Server, free_port, http, log, new_viewer, post_viewport, table
+
+
+def run_wrk(url: str, args) -> dict:
+    out = subprocess.run(["wrk", f"-t{args.threads}", f"-c{args.connections}", f"-d{args.duration}s", "--latency", url],
+                         capture_output=True, text=True, timeout=args.duration + 60).stdout
+    rps = float(re.search(r"Requests/sec:\s+([\d.]+)", out).group(1))
+    requests = int(re.search(r"(\d+) requests in", out).group(1))
+    errors = 0
+    for match in re.finditer(r"Socket errors: connect (\d+), read (\d+), write (\d+), timeout (\d+)", out):
+        errors += sum(int(g) for g in match.groups())
+    non2xx = re.search(r"Non-2xx or 3xx responses: (\d+)", out)
+    errors += int(non2xx.group(1)) if non2xx else 0
+    p50 = re.search(r"50%\s+([\d.]+\w+)", out)
+    p99 = re.search(r"99%\s+([\d.]+\w+)", out)
+    return {"rps": rps, "requests": requests, "errors": errors, "p50": p50.group(1) if p50 else "?",
+            "p99": p99.group(1) if p99 else "?"}
+
+
+def start_nginx(root: Path, port: int) -> subprocess.Popen:
+    prefix = Path(tempfile.mkdtemp(prefix="bench-nginx-"))
+    (prefix / "logs").mkdir()
+    user = "user root;" if os.geteuid() == 0 else ""
+    conf = prefix / "nginx.conf"
+    conf.write_text(f"""
+{user}
+worker_processes auto;
+pid {prefix}/nginx.pid;
+error_log {prefix}/logs/error.log;
+events {{ worker_connections 4096; }}
+http {{
+    access_log off;
+    sendfile on;
+    tcp_nopush on;
+    keepalive_requests 1000000;
+    types {{ image/jpeg jpg; text/html html; }}
+    client_body_temp_path {prefix}/body; proxy_temp_path {prefix}/proxy; fastcgi_temp_path {prefix}/fastcgi;
+    uwsgi_temp_path {prefix}/uwsgi; scgi_temp_path {prefix}/scgi;
+    server {{
+        listen {HOST}:{port};
+        root {root};
+        etag on;
+        add_header Cache-Control no-cache;
+    }}
+}}
+""")
+    process = subprocess.Popen(["nginx", "-p", str(prefix), "-c", str(conf), "-g", "daemon off;"],
+                               stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    deadline = time.monotonic() + 10
+    while time.monotonic() < deadline:
+        try:
+            status, _ = http("GET", port, "/thumbnail.jpg", timeout=1)
+            if status == 200:
+                return process
+        except OSError:
+            time.sleep(0.1)
+    process.kill()
+    raise SystemExit("nginx did not start")
+
+
+async def filter_one(port: int) -> None:
+    viewer = await new_viewer(port)
+    await post_viewport(port, viewer, False, 0, 0)
+    deadline = time.monotonic() + 60
+    while time.monotonic() < deadline:
+        status, _ = http("GET", port, "/photos/0/thumbnail")
+        if status == 200:
+            return
+        await asyncio.sleep(0.2)
+    raise SystemExit("photo 0 was never filtered")
+
+
+def build_shim() -> str | None:
+    """Compiles nodelay_shim.c (diagnosis: the server with TCP_NODELAY on its sockets)."""
+    out = Path(tempfile.gettempdir()) / "classic-photos-bench-nodelay.so"
+    source = Path(__file__).with_name("nodelay_shim.c")
+    result = subprocess.run(["cc", "-O2", "-shared", "-fPIC", "-o", str(out), str(source), "-ldl"], capture_output=True)
+    return str(out) if result.returncode == 0 else None
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--duration", type=int, default=10)
+    parser.add_argument("--threads", type=int, default=2)
+    parser.add_argument("--connections", type=int, default=50)
+    parser.add_argument("--rounds", type=int, default=2, help="interleaved rounds; the best of each is shown")
+    args = parser.parse_args()
+
+    log(f"== 3. HTTP throughput: wrk -t{args.threads} -c{args.connections} -d{args.duration}s, {args.rounds} interleaved "
+        f"rounds (best shown), beside nginx (worker_processes auto) serving the same bytes from disk")
+    results: dict[str, dict] = {}
+    docroot = Path(tempfile.mkdtemp(prefix="bench-nginx-root-"))
+    max_viewers = 1_000_000  # the most the server accepts
+    server_args = ["--photo-count", "1000", "--sample-latency-ms", "0", "--max-viewers", str(max_viewers)]
+    shim = build_shim()
+    with Server(server_args) as server, Server(server_args, env={"LD_PRELOAD": shim} if shim else None) as patched:
+        asyncio.run(filter_one(server.port))
+        asyncio.run(filter_one(patched.port))
+        (docroot / "thumbnail.jpg").write_bytes(http("GET", server.port, "/photos/0/thumbnail")[1])
+        (docroot / "index.html").write_bytes(http("GET", server.port, "/")[1])
+        nginx_port = free_port()
+        nginx = start_nginx(docroot, nginx_port)
+        try:
+            targets = [
+                ("thumbnail", "ours", f"http://{HOST}:{server.port}/photos/0/thumbnail"),
+                ("thumbnail", "nginx", f"http://{HOST}:{nginx_port}/thumbnail.jpg"),
+                ("page /", "ours", f"http://{HOST}:{server.port}/"),
+                ("page /", "nginx", f"http://{HOST}:{nginx_port}/index.html"),
+            ]
+            if shim:
+                targets += [("thumbnail", "ours+nodelay", f"http://{HOST}:{patched.port}/photos/0/thumbnail"),
+                            ("page /", "ours+nodelay", f"http://{HOST}:{patched.port}/")]
+            for _ in range(args.rounds):
+                for what, who, url in targets:
+                    result = run_wrk(url, args)
+                    best = results.get(f"{what}|{who}")
+                    if best is None or result["rps"] > best["rps"]:
+                        result["errors"] += best["errors"] if best else 0
+                        results[f"{what}|{who}"] = result
+                    elif best:
+                        best["errors"] += result["errors"]
+            viewers = json.loads(http("GET", server.port, "/api/stats")[1]).get("viewers")
+        finally:
+            nginx.terminate()
+            nginx.wait(timeout=10)
+        sizes = {"thumbnail": (docroot / "thumbnail.jpg").stat().st_size, "page /": (docroot / "index.html").stat().st_size}
+    shutil.rmtree(docroot, ignore_errors=True)
+    rows = []
+    for what in ("thumbnail", "page /"):
+        ours, nginx_result = results[f"{what}|ours"], results[f"{what}|nginx"]
+        rows.append([what, sizes[what], f"{ours['rps']:.0f}", f"{nginx_result['rps']:.0f}",
+                     f"{ours['rps'] / nginx_result['rps']:.2f}", f"{ours['p50']} / {ours['p99']}",
+                     f"{nginx_result['p50']} / {nginx_result['p99']}", ours["errors"], nginx_result["errors"]])
+    log(table(["resource", "bytes", "ours req/s", "nginx req/s", "ours/nginx", "ours p50/p99", "nginx p50/p99",
+               "ours errors", "nginx errors"], rows))
+    if shim:
+        log("diagnosis, the same server with TCP_NODELAY on accepted sockets (LD_PRELOAD nodelay_shim.c):")
+        log(table(["resource", "req/s", "/nginx", "p50/p99", "errors"],
+                  [[what, f"{results[f'{what}|ours+nodelay']['rps']:.0f}",
+                    f"{results[f'{what}|ours+nodelay']['rps'] / results[f'{what}|nginx']['rps']:.2f}",
+                    f"{results[f'{what}|ours+nodelay']['p50']} / {results[f'{what}|ours+nodelay']['p99']}",
+                    results[f"{what}|ours+nodelay"]["errors"]] for what in ("thumbnail", "page /")]))
+    log(f"  (errors: socket errors + non-2xx over all rounds; viewers the server reports at the end: {viewers})")
+    thumb = results["thumbnail|ours"]["rps"] / results["thumbnail|nginx"]["rps"]
+    errors = results["thumbnail|ours"]["errors"]
+    log(f"target: thumbnails >= 0.5 of nginx's req/s with no errors: {thumb:.2f}, {errors} errors: "
+        f"{'met' if thumb >= 0.5 and errors == 0 else 'MISSED'}")
+
+
+if __name__ == "__main__":
+    main()

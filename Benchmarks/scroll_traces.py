@@ -1,0 +1,173 @@
+"""Benchmark 1: scroll traces, per strategy, in one run.
+
+A scripted viewer (no browser) does what the page does: POST /api/viewport with `scrolling: true`
+when a scroll starts and the visible rows when it stops, and reads its event stream. It replays the
+same traces against a fresh server per strategy (eager, visible, prefetch) over a 1,000-row list on
+the sample origin with fixed latency and bandwidth:
+
+  flick    rows 0-9, then one fast flick to the bottom
+  reading  slow reading down from row 400, half a screen at a time, a pause at each stop
+  top      a jump back to the top
+  random   jumps to seeded random rows
+
+For every scroll stop: the time from the stop report until every visible row is sepia (or failed);
+then the server's totals: bytes downloaded, bytes and filter CPU spent on photos no viewer ever had
+on screen, transfers aborted.
+"""
+from __future__ import annotations
+
+import argparse
+import asyncio
+import json
+import random
+import time
+
+from common import (Server, log, mb, ms, new_viewer, open_events, percentile, post_viewport, table)
+
+DONE = {"filtered", "failed"}
+
+
+class Viewer:
+    """The page's model of the rows: index -> state, kept from snapshots and photo events."""
+
+    def __init__(self, port: int):
+        self.port = port
+        self.states: dict[int, str] = {}
+        self.changed = asyncio.Event()
+        self.viewer = ""
+        self.stream = None
+        self.events = 0
+
+    def on_event(self, event) -> None:
+        self.events += 1
+        if event.name == "photo":
+            photo = json.loads(event.data)
+            self.states[photo["index"]] = photo["state"]
+            self.changed.set()
+        elif event.name == "snapshot":
+            for photo in json.loads(event.data)["photos"]:
+                self.states[photo["index"]] = photo["state"]
+            self.changed.set()
+
+    async def start(self) -> None:
+        self.viewer = await new_viewer(self.port)
+        self.stream = await open_events(self.port, self.viewer, self.on_event)
+
+    def all_done(self, first: int, last: int) -> bool:
+        return all(self.states.get(i) in DONE for i in range(first, last + 1))
+
+    async def stop_at(self, first: int, last: int, timeout: float) -> float | None:
+        """Reports a scroll stop and waits (bounded) until every visible row is done; seconds or None."""
+        start = time.monotonic()
+        status = await post_viewport(self.port, self.viewer, False, first, last)
+        if status != 204:
+            raise RuntimeError(f"viewport -> {status}")
+        deadline = start + timeout
+        while not self.all_done(first, last):
+            remaining = deadline - time.monotonic()
+            if remaining <= 0:
+                return None
+            self.changed.clear()
+            try:
+                await asyncio.wait_for(self.changed.wait(), remaining)
+            except asyncio.TimeoutError:
+                return None
+        return time.monotonic() - start
+
+    async def scroll(self, seconds: float) -> None:
+        await post_viewport(self.port, self.viewer, True)
+        await asyncio.sleep(seconds)
+
+
+def traces(rows: int, screen: int, seed: int, stops: int) -> list[tuple[str, float, int, float]]:
+    """(trace, scroll seconds before the stop, first visible row, dwell seconds after it is done)."""
+    last_first = rows - screen
+    steps: list[tuple[str, float, int, float]] = [("flick", 0.0, 0, 0.5), ("flick", 0.8, last_first, 0.5)]
+    start = min(400, last_first)
+    for i in range(1, stops + 1):
+        steps.append(("reading", 0.4, min(last_first, start + i * screen // 2), 2.0))
+    steps.append(("top", 0.3, 0, 0.5))
+    generator = random.Random(seed)
+    for _ in range(stops):
+        steps.append(("random", 0.3, generator.randrange(0, last_first + 1), 0.5))
+    return steps
+
+
+async def run_strategy(strategy: str, args) -> dict:
+    server_args = ["--strategy", strategy, "--photo-count", str(args.rows),
+                   "--sample-latency-ms", str(args.latency_ms), "--sample-bandwidth", str(args.bandwidth)]
+    with Server(server_args) as server:
+        viewer = Viewer(server.port)
+        await viewer.start()
+        await asyncio.sleep(0.2)  # the snapshot
+        times: dict[str, list[float]] = {}
+        timeouts: dict[str, int] = {}
+        began = time.monotonic()
+        for trace, scroll, first, dwell in traces(args.rows, args.screen, args.seed, args.stops):
+            if scroll:
+                await viewer.scroll(scroll)
+            took = await viewer.stop_at(first, first + args.screen - 1, args.stop_timeout)
+            if took is None:
+                timeouts[trace] = timeouts.get(trace, 0) + 1
+                took = args.stop_timeout  # censored: counted at the bound
+            times.setdefault(trace, []).append(took)
+            await asyncio.sleep(dwell)
+        elapsed = time.monotonic() - began
+        stats = server.stats()
+        viewer.stream.close()
+    every = [t for values in times.values() for t in values]
+    return {"strategy": strategy, "times": times, "all": every, "timeouts": timeouts, "stats": stats,
+            "elapsed": elapsed}
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--rows", type=int, default=1000)
+    parser.add_argument("--screen", type=int, default=10, help="visible rows (800 px of 80 px rows)")
+    parser.add_argument("--stops", type=int, default=10, help="stops in the reading and random traces")
+    parser.add_argument("--latency-ms", type=int, default=150)
+    parser.add_argument("--bandwidth", type=int, default=2_000_000)
+    parser.add_argument("--stop-timeout", type=float, default=20.0)
+    parser.add_argument("--seed", type=int, default=5)
+    parser.add_argument("--strategies", default="eager,visible,prefetch")
+    args = parser.parse_args()
+
+    log(f"== 1. scroll traces: {args.rows} rows, {args.screen} visible, sample origin {args.latency_ms} ms latency, "
+        f"{args.bandwidth / 1e6:g} MB/s per transfer; stops bounded at {args.stop_timeout:g} s (a stop that "
+        f"hits the bound counts as the bound)")
+    results = [asyncio.run(run_strategy(s, args)) for s in args.strategies.split(",")]
+    rows = []
+    for r in results:
+        s = r["stats"]
+        downloaded = s["bytesDownloaded"]
+        waste = s["wastedBytes"] / downloaded if downloaded else 0.0
+        cpu_waste = s["wastedFilterSeconds"] / s["filterSeconds"] if s.get("filterSeconds") else 0.0
+        rows.append([r["strategy"], len(r["all"]), sum(r["timeouts"].values()), ms(percentile(r["all"], 50)),
+                     ms(percentile(r["all"], 95)), mb(downloaded), mb(s["wastedBytes"]), f"{waste:.1%}",
+                     f"{s['wastedFilterSeconds']:.2f} s", f"{cpu_waste:.1%}", s["transfersAborted"],
+                     s["downloads"]["finished"], f"{r['elapsed']:.0f} s"])
+    log(table(["strategy", "stops", "at bound", "ttv p50", "ttv p95", "downloaded", "wasted", "waste %",
+               "wasted CPU", "CPU waste %", "aborted", "downloads", "trace time"], rows))
+    log("\ntime to visible per trace (p50 / p95):")
+    names = ["flick", "reading", "top", "random"]
+    log(table(["strategy"] + names,
+              [[r["strategy"]] + [f"{ms(percentile(r['times'].get(n, []), 50))} / {ms(percentile(r['times'].get(n, []), 95))}"
+                                  for n in names] for r in results]))
+    by = {r["strategy"]: r for r in results}
+    log("\ntargets:")
+    for name in ("visible", "prefetch"):
+        if name in by:
+            s = by[name]["stats"]
+            waste = s["wastedBytes"] / s["bytesDownloaded"] if s["bytesDownloaded"] else 0.0
+            log(f"  {name} wastes {waste:.1%} of the bytes it downloads (target <= 5%): "
+                f"{'met' if waste <= 0.05 else 'MISSED'}")
+    if "eager" in by and "prefetch" in by:
+        eager, prefetch = percentile(by["eager"]["all"], 95), percentile(by["prefetch"]["all"], 95)
+        censored = " (eager's p95 is at the bound, so the true ratio is smaller)" if sum(by["eager"]["timeouts"].values()) \
+            * 20 > len(by["eager"]["all"]) else ""
+        log(f"  prefetch p95 / eager p95 = {prefetch / eager:.3f} (target <= 0.2): "
+            f"{'met' if prefetch <= eager / 5 else 'MISSED'}{censored}")
+
+
+if __name__ == "__main__":
+    main()
