@@ -98,14 +98,19 @@ struct SchedulingTests {
             configuration: PipelineConfiguration(maxConcurrentDownloads: 1, maxConcurrentFiltrations: 1))
         defer { harness.close() }
 
-        // When rows 4-6 are on screen with a margin of two rows
-        harness.controller(strategy: .prefetch(margin: 2)).loadImagesForOnscreenRows(4...6)
-        for index in 2...8 {
+        // When rows 4-6 are on screen with a margin of two rows, then the viewer reads on up a little
+        let controller = harness.controller(strategy: .prefetch(margin: 2))
+        controller.loadImagesForOnscreenRows(4...6)
+        for index in 4...8 {
+            try await harness.recorder.wait(photo: index, "filtered") { $0 == .filtered }
+        }
+        controller.loadImagesForOnscreenRows(2...4)
+        for index in 0...3 {
             try await harness.recorder.wait(photo: index, "filtered") { $0 == .filtered }
         }
 
-        // Then downloads ran visible rows top to bottom, then below, then above, and nothing else
-        #expect(await harness.recorder.operations(.download, .started) == [4, 5, 6, 7, 8, 3, 2])
+        // Then downloads ran visible rows top to bottom, then the margin ahead, and nothing else
+        #expect(await harness.recorder.operations(.download, .started) == [4, 5, 6, 7, 8, 2, 3, 1, 0])
     }
 
     @Test func aFiltrationNeverStartsBeforeItsDownloadEnds() async throws {
@@ -189,17 +194,16 @@ struct SchedulingTests {
         #expect(controller.pendingRows.isEmpty)
     }
 
-    @Test func thePrefetchMarginGoesAheadInTheDirectionOfTravel() throws {
+    @Test func thePrefetchMarginGoesAheadOfAShortMoveAndNowhereAfterAJump() throws {
         let harness = try PipelineHarness(photos: Self.photos(30))
         defer { harness.close() }
         let controller = harness.controller(strategy: .prefetch(margin: 2))
         let rows = { (requests: [PhotoPipeline.RowRequest]) in requests.map(\.index) }
 
-        // Before any movement the margin is on both sides; after, only ahead
-        #expect(rows(controller.rowsToLoad(10...12)) == [10, 11, 12, 13, 14, 9, 8])
-        #expect(rows(controller.rowsToLoad(15...17, after: 10...12)) == [15, 16, 17, 18, 19])
-        #expect(rows(controller.rowsToLoad(5...7, after: 10...12)) == [5, 6, 7, 4, 3])
-        #expect(rows(controller.rowsToLoad(0...1, after: 5...7)) == [0, 1])
-        #expect(rows(controller.rowsToLoad(28...29, after: 20...22)) == [28, 29])
+        #expect(rows(controller.rowsToLoad(10...12)) == [10, 11, 12, 13, 14])            // at the start: below
+        #expect(rows(controller.rowsToLoad(12...14, after: 10...12)) == [12, 13, 14, 15, 16])  // reading down
+        #expect(rows(controller.rowsToLoad(8...10, after: 10...12)) == [8, 9, 10, 7, 6])   // reading up
+        #expect(rows(controller.rowsToLoad(0...1, after: 20...22)) == [0, 1])              // a jump
+        #expect(rows(controller.rowsToLoad(28...29, after: 27...28)) == [28, 29])          // the end
     }
 }

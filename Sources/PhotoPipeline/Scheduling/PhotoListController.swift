@@ -92,18 +92,19 @@ public final class PhotoListController: Sendable {
         pipeline.removeViewer(viewer)
     }
 
-    /// Visible rows top to bottom, then the prefetch margin: ahead in the direction the viewer last
-    /// moved (rows behind were just seen or skipped), or on both sides when it has not moved yet.
+    /// Visible rows top to bottom, then the prefetch margin, only where the viewer is likely to look
+    /// next: ahead of a short move (reading), below at the start, and nowhere after a jump of more than
+    /// a screen (a flick or a jump says nothing about where the eye goes next; rows fetched around it
+    /// are mostly waste).
     func rowsToLoad(_ visible: ClosedRange<Int>, after previous: ClosedRange<Int>? = nil) -> [PhotoPipeline.RowRequest] {
         let count = pipeline.records.count
         guard count > 0, visible.lowerBound < count, visible.upperBound >= 0 else { return [] }
         let onScreen = visible.clamped(to: 0...(count - 1))
-        let margin = strategy.prefetchMargin
-        let movedDown = previous.map { onScreen.lowerBound > $0.lowerBound }
-        let below = movedDown == false ? 0..<0 : (onScreen.upperBound + 1)..<min(count, onScreen.upperBound + 1 + margin)
-        let above = movedDown == true ? 0..<0 : max(0, onScreen.lowerBound - margin)..<onScreen.lowerBound
-        return onScreen.map { ($0, RowPriority.visible) }
-            + below.map { ($0, .prefetch) }
-            + above.reversed().map { ($0, .prefetch) }
+        let moved = previous.map { onScreen.lowerBound - $0.lowerBound } ?? 0
+        let margin = abs(moved) > onScreen.count ? 0 : strategy.prefetchMargin
+        let ahead = moved < 0
+            ? (max(0, onScreen.lowerBound - margin)..<onScreen.lowerBound).reversed()
+            : Array((onScreen.upperBound + 1)..<min(count, onScreen.upperBound + 1 + margin))
+        return onScreen.map { ($0, RowPriority.visible) } + ahead.map { ($0, .prefetch) }
     }
 }
