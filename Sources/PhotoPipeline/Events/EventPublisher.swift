@@ -34,11 +34,6 @@ public final class EventPublisher: Sendable {
         return stream
     }
 
-    /// The sequence number of the last event published.
-    public var lastSequence: UInt64 {
-        state.withLock { $0.sequence }
-    }
-
     /// Ends every subscriber's stream (server shutdown).
     public func finishAll() {
         let continuations = state.withLock { state in

@@ -52,6 +52,4 @@ class PhotoOperation: Operation, @unchecked Sendable {
         willChangeValue(forKey: "isReady")
         didChangeValue(forKey: "isReady")
     }
-
-    var isGateOpen: Bool { gateOpen.withLock { $0 } }
 }

@@ -13,12 +13,8 @@ public final class PhotoListController: Sendable {
     /// The shared engine.
     public let pipeline: PhotoPipeline
 
-    private struct State {
-        var visible: ClosedRange<Int>?
-        var scrolling = false
-    }
-
-    private let state = Mutex(State())
+    /// The rows last reported visible (to tell a short move from a jump).
+    private let visible = Mutex<ClosedRange<Int>?>(nil)
 
     /// Creates a viewer's controller; the eager strategy asks for every row at once, in list order.
     public init(pipeline: PhotoPipeline, viewer: ViewerID = .random(), strategy: SchedulingStrategy = .prefetch(margin: 3)) {
@@ -31,10 +27,7 @@ public final class PhotoListController: Sendable {
     }
 
     /// The rows last reported visible.
-    public var visibleRows: ClosedRange<Int>? { state.withLock { $0.visible } }
-
-    /// True while the viewer is scrolling (its queued work is suspended).
-    public var isScrolling: Bool { state.withLock { $0.scrolling } }
+    public var visibleRows: ClosedRange<Int>? { visible.withLock { $0 } }
 
     /// This viewer's view of the queues.
     public var queueStatus: ViewerQueueStatus { pipeline.queueStatus(for: viewer) }
@@ -53,13 +46,11 @@ public final class PhotoListController: Sendable {
     /// this viewer; what is running may finish.
     public func suspendAllOperations() {
         guard strategy != .eager else { return }
-        state.withLock { $0.scrolling = true }
         pipeline.setSuspended(true, for: viewer)
     }
 
     /// The tutorial's `resumeAllOperations`.
     public func resumeAllOperations() {
-        state.withLock { $0.scrolling = false }
         pipeline.setSuspended(false, for: viewer)
     }
 
@@ -72,12 +63,9 @@ public final class PhotoListController: Sendable {
     /// operations of rows no longer wanted (aborting transfers in flight), start operations for
     /// visible rows without one (top to bottom), then the prefetch margin, then resume.
     public func loadImagesForOnscreenRows(_ visible: ClosedRange<Int>) {
-        let previous = state.withLock { state in
-            defer {
-                state.visible = visible
-                state.scrolling = false
-            }
-            return state.visible
+        let previous = self.visible.withLock { last in
+            defer { last = visible }
+            return last
         }
         guard strategy != .eager else {
             pipeline.setWanted(

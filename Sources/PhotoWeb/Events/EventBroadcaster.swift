@@ -78,9 +78,4 @@ struct EventBroadcaster: Sendable {
             }
         }
     }
-
-    /// Sends `payload` to every viewer now.
-    func broadcast(_ payload: EventOutbox.Payload) {
-        viewers.all.forEach { $0.outbox.enqueue(payload) }
-    }
 }

@@ -104,11 +104,3 @@ extension PipelineEvent {
         }
     }
 }
-
-/// True when some event says photo `index` reached `state` (by name).
-func reached(_ events: [PipelineEvent], _ index: Int, _ stateName: String) -> Bool {
-    events.contains { event in
-        if case .photo(index, let state) = event.kind { return state.name == stateName }
-        return false
-    }
-}
