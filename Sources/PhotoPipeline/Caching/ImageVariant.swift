@@ -17,10 +17,13 @@ public struct CachedImage: Sendable, Equatable {
     public var data: Data
     /// The content type of `data`; nil for an original that is not a recognised image.
     public var format: ImageFormat?
+    /// A hash of `data`, computed once: the image's ETag, however often it is served.
+    public var contentHash: String
 
     /// Wraps `data`, sniffing its format when none is given.
     public init(data: Data, format: ImageFormat? = nil) {
         self.data = data
         self.format = format ?? ImageFormat(sniffing: data)
+        self.contentHash = ContentHash.of(data)
     }
 }

@@ -9,6 +9,8 @@ final class ServerMetrics: Sendable {
     let registry = PrometheusCollectorRegistry()
     private let factory: PrometheusMetricsFactory
     private let lastStats = Mutex(PipelineStats())
+    /// Request counters by route and status, made once each (a registry look-up per request is not free).
+    private let requestCounters = Mutex<[String: Metrics.Counter]>([:])
 
     init() {
         factory = PrometheusMetricsFactory(registry: registry)
@@ -16,8 +18,15 @@ final class ServerMetrics: Sendable {
 
     /// Counts one answered request.
     func recordRequest(route: String, status: Int) {
-        Counter(label: "http_requests_total", dimensions: [("route", route), ("status", String(status))], factory: factory)
-            .increment()
+        let counter = requestCounters.withLock { counters in
+            let key = "\(status) \(route)"
+            if let counter = counters[key] { return counter }
+            let counter = Counter(
+                label: "http_requests_total", dimensions: [("route", route), ("status", String(status))], factory: factory)
+            counters[key] = counter
+            return counter
+        }
+        counter.increment()
     }
 
     /// The exposition text, with the pipeline's totals brought up to date first.

@@ -26,7 +26,7 @@ struct ImageHandler: HTTPHandler {
         } catch {
             throw APIError(error)
         }
-        let tag = "\"\(variant.rawValue)-\(index)-\(ContentHash.of(image.data))\""
+        let tag = "\"\(variant.rawValue)-\(index)-\(image.contentHash)\""
         if request.headers[.ifNoneMatch] == tag {
             return HTTPResponse(statusCode: .notModified, headers: HTTPHeaders([.eTag: tag]))
         }
