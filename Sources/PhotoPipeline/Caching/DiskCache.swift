@@ -16,6 +16,9 @@ public final class DiskCache: Sendable {
     private struct State {
         var entries: [String: Entry] = [:]
         var totalBytes = 0
+        /// Bytes queued for writing, served from here until they are on disk (with the write's number).
+        var writing: [String: (write: Int, data: Data)] = [:]
+        var writes = 0
     }
 
     /// The folder the files live in.
@@ -55,11 +58,12 @@ public final class DiskCache: Sendable {
         state.withLock { $0.entries[key] != nil }
     }
 
-    /// The bytes for `key`, marking them recently used.
+    /// The bytes for `key`, marking them recently used. Never waits for the writer: bytes still
+    /// queued for writing are answered from memory.
     public func read(_ key: String) -> Data? {
-        guard contains(key) else { return nil }
-        // A write still queued for this key is finished first, so a read never sees a missing file.
-        writer.sync {}
+        let (known, queued) = state.withLock { ($0.entries[key] != nil, $0.writing[key]?.data) }
+        guard known else { return nil }
+        if let queued { return queued }
         let url = directory.appendingPathComponent(key)
         guard let data = try? Data(contentsOf: url) else {
             forget(key)
@@ -74,19 +78,21 @@ public final class DiskCache: Sendable {
     /// Stores `data` under `key` (atomically, in the background), evicting old files past the budget.
     public func write(_ data: Data, for key: String) {
         guard data.count <= budget else { return }
-        let evicted = state.withLock { state -> [String] in
+        let (write, evicted) = state.withLock { state -> (Int, [String]) in
             if let old = state.entries[key] { state.totalBytes -= old.size }
             state.entries[key] = Entry(size: data.count, lastUsed: Date())
             state.totalBytes += data.count
+            state.writes += 1
+            state.writing[key] = (state.writes, data)
             var evicted: [String] = []
-            guard state.totalBytes > budget else { return evicted }
+            guard state.totalBytes > budget else { return (state.writes, evicted) }
             let oldestFirst = state.entries.filter { $0.key != key }.sorted { $0.value.lastUsed < $1.value.lastUsed }
             for (name, entry) in oldestFirst where state.totalBytes > budget {
                 state.entries[name] = nil
                 state.totalBytes -= entry.size
                 evicted.append(name)
             }
-            return evicted
+            return (state.writes, evicted)
         }
         let directory = directory
         writer.async {
@@ -98,6 +104,10 @@ public final class DiskCache: Sendable {
             }
             for name in evicted {
                 try? FileManager.default.removeItem(at: directory.appendingPathComponent(name))
+            }
+            self.state.withLock { state in
+                // A newer write of the same key replaced the bytes; only its own completion clears them.
+                if state.writing[key]?.write == write { state.writing[key] = nil }
             }
         }
     }
