@@ -32,7 +32,13 @@ public final class SampleOrigin: Sendable {
     /// photos), then starts serving on 127.0.0.1.
     public static func start(_ configuration: SampleOriginConfiguration, folder: String? = nil) async throws -> SampleOrigin {
         let library = try folder.map { try SampleLibrary(folder: $0) } ?? SampleLibrary(configuration: configuration)
-        _ = try await Task.detached { try library.generateMissing() }.value
+        // Generating is seconds of CPU on every core: it runs on Dispatch's threads, never on the
+        // cooperative pool the HTTP servers share.
+        try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Void, any Error>) in
+            DispatchQueue.global().async {
+                continuation.resume(with: Result { _ = try library.generateMissing() })
+            }
+        }
 
         let address: sockaddr_in
         do {
