@@ -23,6 +23,11 @@ struct PendingOperations {
         filtrationQueue = OperationQueue()
         filtrationQueue.name = "Image Filtration queue"
         filtrationQueue.maxConcurrentOperationCount = maxConcurrentFiltrations
+        // Different QoS classes run on different libdispatch thread pools: a download only needs a
+        // thread for a moment to hand its transfer to the loop, and must not wait behind filtrations
+        // that keep every core busy.
+        downloadQueue.qualityOfService = .userInitiated
+        filtrationQueue.qualityOfService = .utility
     }
 
     /// The operations in progress for photo `index`, filtration first (it depends on the download).
