@@ -22,7 +22,7 @@ struct ImageHandler: HTTPHandler {
         }
         let image: CachedImage
         do {
-            image = variant == .sepia ? try await pipeline.fullSizeSepia(of: index) : try pipeline.image(variant, of: index)
+            image = variant == .sepia ? try await pipeline.fullSizeSepia(of: index) : try await pipeline.loadImage(variant, of: index)
         } catch {
             throw APIError(error)
         }
