@@ -57,29 +57,26 @@ public final class PhotoPipeline: Sendable {
         entries: [PhotoEntry], configuration: PipelineConfiguration = .init(), loop: TransferLoop = .shared,
         disk: DiskCache? = nil
     ) {
-        let renderer = SepiaRenderer(intensity: configuration.sepiaIntensity, limits: configuration.decodeLimits)
         self.records = entries.enumerated().map { index, entry in
-            let key = { (variant: ImageVariant) in Self.diskKey(cacheKey: entry.cacheKey, variant: variant, configuration: configuration) }
-            let state: PhotoState = if let problem = entry.problem {
-                .failed(reason: problem)
-            } else if disk?.contains(key(.thumbnail)) == true {
-                .filtered
-            } else if disk?.contains(key(.original)) == true {
-                .downloaded
-            } else {
-                .new
-            }
-            return PhotoRecord(index: index, name: entry.name, url: entry.url, cacheKey: entry.cacheKey, state: state)
+            PhotoRecord(
+                index: index, name: entry.name, url: entry.url, cacheKey: entry.cacheKey,
+                state: entry.problem.map { .failed(reason: $0) } ?? .new)
         }
         self.configuration = configuration
         self.loop = loop
-        self.renderer = renderer
+        self.renderer = SepiaRenderer(intensity: configuration.sepiaIntensity, limits: configuration.decodeLimits)
         self.disk = disk
         self.state = Mutex(State(
             pending: PendingOperations(
                 maxConcurrentDownloads: max(1, configuration.maxConcurrentDownloads),
                 maxConcurrentFiltrations: max(1, configuration.maxConcurrentFiltrations)),
             cache: ImageCache(budget: configuration.memoryBudgetBytes)))
+        // What the disk cache kept from an earlier run is done already: the same rule as after an eviction.
+        state.withLock { state in
+            for record in records where record.state == .new {
+                record.setState(restingState(of: record.index, in: state))
+            }
+        }
     }
 
     /// Server totals, with the waste on rows no viewer has had on screen.

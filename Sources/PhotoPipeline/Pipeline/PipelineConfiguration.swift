@@ -14,9 +14,7 @@ public struct PipelineConfiguration: Sendable {
     public var sepiaIntensity: Double
     /// Bytes of images the memory cache may hold. Default 256 MiB.
     public var memoryBudgetBytes: Int
-    /// Where originals and sepia results are kept across restarts; nil keeps them in memory only.
-    public var diskCacheDirectory: String?
-    /// Bytes the disk cache may hold. Default 1 GiB.
+    /// Bytes the disk cache (if the pipeline is given one) may hold. Default 1 GiB.
     public var diskBudgetBytes: Int
     /// Timeouts and size limits of each download.
     public var transferLimits: TransferLimits
@@ -30,7 +28,6 @@ public struct PipelineConfiguration: Sendable {
         thumbnailHeight: Int = 160,
         sepiaIntensity: Double = 0.8,
         memoryBudgetBytes: Int = 256 * 1024 * 1024,
-        diskCacheDirectory: String? = nil,
         diskBudgetBytes: Int = 1024 * 1024 * 1024,
         transferLimits: TransferLimits = .init(),
         decodeLimits: DecodeLimits = .init()
@@ -40,7 +37,6 @@ public struct PipelineConfiguration: Sendable {
         self.thumbnailHeight = thumbnailHeight
         self.sepiaIntensity = sepiaIntensity
         self.memoryBudgetBytes = memoryBudgetBytes
-        self.diskCacheDirectory = diskCacheDirectory
         self.diskBudgetBytes = diskBudgetBytes
         self.transferLimits = transferLimits
         self.decodeLimits = decodeLimits
