@@ -20,7 +20,6 @@ struct AppContext: Sendable {
         var payloads: [EventOutbox.Payload] = [.init(name: .source, data: EventPayloads.json(library.source))]
         guard let pipeline = library.pipeline else { return payloads }
         payloads.append(.init(name: .snapshot, data: EventPayloads.json(EventPayloads.Snapshot(photos: library.photos))))
-        _ = session.controller(on: pipeline, strategy: configuration.strategy)
         if let queues = session.currentQueues() {
             payloads.append(.init(name: .queues, data: EventPayloads.json(queues)))
         }
