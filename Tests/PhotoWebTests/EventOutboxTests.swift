@@ -47,6 +47,55 @@ struct EventOutboxTests {
         #expect(event.name == .snapshot)
     }
 
+    @Test func aReconnectGetsEverythingAfterItsLastIDWithSupersededUpdatesCollapsed() async {
+        // Given a stream that read up to event 2, then left while more happened
+        let outbox = EventOutbox()
+        let first = outbox.attach(lastEventID: nil) { [] }
+        outbox.enqueue(photo(1, "downloading"))  // 1
+        outbox.enqueue(photo(2, "downloading"))  // 2
+        _ = await outbox.next(generation: first)
+        _ = await outbox.next(generation: first)
+        outbox.detach(generation: first)
+        outbox.enqueue(photo(1, "downloaded"))  // 3
+        outbox.enqueue(.init(name: .operation, data: Data("{}".utf8)))  // 4
+        outbox.enqueue(photo(1, "filtered"))  // 5: supersedes 3
+
+        // When it reconnects with Last-Event-ID 2
+        let next = outbox.attach(lastEventID: 2) { [.init(name: .snapshot, data: Data("{}".utf8))] }
+
+        // Then it gets 4 and 5 in order: every event after 2, photo 1 only in its latest state
+        var ids: [UInt64] = []
+        while outbox.pendingCount > 0, case .event(let event) = await outbox.next(generation: next) {
+            ids.append(event.id)
+        }
+        #expect(ids == [4, 5])
+    }
+
+    @Test func theSnapshotIsMadeWithoutTheOutboxLockAndWhatArrivesMeanwhileFollowsIt() async {
+        // Given a snapshot whose making reaches other locks and sees an event arrive
+        // (the registry's dropIdle takes every outbox's lock; enqueue takes this one's)
+        let registry = ViewerRegistry(maxViewers: 4, idleTimeout: .seconds(30))
+        let session = registry.create()!
+        let outbox = session.outbox
+
+        // When a stream attaches
+        let generation = outbox.attach(lastEventID: nil) {
+            registry.dropIdle()
+            outbox.enqueue(photo(7, "filtered"))
+            return [.init(name: .snapshot, data: Data("{}".utf8))]
+        }
+
+        // Then it gets the snapshot first, then the event, with increasing ids
+        guard case .event(let snapshot) = await outbox.next(generation: generation),
+              case .event(let event) = await outbox.next(generation: generation) else {
+            Issue.record("expected the snapshot and the event")
+            return
+        }
+        #expect(snapshot.name == .snapshot && event.name == .photo)
+        #expect(snapshot.id < event.id)
+        #expect(registry.session(session.id) != nil)
+    }
+
     @Test func aViewerWhoseStreamIsGoneLongEnoughIsDropped() {
         let registry = ViewerRegistry(maxViewers: 2, idleTimeout: .seconds(30))
         let kept = registry.create()!

@@ -36,6 +36,10 @@ final class EventOutbox: Sendable {
         var closing = false
         var waiter: (generation: Int, continuation: CheckedContinuation<Item?, Never>)?
         var lastActivity = ContinuousClock.now
+        /// The generation whose snapshot is being made outside the lock, if any.
+        var snapshotting: Int?
+        /// Events that arrived while that snapshot was being made.
+        var held: [Payload] = []
     }
 
     let limit: Int
@@ -47,12 +51,6 @@ final class EventOutbox: Sendable {
         self.historySize = historySize
     }
 
-    /// True while a stream is reading from this outbox.
-    var isAttached: Bool { state.withLock { $0.attached } }
-
-    /// When a stream last took an event (or the outbox was made or detached).
-    var lastActivity: ContinuousClock.Instant { state.withLock { $0.lastActivity } }
-
     /// Unsent events now (for tests and the memory figures).
     var pendingCount: Int { state.withLock { $0.pending.count } }
 
@@ -60,6 +58,17 @@ final class EventOutbox: Sendable {
     func enqueue(_ payload: Payload) {
         let resume: (CheckedContinuation<Item?, Never>, Item?)? = state.withLock { state in
             guard !state.needsSnapshot else { return nil }
+            if state.snapshotting != nil {
+                // Stamped after the snapshot being made, so ids stay in the order they are sent.
+                state.held.append(payload)
+                if state.held.count > limit {
+                    state.snapshotting = nil
+                    state.held = []
+                    state.needsSnapshot = true
+                    state.generation += 1
+                }
+                return nil
+            }
             let event = Self.stamp(payload, in: &state)
             state.pending.append(event)
             remember(event, in: &state)
@@ -78,8 +87,11 @@ final class EventOutbox: Sendable {
     /// Starts a new stream (closing any earlier one). Replays what came after `lastEventID` when
     /// the history still holds it; otherwise queues the events `snapshot` makes. Returns the
     /// stream's generation, to pass to `next`.
+    ///
+    /// `snapshot` is called without the outbox's lock (it reads the pipeline and the registry, which
+    /// take their own locks); events enqueued while it runs are held and follow the snapshot.
     func attach(lastEventID: UInt64?, snapshot: () -> [Payload]) -> Int {
-        let (generation, stale) = state.withLock { state in
+        let (generation, replayed, stale) = state.withLock { state in
             state.generation += 1
             state.attached = true
             state.lastActivity = .now
@@ -88,24 +100,38 @@ final class EventOutbox: Sendable {
             if !state.needsSnapshot, let lastEventID, let firstKept, lastEventID + 1 >= firstKept, lastEventID < state.nextID,
                lastEventID >= state.lastSnapshotID {
                 state.pending = EventQueue(orderedHistory(state).filter { $0.id > lastEventID })
-            } else {
-                state.needsSnapshot = false
-                state.pending.removeAll()
-                for payload in snapshot() {
-                    let event = Self.stamp(payload, in: &state)
-                    state.pending.append(event)
-                    if payload.name == .snapshot {
-                        // Not kept for replay: it is large (a row per photo), and a reconnect that
-                        // missed it gets a fresh one anyway (see `lastSnapshotID`).
-                        state.lastSnapshotID = event.id
-                    } else {
-                        remember(event, in: &state)
-                    }
-                }
+                return (state.generation, true, stale)
             }
-            return (state.generation, stale)
+            state.needsSnapshot = false
+            state.pending.removeAll()
+            state.held = []
+            state.snapshotting = state.generation
+            return (state.generation, false, stale)
         }
         stale?.continuation.resume(returning: nil)
+        guard !replayed else { return generation }
+
+        let payloads = snapshot()
+        let resume = state.withLock { state -> (CheckedContinuation<Item?, Never>, Item?)? in
+            // A newer stream took over meanwhile: it made its own snapshot.
+            guard state.snapshotting == generation else { return nil }
+            state.snapshotting = nil
+            let held = state.held
+            state.held = []
+            for payload in payloads + held {
+                let event = Self.stamp(payload, in: &state)
+                state.pending.append(event)
+                if payload.name == .snapshot {
+                    // Not kept for replay: it is large (a row per photo), and a reconnect that
+                    // missed it gets a fresh one anyway (see `lastSnapshotID`).
+                    state.lastSnapshotID = event.id
+                } else {
+                    remember(event, in: &state)
+                }
+            }
+            return takeWaiter(in: &state)
+        }
+        resume.map { $0.0.resume(returning: $0.1) }
         return generation
     }
 
@@ -141,6 +167,16 @@ final class EventOutbox: Sendable {
             return state.waiter.take()?.continuation
         }
         waiter?.resume(returning: nil)
+    }
+
+    /// Ends this outbox for good if no stream has read from it for longer than `timeout`; returns
+    /// whether it did. Checked and closed in one step, so a stream attaching meanwhile is never cut.
+    func closeIfIdle(now: ContinuousClock.Instant, timeout: Duration) -> Bool {
+        state.withLock { state in
+            guard !state.attached, state.snapshotting == nil, now - state.lastActivity > timeout else { return false }
+            state.closing = true
+            return true
+        }
     }
 
     /// Sends a comment line if the stream has been quiet since `idleSince`, so proxies and

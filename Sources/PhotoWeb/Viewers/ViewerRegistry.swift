@@ -4,6 +4,9 @@ import Synchronization
 
 /// All viewers, by id. A viewer with no event stream for `idleTimeout` is dropped and its work
 /// cancelled.
+///
+/// Lock order: the registry's lock is a leaf. Nothing else is locked or called while it is held;
+/// sessions and their outboxes are read after it is released.
 final class ViewerRegistry: Sendable {
     let maxViewers: Int
     let idleTimeout: Duration
@@ -38,15 +41,15 @@ final class ViewerRegistry: Sendable {
     }
 
     /// Drops viewers whose stream has been gone longer than the timeout; returns them.
+    ///
+    /// Each outbox is asked outside the registry's lock (lock order: never the outbox under the
+    /// registry, never the registry under the outbox).
     @discardableResult
     func dropIdle(now: ContinuousClock.Instant = .now) -> [ViewerSession] {
-        let dropped = sessions.withLock { sessions in
-            let idle = sessions.values.filter { !$0.outbox.isAttached && now - $0.outbox.lastActivity > idleTimeout }
-            idle.forEach { sessions[$0.id] = nil }
-            return idle
-        }
-        dropped.forEach { $0.close() }
-        return dropped
+        let idle = all.filter { $0.outbox.closeIfIdle(now: now, timeout: idleTimeout) }
+        sessions.withLock { sessions in idle.forEach { sessions[$0.id] = nil } }
+        idle.forEach { $0.close() }
+        return idle
     }
 
     /// Removes every viewer (shutdown).
