@@ -19,13 +19,15 @@ final class ViewerSession: Sendable {
         self.outbox = outbox
     }
 
-    /// The viewer's controller, made on first use once the list is loaded.
+    /// The viewer's controller, made on first use once the list is loaded. Made outside this
+    /// session's lock (an eager controller asks the pipeline for every row as it is made).
     func controller(on pipeline: PhotoPipeline, strategy: SchedulingStrategy) -> PhotoListController {
-        state.withLock { state in
+        if let controller = state.withLock({ $0.controller }) { return controller }
+        let made = PhotoListController(pipeline: pipeline, viewer: id, strategy: strategy)
+        return state.withLock { state in
             if let controller = state.controller { return controller }
-            let controller = PhotoListController(pipeline: pipeline, viewer: id, strategy: strategy)
-            state.controller = controller
-            return controller
+            state.controller = made
+            return made
         }
     }
 
@@ -39,11 +41,12 @@ final class ViewerSession: Sendable {
         takeQueues(onlyIfChanged: false)
     }
 
-    /// Reads the counts and remembers them as sent.
+    /// Reads the counts (outside this session's lock: the pipeline takes its own) and remembers
+    /// them as sent.
     private func takeQueues(onlyIfChanged: Bool) -> EventPayloads.Queues? {
-        state.withLock { state in
-            guard let controller = state.controller else { return nil }
-            let queues = EventPayloads.Queues(controller.queueStatus)
+        guard let controller = state.withLock({ $0.controller }) else { return nil }
+        let queues = EventPayloads.Queues(controller.queueStatus)
+        return state.withLock { state in
             if onlyIfChanged, queues == state.lastQueues { return nil }
             state.lastQueues = queues
             return queues
