@@ -90,8 +90,24 @@ public final class TransferLoop: Sendable {
     /// Cancels every transfer and stops the loop thread; idempotent, any thread.
     ///
     /// Returns once the thread has exited and every completion has been called, unless called from
-    /// the loop thread itself (from a callback), where it cannot wait for itself.
+    /// the loop thread itself (from a callback), where it cannot wait for itself. Blocks the calling
+    /// thread meanwhile: from async code use `shutdownAndWait()`.
     public func shutdown() {
+        requestShutdown()
+        let isLoopThread = state.withLock { $0.loopThread.map { pthread_equal($0, pthread_self()) != 0 } ?? false }
+        if !isLoopThread { exited.wait() }
+    }
+
+    /// `shutdown()` for async callers: suspends until the loop thread has exited and every
+    /// completion has been called, without holding one of Swift concurrency's few threads.
+    public func shutdownAndWait() async {
+        requestShutdown()
+        await withCheckedContinuation { continuation in
+            exited.notify(queue: .global()) { continuation.resume() }
+        }
+    }
+
+    private func requestShutdown() {
         let isFirst = state.withLock { state in
             defer { state.isShutDown = true }
             guard !state.isShutDown else { return false }
@@ -99,8 +115,6 @@ public final class TransferLoop: Sendable {
             return true
         }
         if isFirst { multi.wakeup() }
-        let isLoopThread = state.withLock { $0.loopThread.map { pthread_equal($0, pthread_self()) != 0 } ?? false }
-        if !isLoopThread { exited.wait() }
     }
 
     /// Asks the loop thread to abort transfer `id`; any thread.

@@ -13,20 +13,6 @@ extension TestOrigin {
             guard socket.sendHead(status: status, headers: head) else { return record(0, of: bytes.count, early: true) }
             let sent = socket.send(bytes[...])
             return record(sent, of: bytes.count, early: sent < bytes.count)
-        case .slowBody(let status, let bytes, let chunkSize, let delay):
-            guard socket.sendHead(status: status, headers: ["Content-Length": "\(bytes.count)"]) else {
-                return record(0, of: bytes.count, early: true)
-            }
-            let step = max(1, chunkSize)
-            var sent = 0
-            for start in stride(from: 0, to: bytes.count, by: step) {
-                if start > 0, socket.waitForClose(timeout: delay) { break }
-                let chunk = bytes[start..<min(start + step, bytes.count)]
-                let accepted = socket.send(chunk)
-                sent += accepted
-                if accepted < chunk.count { break }
-            }
-            return record(sent, of: bytes.count, early: sent < bytes.count && !isStopped)
         case .stall(let status, let declaredLength, let sendFirst):
             guard socket.sendHead(status: status, headers: ["Content-Length": "\(declaredLength)"]) else {
                 return record(0, of: declaredLength, early: true)
@@ -43,10 +29,33 @@ extension TestOrigin {
             }
             let sent = socket.send(bytes[...])
             return record(sent, of: declaredLength, early: sent < bytes.count)
+        case .gated(let status, let bytes, let firstBytes, let gate, let headers):
+            let split = min(max(0, firstBytes), bytes.count)
+            guard waitUntilOpen(gate, .headers, on: socket),
+                  socket.sendHead(status: status, headers: ["Content-Length": "\(bytes.count)"].merging(headers) { $1 }) else {
+                return record(0, of: bytes.count, early: !isStopped)
+            }
+            var sent = 0
+            for (step, part) in [(OriginGate.Step.firstBytes, bytes[..<split]), (.rest, bytes[split...])] {
+                guard waitUntilOpen(gate, step, on: socket) else { break }
+                let accepted = socket.send(part)
+                sent += accepted
+                if accepted < part.count { break }
+            }
+            return record(sent, of: bytes.count, early: sent < bytes.count && !isStopped)
         case .noContentLength(let bytes):
             guard socket.sendHead(status: 200, headers: [:]) else { return record(0, of: bytes.count, early: true) }
             let sent = socket.send(bytes[...])
             return record(sent, of: bytes.count, early: sent < bytes.count)
         }
+    }
+
+    /// Waits until `gate` lets `step` go; false when the client went away or the origin stopped first.
+    private func waitUntilOpen(_ gate: OriginGate, _ step: OriginGate.Step, on socket: Socket) -> Bool {
+        // A short poll on the socket: it notices a client that leaves while the gate is shut.
+        while !gate.isOpen(step) {
+            if isStopped || socket.waitForClose(timeout: .milliseconds(5)) { return false }
+        }
+        return true
     }
 }

@@ -11,8 +11,6 @@ public final class TestOrigin: Sendable {
     public enum Behaviour: Sendable {
         /// Answers with the whole body and its Content-Length.
         case body(status: Int = 200, contentType: String = "application/octet-stream", bytes: [UInt8], headers: [String: String] = [:])
-        /// Declares the full length, then sends `chunkSize` bytes every `delayPerChunk`; stops as soon as the client goes away.
-        case slowBody(status: Int = 200, bytes: [UInt8], chunkSize: Int, delayPerChunk: Duration)
         /// Declares `declaredLength`, sends `sendFirst` bytes, then nothing until the client closes or the origin stops.
         case stall(status: Int = 200, declaredLength: Int, sendFirst: Int)
         /// Redirects to `location` with an empty body.
@@ -21,6 +19,9 @@ public final class TestOrigin: Sendable {
         case truncated(bytes: [UInt8], declaredLength: Int)
         /// Sends `bytes` with no Content-Length; closing the connection ends the body.
         case noContentLength(bytes: [UInt8])
+        /// Declares the full length and sends each part only once `gate` lets it: the head, then
+        /// the first `firstBytes` bytes, then the rest; stops as soon as the client goes away.
+        case gated(status: Int = 200, bytes: [UInt8], firstBytes: Int, gate: OriginGate, headers: [String: String] = [:])
     }
 
     /// One finished connection.

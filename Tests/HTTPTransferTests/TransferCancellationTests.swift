@@ -7,93 +7,95 @@ import TestOrigin
 struct TransferCancellationTests {
     @Test("cancelling a slow transfer stops it at once and closes the connection")
     func cancelSlowTransfer() async throws {
-        // Given: 1 MB at 4 KB per 20 ms, about 5 s in all (long enough to still be arriving on a busy machine)
+        // Given: 1 MB whose origin sends the first 64 KB and holds the rest
+        let gate = OriginGate()
+        gate.open(.firstBytes)
         let origin = try TestOrigin(routes: [
-            "/slow": .slowBody(bytes: pattern(1024 * 1024), chunkSize: 4 * 1024, delayPerChunk: .milliseconds(20)),
+            "/slow": .gated(bytes: pattern(1024 * 1024), firstBytes: 64 * 1024, gate: gate),
             "/after": .body(bytes: pattern(100)),
         ])
         defer { origin.stop() }
-        let loop = TransferLoop(name: "test-cancel-slow")
-        defer { loop.shutdown() }
-        var transfer = ObservedTransfer(loop, origin.url("/slow"))
-        #expect(await transfer.firstBytes() != nil)
+        try await withLoop("test-cancel-slow") { (loop) async throws in
+            var transfer = ObservedTransfer(loop, origin.url("/slow"))
+            #expect(await transfer.firstBytes() != nil)
 
-        // When
-        let cancelledAt = ContinuousClock.now
-        transfer.handle.cancel()
-        transfer.handle.cancel()
+            // When
+            let cancelledAt = ContinuousClock.now
+            transfer.handle.cancel()
+            transfer.handle.cancel()
 
-        // Then
-        let (result, completedAt, _) = await transfer.completion()
-        let latency = completedAt - cancelledAt
-        print("cancel of a slow transfer completed after \(milliseconds(latency)) ms")
-        #expect(result == .failure(.cancelled))
-        let served = try await origin.waitUntilServed("/slow")
-        #expect(served.clientClosedEarly)
-        #expect(served.bytesSent < served.bodyLength)
+            // Then
+            let (result, completedAt, _) = await transfer.completion()
+            let latency = completedAt - cancelledAt
+            print("cancel of a slow transfer completed after \(milliseconds(latency)) ms")
+            #expect(result == .failure(.cancelled))
+            let served = try await origin.waitUntilServed("/slow")
+            #expect(served.clientClosedEarly)
+            #expect(served.bytesSent < served.bodyLength)
 
-        // Commands run in order, so once a later transfer is done the second cancel has been handled too.
-        #expect(try await loop.fetch(origin.url("/after")) == Data(pattern(100)))
-        #expect(transfer.completions.value == 1)
-        #expect(loop.activeTransfers == 0)
+            // Commands run in order, so once a later transfer is done the second cancel has been handled too.
+            #expect(try await loop.fetch(origin.url("/after")) == Data(pattern(100)))
+            #expect(transfer.completions.value == 1)
+            #expect(loop.activeTransfers == 0)
+        }
     }
 
     @Test("cancelling a stalled transfer is prompt although no bytes arrive")
     func cancelStalledTransfer() async throws {
         let origin = try TestOrigin(routes: ["/stuck": .stall(declaredLength: 1024 * 1024, sendFirst: 100)])
         defer { origin.stop() }
-        let loop = TransferLoop(name: "test-cancel-stall")
-        defer { loop.shutdown() }
-        var transfer = ObservedTransfer(loop, origin.url("/stuck"))
-        #expect(await transfer.firstBytes() == TransferProgress(received: 100, expected: 1024 * 1024))
+        try await withLoop("test-cancel-stall") { (loop) async throws in
+            var transfer = ObservedTransfer(loop, origin.url("/stuck"))
+            #expect(await transfer.firstBytes() == TransferProgress(received: 100, expected: 1024 * 1024))
 
-        let cancelledAt = ContinuousClock.now
-        transfer.handle.cancel()
+            let cancelledAt = ContinuousClock.now
+            transfer.handle.cancel()
 
-        let (result, completedAt, _) = await transfer.completion()
-        let latency = completedAt - cancelledAt
-        print("cancel of a stalled transfer completed after \(milliseconds(latency)) ms")
-        #expect(result == .failure(.cancelled))
-        let served = try await origin.waitUntilServed("/stuck")
-        #expect(served.clientClosedEarly)
-        #expect(served.bytesSent == 100)
+            let (result, completedAt, _) = await transfer.completion()
+            let latency = completedAt - cancelledAt
+            print("cancel of a stalled transfer completed after \(milliseconds(latency)) ms")
+            #expect(result == .failure(.cancelled))
+            let served = try await origin.waitUntilServed("/stuck")
+            #expect(served.clientClosedEarly)
+            #expect(served.bytesSent == 100)
+        }
     }
 
     @Test("cancelling the task of a fetch cancels its transfer")
     func fetchTaskCancelled() async throws {
-        let origin = try TestOrigin(routes: [
-            "/slow": .slowBody(bytes: pattern(1024 * 1024), chunkSize: 4 * 1024, delayPerChunk: .milliseconds(20)),
-        ])
+        let gate = OriginGate()
+        gate.open(.firstBytes)
+        let origin = try TestOrigin(routes: ["/slow": .gated(bytes: pattern(1024 * 1024), firstBytes: 1024, gate: gate)])
         defer { origin.stop() }
-        let loop = TransferLoop(name: "test-cancel-task")
-        defer { loop.shutdown() }
-        let task = Task { try await loop.fetch(origin.url("/slow")) }
-        try await origin.waitUntilRequested("/slow")
+        try await withLoop("test-cancel-task") { (loop) async throws in
+            let task = Task { try await loop.fetch(origin.url("/slow")) }
+            try await origin.waitUntilRequested("/slow")
 
-        let cancelledAt = ContinuousClock.now
-        task.cancel()
+            let cancelledAt = ContinuousClock.now
+            task.cancel()
 
-        await #expect(throws: TransferError.cancelled) { try await task.value }
-        let latency = ContinuousClock.now - cancelledAt
-        print("cancel of a fetch task returned after \(milliseconds(latency)) ms")
-        let served = try await origin.waitUntilServed("/slow")
-        #expect(served.clientClosedEarly)
-        #expect(served.bytesSent < served.bodyLength)
+            await #expect(throws: TransferError.cancelled) { try await task.value }
+            let latency = ContinuousClock.now - cancelledAt
+            print("cancel of a fetch task returned after \(milliseconds(latency)) ms")
+            let served = try await origin.waitUntilServed("/slow")
+            #expect(served.clientClosedEarly)
+            #expect(served.bytesSent < served.bodyLength)
+        }
     }
 
     @Test("a fetch in an already cancelled task fails with .cancelled")
     func fetchInCancelledTask() async throws {
         let origin = try TestOrigin(routes: ["/stuck": .stall(declaredLength: 1000, sendFirst: 0)])
         defer { origin.stop() }
-        let loop = TransferLoop(name: "test-cancelled-task")
-        defer { loop.shutdown() }
+        try await withLoop("test-cancelled-task") { (loop) async throws in
 
-        let task = Task {
-            withUnsafeCurrentTask { $0?.cancel() }
-            return try await loop.fetch(origin.url("/stuck"))
+            let task = Task {
+                withUnsafeCurrentTask { $0?.cancel() }
+                return try await loop.fetch(origin.url("/stuck"))
+            }
+
+            await #expect(throws: TransferError.cancelled) { try await task.value }
         }
-
-        await #expect(throws: TransferError.cancelled) { try await task.value }
     }
 
     @Test("shutdown cancels running transfers, waits for their completions, and refuses new ones")
@@ -106,7 +108,7 @@ struct TransferCancellationTests {
         #expect(await transfer.firstBytes() != nil)
 
         // When
-        loop.shutdown()
+        await loop.shutdownAndWait()
 
         // Then: its completion has already been called
         #expect(transfer.completions.value == 1)
@@ -115,6 +117,6 @@ struct TransferCancellationTests {
         await #expect(throws: TransferError.cancelled) {
             try await loop.fetch(origin.url("/stuck"))
         }
-        loop.shutdown()
+        await loop.shutdownAndWait()
     }
 }

@@ -8,22 +8,22 @@ struct TransferLimitsTests {
     @Test("a port that never accepts fails with .connectTimeout")
     func connectTimeout() async throws {
         let listener = try UnresponsiveListener()
-        let loop = TransferLoop(name: "test-connect-timeout")
-        defer { loop.shutdown() }
+        try await withLoop("test-connect-timeout") { (loop) async throws in
 
-        await #expect(throws: TransferError.connectTimeout(.milliseconds(300))) {
-            try await loop.fetch(listener.url("/"), limits: .init(connectTimeout: .milliseconds(300)))
+            await #expect(throws: TransferError.connectTimeout(.milliseconds(300))) {
+                try await loop.fetch(listener.url("/"), limits: .init(connectTimeout: .milliseconds(300)))
+            }
         }
     }
 
     @Test("a total timeout that ends while connecting is .timedOut, not .connectTimeout")
     func totalTimeoutWhileConnecting() async throws {
         let listener = try UnresponsiveListener()
-        let loop = TransferLoop(name: "test-total-connect")
-        defer { loop.shutdown() }
+        try await withLoop("test-total-connect") { (loop) async throws in
 
-        await #expect(throws: TransferError.timedOut(.milliseconds(200))) {
-            try await loop.fetch(listener.url("/"), limits: .init(connectTimeout: .seconds(10), totalTimeout: .milliseconds(200)))
+            await #expect(throws: TransferError.timedOut(.milliseconds(200))) {
+                try await loop.fetch(listener.url("/"), limits: .init(connectTimeout: .seconds(10), totalTimeout: .milliseconds(200)))
+            }
         }
     }
 
@@ -33,25 +33,26 @@ struct TransferLimitsTests {
         // would put the verdict off by that much.
         let origin = try TestOrigin(routes: ["/stuck": .stall(declaredLength: 100_000, sendFirst: 0)])
         defer { origin.stop() }
-        let loop = TransferLoop(name: "test-stalled")
-        defer { loop.shutdown() }
+        try await withLoop("test-stalled") { (loop) async throws in
 
-        await #expect(throws: TransferError.stalled(.seconds(1))) {
-            try await loop.fetch(origin.url("/stuck"), limits: .init(lowSpeedTime: .seconds(1)))
+            await #expect(throws: TransferError.stalled(.seconds(1))) {
+                try await loop.fetch(origin.url("/stuck"), limits: .init(lowSpeedTime: .seconds(1)))
+            }
         }
     }
 
     @Test("a transfer over totalTimeout fails with .timedOut")
     func totalTimeout() async throws {
         let origin = try TestOrigin(routes: [
-            "/slow": .slowBody(bytes: pattern(100_000), chunkSize: 1000, delayPerChunk: .milliseconds(20)),
+            // Bytes keep arriving at first, then the origin holds the rest for good.
+            "/slow": .gated(bytes: pattern(100_000), firstBytes: 1000, gate: { let gate = OriginGate(); gate.open(.firstBytes); return gate }()),
         ])
         defer { origin.stop() }
-        let loop = TransferLoop(name: "test-total-timeout")
-        defer { loop.shutdown() }
+        try await withLoop("test-total-timeout") { (loop) async throws in
 
-        await #expect(throws: TransferError.timedOut(.milliseconds(300))) {
-            try await loop.fetch(origin.url("/slow"), limits: .init(totalTimeout: .milliseconds(300)))
+            await #expect(throws: TransferError.timedOut(.milliseconds(300))) {
+                try await loop.fetch(origin.url("/slow"), limits: .init(totalTimeout: .milliseconds(300)))
+            }
         }
     }
 
@@ -60,11 +61,11 @@ struct TransferLimitsTests {
         let bytes = pattern(64 * 1024)
         let origin = try TestOrigin(routes: ["/big": declared ? .body(bytes: bytes) : .noContentLength(bytes: bytes)])
         defer { origin.stop() }
-        let loop = TransferLoop(name: "test-too-large")
-        defer { loop.shutdown() }
+        try await withLoop("test-too-large") { (loop) async throws in
 
-        await #expect(throws: TransferError.bodyTooLarge(limit: 16 * 1024)) {
-            try await loop.fetch(origin.url("/big"), limits: .init(maxBodyBytes: 16 * 1024))
+            await #expect(throws: TransferError.bodyTooLarge(limit: 16 * 1024)) {
+                try await loop.fetch(origin.url("/big"), limits: .init(maxBodyBytes: 16 * 1024))
+            }
         }
     }
 
@@ -73,10 +74,10 @@ struct TransferLimitsTests {
         let bytes = pattern(16 * 1024)
         let origin = try TestOrigin(routes: ["/exact": .noContentLength(bytes: bytes)])
         defer { origin.stop() }
-        let loop = TransferLoop(name: "test-at-limit")
-        defer { loop.shutdown() }
+        try await withLoop("test-at-limit") { (loop) async throws in
 
-        #expect(try await loop.fetch(origin.url("/exact"), limits: .init(maxBodyBytes: bytes.count)) == Data(bytes))
+            #expect(try await loop.fetch(origin.url("/exact"), limits: .init(maxBodyBytes: bytes.count)) == Data(bytes))
+        }
     }
 
     @Test("a redirect loop stops after maxRedirects")
@@ -86,13 +87,13 @@ struct TransferLimitsTests {
             "/b": .redirect(status: 301, location: "/a"),
         ])
         defer { origin.stop() }
-        let loop = TransferLoop(name: "test-redirect-loop")
-        defer { loop.shutdown() }
+        try await withLoop("test-redirect-loop") { (loop) async throws in
 
-        await #expect(throws: TransferError.tooManyRedirects(limit: 5)) {
-            try await loop.fetch(origin.url("/a"))
+            await #expect(throws: TransferError.tooManyRedirects(limit: 5)) {
+                try await loop.fetch(origin.url("/a"))
+            }
+            #expect(origin.requestCount("/a") + origin.requestCount("/b") == 6)
         }
-        #expect(origin.requestCount("/a") + origin.requestCount("/b") == 6)
     }
 
     @Test("a redirect followed to its target", arguments: [0, 1, 5])
@@ -100,11 +101,11 @@ struct TransferLimitsTests {
         let bytes = pattern(1000)
         let origin = try TestOrigin(routes: ["/old": .redirect(status: 301, location: "/new"), "/new": .body(bytes: bytes)])
         defer { origin.stop() }
-        let loop = TransferLoop(name: "test-redirect")
-        defer { loop.shutdown() }
+        try await withLoop("test-redirect") { (loop) async throws in
 
-        var transfer = ObservedTransfer(loop, origin.url("/old"), limits: .init(maxRedirects: maxRedirects))
-        let outcome = await transfer.completion().result
-        #expect(outcome == (maxRedirects == 0 ? .failure(.tooManyRedirects(limit: 0)) : .success(Data(bytes))))
+            var transfer = ObservedTransfer(loop, origin.url("/old"), limits: .init(maxRedirects: maxRedirects))
+            let outcome = await transfer.completion().result
+            #expect(outcome == (maxRedirects == 0 ? .failure(.tooManyRedirects(limit: 0)) : .success(Data(bytes))))
+        }
     }
 }

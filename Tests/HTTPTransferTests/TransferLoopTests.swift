@@ -12,19 +12,19 @@ struct TransferLoopTests {
         let bytes = pattern(300_000)
         let origin = try TestOrigin(routes: ["/photo.jpg": .body(contentType: "image/jpeg", bytes: bytes)])
         defer { origin.stop() }
-        let loop = TransferLoop(name: "test-body")
-        defer { loop.shutdown() }
+        try await withLoop("test-body") { (loop) async throws in
 
-        // When
-        var transfer = ObservedTransfer(loop, origin.url("/photo.jpg"))
-        let (result, _, progress) = await transfer.completion()
+            // When
+            var transfer = ObservedTransfer(loop, origin.url("/photo.jpg"))
+            let (result, _, progress) = await transfer.completion()
 
-        // Then
-        #expect(try result.get() == Data(bytes))
-        #expect(progress.last == TransferProgress(received: 300_000, expected: 300_000))
-        #expect(progress.last?.fraction == 1)
-        #expect(progress.map(\.received) == progress.map(\.received).sorted())
-        #expect(loop.activeTransfers == 0)
+            // Then
+            #expect(try result.get() == Data(bytes))
+            #expect(progress.last == TransferProgress(received: 300_000, expected: 300_000))
+            #expect(progress.last?.fraction == 1)
+            #expect(progress.map(\.received) == progress.map(\.received).sorted())
+            #expect(loop.activeTransfers == 0)
+        }
     }
 
     @Test("fetch returns the body")
@@ -32,10 +32,10 @@ struct TransferLoopTests {
         let bytes = pattern(10_000, seed: 3)
         let origin = try TestOrigin(routes: ["/list.plist": .body(bytes: bytes)])
         defer { origin.stop() }
-        let loop = TransferLoop(name: "test-fetch")
-        defer { loop.shutdown() }
+        try await withLoop("test-fetch") { (loop) async throws in
 
-        #expect(try await loop.fetch(origin.url("/list.plist")) == Data(bytes))
+            #expect(try await loop.fetch(origin.url("/list.plist")) == Data(bytes))
+        }
     }
 
     @Test("an error status fails with that status", arguments: [403, 404, 500])
@@ -47,12 +47,12 @@ struct TransferLoopTests {
             "/500": .body(status: 500, bytes: pattern(1024 * 1024)),
         ])
         defer { origin.stop() }
-        let loop = TransferLoop(name: "test-status")
-        defer { loop.shutdown() }
+        try await withLoop("test-status") { (loop) async throws in
 
-        // Then
-        await #expect(throws: TransferError.httpStatus(status)) {
-            try await loop.fetch(origin.url("/\(status)"))
+            // Then
+            await #expect(throws: TransferError.httpStatus(status)) {
+                try await loop.fetch(origin.url("/\(status)"))
+            }
         }
     }
 
@@ -60,67 +60,79 @@ struct TransferLoopTests {
     func redirectToOtherSchemeRefused(target: String) async throws {
         let origin = try TestOrigin(routes: ["/escape": .redirect(location: target)])
         defer { origin.stop() }
-        let loop = TransferLoop(name: "test-redirect-scheme")
-        defer { loop.shutdown() }
+        try await withLoop("test-redirect-scheme") { (loop) async throws in
 
-        await #expect(throws: TransferError.redirectRefused(target)) {
-            try await loop.fetch(origin.url("/escape"))
+            await #expect(throws: TransferError.redirectRefused(target)) {
+                try await loop.fetch(origin.url("/escape"))
+            }
         }
     }
 
     @Test("a URL that is not http(s) fails before any network use",
           arguments: ["ftp://x", "not a url", "", "http://", "file:///etc/passwd", "gopher://127.0.0.1/", "HTTP//missing-colon"])
-    func invalidURL(url: String) async {
-        let loop = TransferLoop(name: "test-invalid-url")
-        defer { loop.shutdown() }
+    func invalidURL(url: String) async throws {
+        try await withLoop("test-invalid-url") { (loop) async throws in
 
-        await #expect(throws: TransferError.invalidURL(url)) {
-            try await loop.fetch(url)
+            await #expect(throws: TransferError.invalidURL(url)) {
+                try await loop.fetch(url)
+            }
         }
     }
 
-    @Test("50 concurrent transfers on one loop all complete, overlapping in time")
+    @Test("50 concurrent transfers on one loop are all in flight at once, and all complete")
     func manyConcurrentTransfers() async throws {
-        // Given: 50 bodies that each take about 150 ms to drip out
+        // Given: 50 bodies whose origin sends their first bytes and holds the rest until told
         let count = 50
         let bodies = (0..<count).map { pattern(40_000, seed: $0) }
+        let gate = OriginGate()
+        gate.open(.firstBytes)
         var routes: [String: TestOrigin.Behaviour] = [:]
         for (index, bytes) in bodies.enumerated() {
-            routes["/photo/\(index)"] = .slowBody(bytes: bytes, chunkSize: 10_000, delayPerChunk: .milliseconds(50))
+            routes["/photo/\(index)"] = .gated(bytes: bytes, firstBytes: 1000, gate: gate)
         }
         let origin = try TestOrigin(routes: routes)
         defer { origin.stop() }
-        let loop = TransferLoop(name: "test-concurrent")
-        defer { loop.shutdown() }
+        try await withLoop("test-concurrent") { (loop) async throws in
 
-        // When all start at once, each noting how many transfers the loop has in flight as bytes arrive
-        let started = ContinuousClock.now
-        let mostInFlight = Mutex(0)
-        let results = Mutex([Int: Data]())
-        await withCheckedContinuation { (done: CheckedContinuation<Void, Never>) in
+            // When all start at once
+            let (firstBytes, firstBytesArrived) = AsyncStream.makeStream(of: Void.self)
+            let results = Mutex([Int: Data]())
+            let (finished, finish) = AsyncStream.makeStream(of: Void.self)
+            let started = Mutex(Set<Int>())
             for index in 0..<count {
                 loop.start(
                     origin.url("/photo/\(index)"),
-                    progress: { _ in mostInFlight.withLock { $0 = max($0, loop.activeTransfers) } },
+                    progress: { progress in
+                        guard progress.received > 0, started.withLock({ $0.insert(index).inserted }) else { return }
+                        firstBytesArrived.yield()
+                    },
                     completion: { result in
-                        let finished = results.withLock { results in
+                        let done = results.withLock { results in
                             results[index] = try? result.get()
                             return results.count
                         }
-                        if finished == count { done.resume() }
+                        if done == count { finish.finish() }
                     })
             }
-        }
-        let elapsed = ContinuousClock.now - started
 
-        // Then every body arrived intact, and the transfers ran side by side on the one thread
-        // (one after another they would take 50 x 150 ms = 7.5 s)
-        print("50 concurrent transfers took \(milliseconds(elapsed)) ms, at most \(mostInFlight.withLock { $0 }) in flight")
-        let bodiesReceived = results.withLock { $0 }
-        for index in 0..<count {
-            #expect(bodiesReceived[index] == Data(bodies[index]))
+            // Then every one of them has received bytes while none has completed: all in flight on the
+            // one loop thread at the same time
+            var withBytes = 0
+            for await _ in firstBytes {
+                withBytes += 1
+                if withBytes == count { break }
+            }
+            #expect(results.withLock { $0.isEmpty })
+            #expect(loop.activeTransfers == count)
+
+            // And once the origin sends the rest, every body arrives intact
+            gate.openAll()
+            for await _ in finished {}
+            let bodiesReceived = results.withLock { $0 }
+            for index in 0..<count {
+                #expect(bodiesReceived[index] == Data(bodies[index]))
+            }
+            #expect(loop.activeTransfers == 0)
         }
-        #expect(mostInFlight.withLock { $0 } > count / 2)
-        #expect(loop.activeTransfers == 0)
     }
 }

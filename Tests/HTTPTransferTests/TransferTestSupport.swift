@@ -72,3 +72,16 @@ struct ObservedTransfer {
         preconditionFailure("the event stream never ends before a completion")
     }
 }
+
+/// Runs `body` with a new loop named `name`, then shuts the loop down without blocking one of Swift
+/// concurrency's threads (even when `body` throws).
+func withLoop(_ name: String, _ body: (TransferLoop) async throws -> Void) async throws {
+    let loop = TransferLoop(name: name)
+    do {
+        try await body(loop)
+        await loop.shutdownAndWait()
+    } catch {
+        await loop.shutdownAndWait()
+        throw error
+    }
+}

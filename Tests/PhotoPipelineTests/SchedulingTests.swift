@@ -5,22 +5,19 @@ import Testing
 
 @Suite("Scheduling: suspend, cancel, priority, sharing")
 struct SchedulingTests {
-    /// A photo slow enough (about 8 s) to still be in flight when the test acts, even on a busy machine;
-    /// the tests that use it cancel it long before it ends.
-    static let slow = TestOrigin.Behaviour.slowBody(
-        bytes: TestPhotos.jpeg(seed: 5, width: 1600, height: 1067) + [UInt8](repeating: 0, count: 1_300_000),
-        chunkSize: 4 * 1024, delayPerChunk: .milliseconds(20))
-
-    /// A photo that takes about a second, for tests that wait for it to finish.
-    static let unhurried = TestOrigin.Behaviour.slowBody(
-        bytes: TestPhotos.jpeg(seed: 6, width: 1600, height: 1067), chunkSize: 8 * 1024, delayPerChunk: .milliseconds(20))
+    /// A photo whose origin sends the head and its first bytes, then holds the rest until the test
+    /// opens `gate` (or stops the origin): in flight for as long as the test needs, on any machine.
+    static func held(by gate: OriginGate, seed: Int = 5) -> TestOrigin.Behaviour {
+        gate.open(.firstBytes)
+        return .gated(bytes: TestPhotos.jpeg(seed: seed, width: 1600, height: 1067), firstBytes: 16 * 1024, gate: gate)
+    }
 
     static func photos(
-        _ count: Int, slow slowPaths: Set<Int> = [], behaviour slowBehaviour: TestOrigin.Behaviour = slow
+        _ count: Int, held heldPaths: Set<Int> = [], by gate: OriginGate = OriginGate()
     ) -> [(path: String, behaviour: TestOrigin.Behaviour)] {
         let bytes = TestPhotos.jpeg()
         return (0..<count).map { index in
-            (String(format: "/p%02d.jpg", index), slowPaths.contains(index) ? slowBehaviour : .body(contentType: "image/jpeg", bytes: bytes))
+            (String(format: "/p%02d.jpg", index), heldPaths.contains(index) ? held(by: gate) : .body(contentType: "image/jpeg", bytes: bytes))
         }
     }
 
@@ -53,9 +50,10 @@ struct SchedulingTests {
     }
 
     @Test func scrollingAwayCancelsOffscreenWorkAndAbortsTheTransfer() async throws {
-        // Given one download slot busy with a slow photo on row 0, and rows 1-2 waiting behind it
+        // Given one download slot busy with row 0 (its origin holds the rest of the body), and rows
+        // 1-2 waiting behind it
         let harness = try PipelineHarness(
-            photos: Self.photos(6, slow: [0]),
+            photos: Self.photos(6, held: [0]),
             configuration: PipelineConfiguration(maxConcurrentDownloads: 1, maxConcurrentFiltrations: 1))
         defer { harness.close() }
         let controller = harness.controller()
@@ -129,7 +127,8 @@ struct SchedulingTests {
     }
 
     @Test func twoViewersWantingOnePhotoGiveOneDownload() async throws {
-        let harness = try PipelineHarness(photos: Self.photos(3, slow: [0], behaviour: Self.unhurried))
+        let gate = OriginGate()
+        let harness = try PipelineHarness(photos: Self.photos(3, held: [0], by: gate))
         defer { harness.close() }
         let first = harness.controller()
         let second = harness.controller()
@@ -139,8 +138,9 @@ struct SchedulingTests {
         try await harness.origin.waitUntilRequested("/p00.jpg")
         second.loadImagesForOnscreenRows(0...0)
 
-        // When the first viewer scrolls away
+        // When the first viewer scrolls away, and then the origin sends the rest
         first.loadImagesForOnscreenRows(2...2)
+        gate.openAll()
 
         // Then the photo still completes for the second viewer, from a single transfer
         try await harness.recorder.wait(photo: 0, "filtered") { $0 == .filtered }
@@ -178,7 +178,7 @@ struct SchedulingTests {
     }
 
     @Test func aMemoryWarningCancelsWorkAndEvictsImages() async throws {
-        let harness = try PipelineHarness(photos: Self.photos(4, slow: [3]))
+        let harness = try PipelineHarness(photos: Self.photos(4, held: [3]))
         defer { harness.close() }
         let controller = harness.controller()
         controller.loadImagesForOnscreenRows(0...3)

@@ -1,5 +1,6 @@
 import Foundation
 import PhotoCodecs
+import Synchronization
 
 /// What an `ImageFiltration` reports, on the filtration queue's thread.
 protocol ImageFiltrationDelegate: PhotoOperationDelegate {
@@ -31,14 +32,20 @@ final class ImageFiltration: PhotoOperation, @unchecked Sendable {
         super.init(photoRecord: photoRecord, queue: .filtration)
     }
 
+    /// Whether `main()` ran: Foundation's `start()` skips it for an operation cancelled first.
+    private let ranMain = Mutex(false)
+
+    /// Runs `main()` unless cancelled first, and reports that cancellation exactly once, however
+    /// late it landed (a check before `super.start()` would miss one that lands just after it).
     override func start() {
-        if isCancelled {
+        super.start()
+        if !ranMain.withLock({ $0 }) {
             delegate?.operationWasCancelledBeforeStart(self)
         }
-        super.start()
     }
 
     override func main() {
+        ranMain.withLock { $0 = true }
         guard let delegate else { return }
         guard !isCancelled else {
             delegate.operationWasCancelledBeforeStart(self)

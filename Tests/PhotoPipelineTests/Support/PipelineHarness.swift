@@ -37,9 +37,12 @@ final class PipelineHarness: Sendable {
         PhotoListController(pipeline: pipeline, strategy: strategy)
     }
 
+    /// Stops the pipeline and the origin at once; the loop's thread ends on its own, awaited off
+    /// Swift concurrency's threads (a blocking wait in a test's `defer` would hold one of them).
     func close() {
         pipeline.shutdown()
-        loop.shutdown()
         origin.stop()
+        let loop = loop
+        Task.detached { await loop.shutdownAndWait() }
     }
 }

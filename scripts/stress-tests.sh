@@ -1,0 +1,50 @@
+#!/usr/bin/env bash
+# Runs the Swift suites N times (default 10) while a CPU hog keeps every core busy, to find tests
+# that depend on timing. Prints one closing line: "N passed, M failed", then the failing tests.
+#   scripts/stress-tests.sh [N] [--filter REGEX]
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+runs=10
+filter=()
+while (($#)); do
+    case "$1" in
+        --filter) filter=(--filter "$2"); shift 2 ;;
+        *) runs="$1"; shift ;;
+    esac
+done
+
+scripts/install-deps.sh
+swift build --build-tests
+
+hogs=()
+stop_hogs() { ((${#hogs[@]})) && kill "${hogs[@]}" 2>/dev/null; wait 2>/dev/null || true; }
+trap stop_hogs EXIT
+for _ in $(seq "$(nproc)"); do
+    (while :; do :; done) &
+    hogs+=($!)
+done
+
+logs=$(mktemp -d)
+passed=0
+failed=0
+declare -A failures=()
+for run in $(seq "$runs"); do
+    log="$logs/run-$run.log"
+    if swift test --skip-build "${filter[@]}" >"$log" 2>&1; then
+        passed=$((passed + 1))
+        echo "run $run: passed"
+    else
+        failed=$((failed + 1))
+        names=$(grep -oE '✘ Test [^ ]+' "$log" | sed 's/✘ Test //' | sort -u | tr '\n' ' ')
+        echo "run $run: FAILED ${names:-(no test named: see $log)}"
+        for name in $names; do failures[$name]=$((${failures[$name]:-0} + 1)); done
+    fi
+done
+
+echo "$passed passed, $failed failed"
+for name in "${!failures[@]}"; do
+    echo "  $name failed ${failures[$name]} time(s)"
+done
+echo "logs: $logs"
+((failed == 0))
