@@ -10,13 +10,17 @@ struct WebHarness {
     let application: Application
     let cacheDirectory: String
 
+    /// The generated sample photos, shared by every harness: they are deterministic and written
+    /// atomically, so they are made once (by whichever server starts first) instead of per test.
+    static let sampleDirectory = NSTemporaryDirectory() + "classic-photos-test-samples"
+
     static func start(photoCount: Int = 12, configure: (inout ServerConfiguration) -> Void = { _ in }) async throws -> WebHarness {
         let cacheDirectory = NSTemporaryDirectory() + "classic-photos-test-" + UUID().uuidString
         var configuration = ServerConfiguration()
         configuration.host = "127.0.0.1"
         configuration.port = 0
         configuration.cacheDirectory = cacheDirectory
-        configuration.sample.directory = cacheDirectory
+        configuration.sample.directory = sampleDirectory
         configuration.sample.photoCount = photoCount
         configuration.sample.latency = .milliseconds(5)
         configuration.sample.bandwidth = 50_000_000

@@ -1,0 +1,60 @@
+import Foundation
+#if canImport(Glibc)
+import Glibc
+#endif
+@testable import PhotoWeb
+import Testing
+
+@Suite("Event streams nobody reads", .serialized, .timeLimit(.minutes(2)))
+struct UnreadStreamsTests {
+    @Test func twoThousandStreamsThatNeverReadWhileViewersExpireLeaveTheServerServing() async throws {
+        try await WebHarness.with(configure: {
+            $0.viewerIdleTimeout = .milliseconds(200)
+            $0.maxViewers = 5_000
+        }) { harness in
+            // Given 2,000 viewers, each with an event stream it never reads, and more viewers that
+            // never connect and so expire (dropIdle runs while the streams attach)
+            var sockets: [Int32] = []
+            defer { sockets.forEach { close($0) } }
+            for round in 0..<2_000 {
+                let viewer = try await harness.newViewer()
+                sockets.append(try openUnreadStream(port: harness.application.port, viewer: viewer))
+                if round % 10 == 0 { _ = try await harness.newViewer() }
+            }
+
+            // When a normal client opens its stream and asks for rows, so that events go to every stream
+            let reader = try await harness.newViewer()
+            let stream = try await EventStreamReader(port: harness.application.port, target: "/events?viewer=\(reader)")
+            _ = try await stream.next { $0.name == "snapshot" }
+            try await harness.report(reader, scrolling: false, rows: 0...5)
+
+            // Then it is still served: its photos fill in, health, a viewport report and a thumbnail
+            _ = try await stream.next { $0.name == "photo" && $0.json["index"] as? Int == 0 && $0.json["state"] as? String == "filtered" }
+            #expect(try await harness.request(.GET, "/healthz").status == 200)
+            try await harness.report(reader, scrolling: false, rows: 6...8)
+            #expect(try await harness.request(.GET, "/photos/0/thumbnail").status == 200)
+        }
+    }
+
+    /// Opens a connection, asks for `viewer`'s event stream, and never reads a byte of it.
+    private func openUnreadStream(port: UInt16, viewer: String) throws -> Int32 {
+        let socket = Glibc.socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        var address = sockaddr_in()
+        address.sin_family = sa_family_t(AF_INET)
+        address.sin_port = port.bigEndian
+        address.sin_addr.s_addr = inet_addr("127.0.0.1")
+        let connected = withUnsafePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(socket, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
+        }
+        guard connected == 0 else {
+            close(socket)
+            throw TestFailure("cannot connect to 127.0.0.1:\(port): errno \(errno)")
+        }
+        // A small receive buffer, so the server's writes back up as they would for a stalled reader.
+        var size: Int32 = 4096
+        setsockopt(socket, SOL_SOCKET, SO_RCVBUF, &size, socklen_t(MemoryLayout<Int32>.size))
+        let request = "GET /events?viewer=\(viewer) HTTP/1.1\r\nHost: 127.0.0.1:\(port)\r\nAccept: text/event-stream\r\n\r\n"
+        _ = request.utf8CString.withUnsafeBufferPointer { send(socket, $0.baseAddress, $0.count - 1, Int32(MSG_NOSIGNAL)) }
+        return socket
+    }
+}
