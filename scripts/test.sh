@@ -2,10 +2,28 @@
 # Runs every test: the Swift suites (real HTTP on loopback, real codecs), the container and edge
 # checks (compose schema, hadolint, nginx in front of the app on loopback), then the browser and
 # operations tests (headless Chromium and pytest against a real `classic-photos serve`).
+# Prints each stage's time, then all of them.
 set -euo pipefail
 cd "$(dirname "$0")/.."
-scripts/install-deps.sh --tests
-swift build --build-tests
-swift test --skip-build
-scripts/check-containers.sh
-python3 -m pytest -p no:benchmark -p no:cacheprovider Tests/browser
+
+timings=()
+stage() {
+    local name="$1"
+    shift
+    local started=$SECONDS
+    echo "==> $name"
+    "$@"
+    timings+=("$(printf '%-18s %4d s' "$name" $((SECONDS - started)))")
+    echo "==> $name: $((SECONDS - started)) s"
+}
+report() {
+    echo "==> stage times"
+    printf '    %s\n' "${timings[@]}"
+}
+trap report EXIT
+
+stage "install" scripts/install-deps.sh --tests
+stage "build" swift build --build-tests
+stage "swift tests" swift test --skip-build
+stage "containers" scripts/check-containers.sh
+stage "browser tests" python3 -m pytest -p no:benchmark -p no:cacheprovider Tests/browser
