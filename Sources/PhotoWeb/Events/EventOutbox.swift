@@ -44,6 +44,8 @@ final class EventOutbox: Sendable {
 
     let limit: Int
     let historySize: Int
+    /// Lock order: a leaf. Nothing that takes another lock runs under it (the snapshot is made
+    /// outside it, and waiters are resumed after it is released).
     private let state = Mutex(State())
 
     init(limit: Int = 2_000, historySize: Int = 512) {

@@ -12,6 +12,7 @@ final class ViewerSession: Sendable {
         var lastQueues: EventPayloads.Queues?
     }
 
+    /// Lock order: a leaf. The controller and the pipeline are called after it is released.
     private let state = Mutex(State())
 
     init(id: ViewerID, outbox: EventOutbox) {
