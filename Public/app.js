@@ -108,6 +108,8 @@
       nameEl: meta.children[0],
       statusEl: meta.children[1],
       reasonEl: meta.children[2],
+      retryEl: meta.querySelector('[data-action="retry"]'),
+      preview: false,
       shown: null, // the URL the row's <img> shows
     };
     el.dataset.index = String(index);
@@ -134,8 +136,8 @@
   // The image a row should show in its state.
   function wantedImage(row) {
     switch (row.state) {
-      case 'downloaded':
-      case 'filtering': return url('/photos/' + row.index + '/original');
+      // The unfiltered thumbnail once it exists (never the full-size original): unfiltered first, then sepia.
+      case 'filtering': return row.preview ? url('/photos/' + row.index + '/preview') : PLACEHOLDER;
       case 'filtered': return url('/photos/' + row.index + '/thumbnail');
       case 'failed': return FAILED;
       default: return PLACEHOLDER;
@@ -145,8 +147,7 @@
   function altText(row) {
     switch (row.state) {
       case 'filtered': return 'Sepia thumbnail of ' + row.name;
-      case 'downloaded':
-      case 'filtering': return row.name + ' (not yet sepia)';
+      case 'filtering': return row.preview ? row.name + ' (not yet sepia)' : 'Placeholder for ' + row.name;
       case 'failed': return row.name + ' failed to load';
       default: return 'Placeholder for ' + row.name;
     }
@@ -163,6 +164,8 @@
     row.progress = next === 'downloading' && typeof photo.progress === 'number'
       ? Math.min(1, Math.max(0, photo.progress)) : null;
     row.reason = next === 'failed' ? (photo.reason || 'unknown error') : null;
+    const hadPreview = row.preview;
+    row.preview = next === 'filtering' && (photo.preview === true || (previous === 'filtering' && row.preview === true));
 
     const el = row.el;
     if (el.dataset.state !== next) el.dataset.state = next;
@@ -179,7 +182,8 @@
     } else if (row.nameEl.hasAttribute('href')) {
       row.nameEl.removeAttribute('href');
     }
-    if (previous !== next) row.img.alt = altText(row);
+    row.retryEl.hidden = next !== 'failed';
+    if (previous !== next || hadPreview !== row.preview) row.img.alt = altText(row);
   }
 
   // Rows go into blocks of BLOCK_ROWS, each a fixed-height box the browser can skip when it is off
@@ -937,6 +941,23 @@
   } else {
     window.addEventListener('resize', onResize);
   }
+
+  // "Try again" on a failed row: the server forgets the failure and works on the photo again.
+  rowsEl.addEventListener('click', async (event) => {
+    const button = event.target.closest('[data-action="retry"]');
+    if (!button) return;
+    const el = button.closest('.row');
+    button.disabled = true;
+    try {
+      const response = await fetch(url('/api/photos/' + el.dataset.index + '/retry'), { method: 'POST', cache: 'no-store' });
+      if (!response.ok) showBanner('Could not try again: ' + ((await response.json()).error || response.status), 'error');
+      reportVisible();
+    } catch (error) {
+      showBanner('Could not try again: ' + error.message, 'error');
+    } finally {
+      button.disabled = false;
+    }
+  });
 
   // A click on a sepia row opens the full-size sepia photo in a new tab (the name is the link).
   rowsEl.addEventListener('click', (event) => {

@@ -38,10 +38,14 @@ public struct SepiaRenderer: Sendable {
 
     /// Thumbnail of `height` px: decode at reduced DCT scale, resample, sepia on the small pixels only, encode
     /// (`format`, or by default JPEG, PNG when the source has alpha). Smaller sources are not upscaled.
+    ///
+    /// `unfiltered`, when given, receives the same thumbnail without the sepia step first (the
+    /// tutorial's "unfiltered first, then sepia"), from the one decode, on the calling thread.
     public func thumbnail(
-        of data: Data, height: Int = 160, format: ImageFormat? = nil, isCancelled: () -> Bool = { false }
+        of data: Data, height: Int = 160, format: ImageFormat? = nil, isCancelled: () -> Bool = { false },
+        unfiltered: ((EncodedImage) -> Void)? = nil
     ) throws(ImageCodecError) -> EncodedImage {
-        try render(data, minimumHeight: max(1, height), format: format, isCancelled: isCancelled) { image in
+        try render(data, minimumHeight: max(1, height), format: format, isCancelled: isCancelled, unfiltered: unfiltered) { image in
             Resampler.scaled(image, toHeight: height)
         }
     }
@@ -57,15 +61,24 @@ public struct SepiaRenderer: Sendable {
     /// giving up saves the most work.
     private func render(
         _ data: Data, minimumHeight: Int?, format: ImageFormat?, isCancelled: () -> Bool,
-        resize: (PixelBuffer) -> PixelBuffer
+        unfiltered: ((EncodedImage) -> Void)? = nil, resize: (PixelBuffer) -> PixelBuffer
     ) throws(ImageCodecError) -> EncodedImage {
         if isCancelled() { throw .cancelled }
         var image = try ImageDecoder.decode(data, minimumHeight: minimumHeight, limits: limits)
         if isCancelled() { throw .cancelled }
         // Reassigning the one variable keeps the buffer uniquely referenced, so the filter does not copy it.
         image = resize(image)
+        if let unfiltered {
+            unfiltered(try encode(image, as: format))
+            if isCancelled() { throw .cancelled }
+        }
         SepiaFilter(intensity: intensity).apply(to: &image)
         if isCancelled() { throw .cancelled }
+        return try encode(image, as: format)
+    }
+
+    /// Encodes as `format`, by default JPEG, PNG when the image has alpha.
+    private func encode(_ image: PixelBuffer, as format: ImageFormat?) throws(ImageCodecError) -> EncodedImage {
         if (format ?? (image.hasAlpha ? .png : .jpeg)) == .png {
             return EncodedImage(data: try PNGEncoder.encode(image), format: .png, width: image.width, height: image.height)
         }

@@ -7,6 +7,9 @@ public enum ImageVariant: String, Sendable, Hashable, CaseIterable {
     case original
     /// The sepia thumbnail shown in the row.
     case thumbnail
+    /// The same thumbnail without the sepia step: what the row shows while the sepia one is made
+    /// (the tutorial's "unfiltered first"), so a row never loads the original.
+    case preview
     /// The full-size sepia image, made only when asked for.
     case sepia
 }

@@ -7,10 +7,12 @@ public struct PipelineEvent: Sendable {
     /// What happened.
     public var kind: Kind
 
-    /// The two kinds of event.
+    /// The kinds of event.
     public enum Kind: Sendable {
         /// A record changed state (including download progress).
         case photo(index: Int, state: PhotoState)
+        /// A record being filtered has its unfiltered thumbnail (`ImageVariant.preview`) ready.
+        case preview(index: Int)
         /// An operation started, or ended with an outcome.
         case operation(OperationEvent)
     }

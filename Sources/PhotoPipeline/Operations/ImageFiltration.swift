@@ -7,6 +7,8 @@ protocol ImageFiltrationDelegate: PhotoOperationDelegate {
     /// The downloaded bytes to filter, or nil when there is nothing to filter (the download failed
     /// or was cancelled, or its bytes were evicted).
     func originalBytes(for filtration: ImageFiltration) -> Data?
+    /// The unfiltered thumbnail is ready; the sepia one follows.
+    func filtration(_ filtration: ImageFiltration, didMakePreview preview: EncodedImage)
     func filtration(
         _ filtration: ImageFiltration,
         didFinishWith result: Result<EncodedImage, ImageCodecError>,
@@ -59,9 +61,9 @@ final class ImageFiltration: PhotoOperation, @unchecked Sendable {
         let clock = ThreadCPUClock()
         let result: Result<EncodedImage, ImageCodecError>
         do {
-            result = .success(try renderer.thumbnail(of: original, height: thumbnailHeight) { [unowned self] in
-                self.isCancelled
-            })
+            result = .success(try renderer.thumbnail(
+                of: original, height: thumbnailHeight, isCancelled: { [unowned self] in self.isCancelled },
+                unfiltered: { delegate.filtration(self, didMakePreview: $0) }))
         } catch {
             result = .failure(error)
         }

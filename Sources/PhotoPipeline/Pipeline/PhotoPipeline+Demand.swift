@@ -164,3 +164,17 @@ extension PhotoPipeline {
         }
     }
 }
+
+extension PhotoPipeline {
+    /// Forgets photo `index`'s failure so that it is worked on again when a viewer next wants it;
+    /// returns the record. A failed photo is never retried by itself: only this call does it.
+    public func retry(_ index: Int) throws(PipelineError) -> PhotoRecord {
+        guard records.indices.contains(index) else { throw .noSuchPhoto(index: index, count: records.count) }
+        let record = records[index]
+        try state.withLock { state throws(PipelineError) in
+            guard case .failed = record.state else { throw .notFailed(index: index, state: record.state) }
+            transition(record, to: .new)
+        }
+        return record
+    }
+}

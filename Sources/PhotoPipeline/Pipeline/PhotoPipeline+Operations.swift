@@ -104,6 +104,19 @@ extension PhotoPipeline: ImageDownloaderDelegate, ImageFiltrationDelegate {
         }
     }
 
+    func filtration(_ filtration: ImageFiltration, didMakePreview preview: EncodedImage) {
+        state.withLock { state in
+            let index = filtration.index
+            keepOnDisk(preview.data, index, .preview)
+            let evicted = state.cache.insert(
+                CachedImage(data: preview.data, format: preview.format), for: .init(index: index, variant: .preview))
+            handleEvictions(evicted, in: state)
+            if case .filtering = filtration.photoRecord.state {
+                events.publish(.preview(index: index))
+            }
+        }
+    }
+
     func filtration(
         _ filtration: ImageFiltration,
         didFinishWith result: Result<EncodedImage, ImageCodecError>,

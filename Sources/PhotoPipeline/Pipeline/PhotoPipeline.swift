@@ -182,6 +182,7 @@ public final class PhotoPipeline: Sendable {
         return switch variant {
         case .original: "\(hash)-original"
         case .thumbnail: "\(hash)-thumbnail-h\(configuration.thumbnailHeight)-i\(intensity)"
+        case .preview: "\(hash)-preview-h\(configuration.thumbnailHeight)"
         case .sepia: "\(hash)-sepia-i\(intensity)"
         }
     }

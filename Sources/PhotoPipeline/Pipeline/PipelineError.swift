@@ -8,6 +8,8 @@ public enum PipelineError: Error, Sendable, Equatable, CustomStringConvertible {
     case notAvailable(index: Int, variant: ImageVariant, state: PhotoState)
     /// The photo could not be turned into the asked-for image.
     case renderFailed(index: Int, ImageCodecError)
+    /// Only a failed photo can be tried again; this one is in `state`.
+    case notFailed(index: Int, state: PhotoState)
 
     public var description: String {
         switch self {
@@ -20,6 +22,8 @@ public enum PipelineError: Error, Sendable, Equatable, CustomStringConvertible {
             }
         case .renderFailed(let index, let error):
             "photo \(index) could not be rendered: \(error)"
+        case .notFailed(let index, let state):
+            "photo \(index) has not failed (it is \(state.name)): there is nothing to try again"
         }
     }
 }

@@ -10,6 +10,7 @@ enum Routes {
             ("POST /api/viewport", ViewportHandler(context: context)),
             ("GET /api/photos", PhotosHandler(context: context)),
             ("GET /api/stats", StatsHandler(context: context)),
+            ("POST /api/photos/:index/retry", RetryHandler(context: context)),
             ("GET /photos/:index/:variant", ImageHandler(context: context)),
             ("GET,HEAD /static/:file", StaticFileHandler(directory: context.configuration.publicDirectory)),
             ("GET /healthz", HealthHandler(context: context)),

@@ -31,6 +31,8 @@ struct EventBroadcaster: Sendable {
                     logger.warning("photo failed", metadata: ["index": "\(index)", "name": "\(pipeline.records[index].name)", "reason": "\(reason)"])
                 }
                 payload = .init(name: .photo, data: EventPayloads.json(EventPayloads.Photo(index: index, state: state)), photoIndex: index)
+            case .preview(let index):
+                payload = .init(name: .photo, data: EventPayloads.json(EventPayloads.Photo(index: index, state: .filtering, preview: true)), photoIndex: index)
             case .operation(let operation):
                 payload = .init(name: .operation, data: EventPayloads.json(EventPayloads.Operation(operation, time: event.time)))
             }

@@ -3,7 +3,8 @@ import PhotoPipeline
 
 /// The JSON bodies of events and API responses, as documented in the README's contract.
 enum EventPayloads {
-    /// A row's state: `{"index", "state", "progress", "reason"}` (plus name and url in lists).
+    /// A row's state: `{"index", "state", "progress", "reason"}` (plus name and url in lists, and
+    /// `"preview": true` once a row being filtered has its unfiltered thumbnail).
     struct Photo: Encodable {
         var index: Int
         var name: String?
@@ -11,8 +12,10 @@ enum EventPayloads {
         var state: String
         var progress: Double?
         var reason: String?
+        var preview = false
 
-        init(index: Int, state: PhotoState, record: PhotoRecord? = nil) {
+        init(index: Int, state: PhotoState, record: PhotoRecord? = nil, preview: Bool = false) {
+            self.preview = preview
             self.index = index
             self.name = record?.name
             self.url = record?.url
@@ -32,9 +35,10 @@ enum EventPayloads {
             try container.encode(state, forKey: .state)
             try container.encode(progress, forKey: .progress)  // null when unknown, as the contract says
             try container.encode(reason, forKey: .reason)
+            if preview { try container.encode(true, forKey: .preview) }
         }
 
-        enum CodingKeys: String, CodingKey { case index, name, url, state, progress, reason }
+        enum CodingKeys: String, CodingKey { case index, name, url, state, progress, reason, preview }
     }
 
     /// `event: source` and the status part of `GET /api/photos`.

@@ -44,6 +44,7 @@ enum APIError: Error, Sendable, Equatable, CustomStringConvertible {
         switch error {
         case .noSuchPhoto, .notAvailable: self = .notFound(error.description)
         case .renderFailed: self = .unprocessable(error.description)
+        case .notFailed: self = .conflict(error.description)
         }
     }
 

@@ -2,7 +2,8 @@ import FlyingFox
 import Foundation
 import PhotoPipeline
 
-/// `GET /photos/N/thumbnail`, `/photos/N/sepia` (full size, made on request) and `/photos/N/original`.
+/// `GET /photos/N/thumbnail`, `/photos/N/preview` (the thumbnail before sepia), `/photos/N/sepia`
+/// (full size, made on request) and `/photos/N/original`.
 ///
 /// Serves only what is already there (the full-size sepia aside): asking for a thumbnail never
 /// starts work the viewport did not ask for.
@@ -15,7 +16,7 @@ struct ImageHandler: HTTPHandler {
             throw APIError.badRequest("photo index must be a whole number, got \(parameters["index"] ?? "nothing")")
         }
         guard let variant = parameters["variant"].flatMap(ImageVariant.init(rawValue:)) else {
-            throw APIError.notFound("no such image: use thumbnail, sepia or original")
+            throw APIError.notFound("no such image: use thumbnail, preview, sepia or original")
         }
         guard let pipeline = context.library.pipeline else {
             throw APIError.conflict("the photo list is not loaded yet (\(context.library.source.status))")

@@ -32,6 +32,11 @@ final class ViewerSession: Sendable {
         }
     }
 
+    /// The viewer's controller, if it has one yet.
+    var existingController: PhotoListController? {
+        state.withLock { $0.controller }
+    }
+
     /// The queue counts if they changed since last sent (for the periodic `queues` event).
     func queuesIfChanged() -> EventPayloads.Queues? {
         takeQueues(onlyIfChanged: true)

@@ -100,6 +100,7 @@ extension PipelineEvent {
     var summary: String {
         switch kind {
         case .photo(let index, let state): "#\(index) \(state.name)"
+        case .preview(let index): "#\(index) preview"
         case .operation(let operation): "\(operation.queue.rawValue) #\(operation.index) \(operation.outcome.rawValue)"
         }
     }

@@ -1,0 +1,30 @@
+import FlyingFox
+import PhotoPipeline
+
+/// `POST /api/photos/N/retry`: a failed photo is forgotten as failed and worked on again for every
+/// viewer that has it on screen (the others ask for it with their next viewport report). `202`.
+struct RetryHandler: HTTPHandler {
+    let context: AppContext
+
+    func handleRequest(_ request: HTTPRequest) async throws -> HTTPResponse {
+        guard let indexText = request.routeParameters["index"], let index = Int(indexText) else {
+            throw APIError.badRequest("photo index must be a whole number, got \(request.routeParameters["index"] ?? "nothing")")
+        }
+        guard let pipeline = context.library.pipeline else {
+            throw APIError.conflict("the photo list is not loaded yet (\(context.library.source.status))")
+        }
+        let record: PhotoRecord
+        do {
+            record = try pipeline.retry(index)
+        } catch {
+            throw APIError(error)
+        }
+        context.logger.info("photo retried", metadata: ["index": "\(index)", "name": "\(record.name)"])
+        for session in context.viewers.all {
+            if let controller = session.existingController, controller.visibleRows?.contains(index) == true {
+                controller.startOperations(for: record)
+            }
+        }
+        return .json(EventPayloads.Photo(index: index, state: record.state), status: .accepted)
+    }
+}
