@@ -57,7 +57,9 @@ let package = Package(
         .target(
             name: "PhotoCodecs",
             dependencies: ["CJPEG", "CPNG"],
-            swiftSettings: swiftSettings
+            // Per-pixel loops (sepia, resampling, sample generation) are 10-50x slower unoptimised;
+            // debug builds optimise this one target so the tests and a debug server stay quick.
+            swiftSettings: swiftSettings + [.unsafeFlags(["-O"], .when(configuration: .debug))]
         ),
         .target(
             name: "PhotoPipeline",

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import json
 import os
+import select
 import shutil
 import socket
 import subprocess
@@ -37,6 +38,50 @@ def free_port() -> int:
         return s.getsockname()[1]
 
 
+class EventStream:
+    """A viewer's `GET /events` read line by line from a socket, as the page's EventSource does."""
+
+    def __init__(self, server: "Server", viewer: str, timeout: float = 60):
+        self.sock = socket.create_connection(("127.0.0.1", server.port), timeout=timeout)
+        self.sock.sendall(f"GET /events?viewer={viewer} HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n\r\n".encode())
+        self.buffer = b""
+
+    def events(self):
+        """Yields (name, data) for each event until the stream ends (chunk framing is skipped:
+        the size lines never start with `event:` or `data:`)."""
+        name = None
+        while True:
+            while b"\n" not in self.buffer:
+                chunk = self.sock.recv(65536)
+                if not chunk:
+                    return
+                self.buffer += chunk
+            line, self.buffer = self.buffer.split(b"\n", 1)
+            text = line.decode(errors="replace").rstrip("\r")
+            if text == "0":
+                return  # the last chunk: the server ended the stream
+            if text.startswith("event: "):
+                name = text[7:]
+            elif text.startswith("data: ") and name:
+                yield name, text[6:]
+                name = None
+
+    def wait_for(self, predicate, what: str):
+        for name, data in self.events():
+            if predicate(name, data):
+                return name, data
+        pytest.fail(f"the event stream ended before {what}")
+
+    def close(self):
+        self.sock.close()
+
+
+def new_viewer(server: "Server", timeout: float = 10) -> str:
+    status, body = server.request("POST", "/api/viewers", timeout=timeout)
+    assert status == 201, body
+    return body["viewer"]
+
+
 class Server:
     """One `classic-photos serve` process."""
 
@@ -64,9 +109,10 @@ class Server:
         env = dict(os.environ, CLASSIC_PHOTOS_CACHE_DIR=str(cache_dir))
         self._stdout = open(self.stdout_path, "wb")
         self._stderr = open(self.stderr_path, "wb")
+        # stdout carries one line, the address, once the server listens: what `wait_ready` waits for.
         self.process = subprocess.Popen(
             self.command, cwd=REPO, env=env, stdin=subprocess.DEVNULL,
-            stdout=self._stdout, stderr=self._stderr)
+            stdout=subprocess.PIPE, stderr=self._stderr)
 
     # -- output
 
@@ -114,26 +160,45 @@ class Server:
     # -- life cycle
 
     def wait_ready(self, timeout: float = STARTUP_TIMEOUT):
+        """Waits for the address line on stdout (the server listens), then for the `source` event
+        that says the photo list is ready, on an event stream (no polling)."""
         deadline = time.monotonic() + timeout
-        last = "no answer yet"
-        while time.monotonic() < deadline:
-            if self.process.poll() is not None:
+
+        def remaining() -> float:
+            left = deadline - time.monotonic()
+            if left <= 0:
+                pytest.fail(f"the server was not ready within {timeout:.0f} s; " + self.describe(), pytrace=False)
+            return left
+
+        line = b""
+        while not line.endswith(b"\n"):
+            readable, _, _ = select.select([self.process.stdout], [], [], remaining())
+            chunk = os.read(self.process.stdout.fileno(), 4096) if readable else b""
+            if readable and not chunk:
+                self.process.wait(timeout=10)
                 pytest.fail(f"the server exited with status {self.process.returncode} before it was ready; "
                             + self.describe(), pytrace=False)
+            line += chunk
+        self._stdout.write(line)
+        self._stdout.flush()
+        while True:
+            # A stream open while the list loads is closed when it is ready (a fresh snapshot is
+            # due), so the next one starts with the outcome.
+            # (A first start generates the sample photos, which can hold up its answers meanwhile.)
+            stream = EventStream(self, new_viewer(self, timeout=remaining()), timeout=remaining())
             try:
-                status, body = self.request("GET", "/api/photos", timeout=5)
-                if status == 200 and isinstance(body, dict):
-                    if body.get("status") == "ready":
-                        return body
-                    if body.get("status") == "failed":
-                        pytest.fail(f"the server's photo list failed: {body.get('error')}; " + self.describe(),
+                for name, data in stream.events():
+                    if name != "source":
+                        continue
+                    source = json.loads(data)
+                    if source.get("status") == "ready":
+                        return source
+                    if source.get("status") == "failed":
+                        pytest.fail(f"the server's photo list failed: {source.get('error')}; " + self.describe(),
                                     pytrace=False)
-                last = f"{status}: {str(body)[:200]}"
-            except (urllib.error.URLError, ConnectionError, socket.timeout, TimeoutError, ValueError) as error:
-                last = repr(error)
-            time.sleep(0.25)
-        pytest.fail(f"the server was not ready within {timeout:.0f} s (last answer {last}); " + self.describe(),
-                    pytrace=False)
+            finally:
+                stream.close()
+            remaining()
 
     def stop(self):
         if self._stdout.closed:
@@ -145,6 +210,7 @@ class Server:
             except subprocess.TimeoutExpired:
                 self.process.kill()
                 self.process.wait(timeout=10)
+        self.process.stdout.close()
         self._stdout.close()
         self._stderr.close()
 

@@ -7,59 +7,16 @@ from __future__ import annotations
 
 import json
 import signal
-import socket
 import urllib.request
 from pathlib import Path
 
 import pytest
 from prometheus_client.parser import text_string_to_metric_families
 
-from conftest import Server, own_cache_dir
+from conftest import EventStream, Server, new_viewer, own_cache_dir
 
 JPEG_START, JPEG_END = b"\xff\xd8", b"\xff\xd9"
 PNG_START, PNG_END = b"\x89PNG\r\n\x1a\n", b"IEND\xaeB`\x82"
-
-
-class EventStream:
-    """A viewer's `GET /events` read line by line from a socket."""
-
-    def __init__(self, server: Server, viewer: str, timeout: float = 60):
-        self.sock = socket.create_connection(("127.0.0.1", server.port), timeout=timeout)
-        self.sock.sendall(f"GET /events?viewer={viewer} HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n".encode())
-        self.buffer = b""
-
-    def events(self):
-        """Yields (name, data) for each event until the stream ends (chunk framing is skipped:
-        the size lines never start with `event:` or `data:`)."""
-        name = None
-        while True:
-            while b"\n" not in self.buffer:
-                chunk = self.sock.recv(65536)
-                if not chunk:
-                    return
-                self.buffer += chunk
-            line, self.buffer = self.buffer.split(b"\n", 1)
-            text = line.decode(errors="replace").rstrip("\r")
-            if text.startswith("event: "):
-                name = text[7:]
-            elif text.startswith("data: ") and name:
-                yield name, text[6:]
-                name = None
-
-    def wait_for(self, predicate, what: str):
-        for name, data in self.events():
-            if predicate(name, data):
-                return name, data
-        pytest.fail(f"the event stream ended before {what}")
-
-    def close(self):
-        self.sock.close()
-
-
-def new_viewer(server: Server) -> str:
-    status, body = server.request("POST", "/api/viewers")
-    assert status == 201, body
-    return body["viewer"]
 
 
 def wait_until_filtered(server: Server, rows: range) -> None:

@@ -1,13 +1,15 @@
 """The page in a real browser against a real server: rows, scrolling, failures, two viewers, a screenshot."""
 from __future__ import annotations
 
+import json
 import os
 import struct
-import time
 from pathlib import Path
 
 import pytest
 from selenium.webdriver.support.ui import WebDriverWait
+
+from conftest import EventStream, new_viewer
 
 ARTIFACTS = Path(__file__).resolve().parents[2] / "artifacts"
 # Seconds for rows to be downloaded and filtered (a debug build filters slowly).
@@ -19,18 +21,6 @@ TITLE = "ClassicPhotos Live"
 def wait_for(driver, condition, timeout: float, message: str):
     """WebDriverWait on a condition in the page, with a message that says what was awaited."""
     return WebDriverWait(driver, timeout, poll_frequency=0.1).until(condition, message)
-
-
-def poll(condition, timeout: float, message: str, interval: float = 0.2):
-    """Polls a condition outside the browser (the server's API) until it holds; returns its value."""
-    deadline = time.monotonic() + timeout
-    while True:
-        value = condition()
-        if value:
-            return value
-        if time.monotonic() > deadline:
-            pytest.fail(f"timed out after {timeout:.0f} s: {message}", pytrace=False)
-        time.sleep(interval)
 
 
 class Page:
@@ -199,6 +189,24 @@ def test_first_screen_turns_sepia(server, driver):
     assert driver.find_element("id", "stat-bytes").text.split()[-1] in ("B", "KB", "MB", "GB")
 
 
+def test_rows_load_small_images_only(server, driver):
+    """A row shows the unfiltered preview, then the sepia thumbnail, and never the original: the
+    image bytes of the list stay within 2.2x those of the sepia thumbnails it shows."""
+    page = Page(driver, server).open()
+    first, last = page.visible_range()
+    page.wait_filtered(first, last, allow_failed=True)
+    images = page.js("""
+        return performance.getEntriesByType('resource')
+            .filter((e) => e.name.includes('/photos/'))
+            .map((e) => ({ name: e.name, bytes: e.encodedBodySize }));
+    """)
+    assert not [i for i in images if "/original" in i["name"]], images
+    thumbnails = sum(i["bytes"] for i in images if i["name"].endswith("/thumbnail"))
+    total = sum(i["bytes"] for i in images)
+    print(f"list images: {total} bytes, of which sepia thumbnails {thumbnails} ({total / max(1, thumbnails):.2f}x)")
+    assert thumbnails > 0 and total <= 2.2 * thumbnails, images
+
+
 # ---------------------------------------------------------------------------------------------- 3, 4
 
 
@@ -269,30 +277,35 @@ class TestFastScroll:
 
 def find_failed_row(server) -> dict:
     """A row whose photo failed; if none has failed yet, a non-page viewer (POST /api/viewers)
-    walks the list a window at a time until one does."""
-    photos = server.photos()
-    failed = [p for p in photos if p["state"] == "failed"]
+    walks the list a window at a time, reading its event stream, until one does."""
+    failed = [p for p in server.photos() if p["state"] == "failed"]
     if failed:
         return failed[0]
-    status, body = server.request("POST", "/api/viewers")
-    assert status in (200, 201), (status, body)
-    viewer = body["viewer"]
-    window = 12
-    for start in range(0, len(photos), window):
-        end = min(len(photos) - 1, start + window - 1)
-        status, body = server.request("POST", "/api/viewport",
-                                      {"viewer": viewer, "scrolling": False, "first": start, "last": end})
-        assert status == 204, (status, body)
+    viewer = new_viewer(server)
+    stream = EventStream(server, viewer, timeout=WORK_TIMEOUT)
+    try:
+        _, snapshot = stream.wait_for(lambda name, _: name == "snapshot", "the snapshot")
+        photos = {p["index"]: p for p in json.loads(snapshot)["photos"]}
+        window = 12
+        for start in range(0, len(photos), window):
+            end = min(len(photos) - 1, start + window - 1)
+            status, body = server.request("POST", "/api/viewport",
+                                          {"viewer": viewer, "scrolling": False, "first": start, "last": end})
+            assert status == 204, (status, body)
 
-        def window_settled():
-            rows = server.photos()[start:end + 1]
-            done = all(p["state"] not in ("new", "downloading") for p in rows)
-            return rows if done else None
+            def settled(name, data):
+                if name == "photo":
+                    photo = json.loads(data)
+                    photos[photo["index"]].update(photo)
+                return all(photos[i]["state"] not in ("new", "downloading") for i in range(start, end + 1))
 
-        rows = poll(window_settled, WORK_TIMEOUT, f"rows {start}...{end} were never all downloaded or failed")
-        failed = [p for p in rows if p["state"] == "failed"]
-        if failed:
-            return failed[0]
+            if not settled("", ""):
+                stream.wait_for(settled, f"rows {start}...{end} all downloaded or failed")
+            failed = [photos[i] for i in range(start, end + 1) if photos[i]["state"] == "failed"]
+            if failed:
+                return failed[0]
+    finally:
+        stream.close()
     pytest.fail("no photo failed in the whole list (the sample origin should have mis-named entries)",
                 pytrace=False)
 
@@ -320,6 +333,27 @@ def test_failed_photo_shows_reason(server, driver):
     assert reason.is_displayed()
     assert reason.text == failed["reason"]
     assert row.find_element("css selector", "img.thumb").get_attribute("alt")
+
+    # "Try again" asks the server to forget the failure: the photo is worked on again (and, still
+    # missing at the origin, fails again), seen on another viewer's event stream.
+    stream = EventStream(server, new_viewer(server), timeout=WORK_TIMEOUT)
+    try:
+        stream.wait_for(lambda name, _: name == "snapshot", "the snapshot")
+        retry = row.find_element("css selector", "[data-action='retry']")
+        assert retry.is_displayed() and retry.text == "Try again"
+        retry.click()
+        seen = []
+
+        def back_to_failed(name, data):
+            photo = json.loads(data) if name == "photo" else {}
+            if photo.get("index") == index:
+                seen.append(photo["state"])
+            return "new" in seen and seen[-1] == "failed"
+
+        stream.wait_for(back_to_failed, f"row {index} retried and failed again")
+    finally:
+        stream.close()
+    assert seen[0] == "new", seen
 
 
 # ---------------------------------------------------------------------------------------------- 6
