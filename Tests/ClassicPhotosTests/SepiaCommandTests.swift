@@ -63,7 +63,8 @@ struct SepiaCommandTests {
     }
 
     @Test(arguments: [
-        ("not-an-image", ["--height", "100"], "not a JPEG or PNG image"),
+        ("not-an-image", ["--height", "100"], "This is a web page, not an image"),
+        ("gif", [], "GIF images are not supported"),
         ("missing", [], "cannot read"),
         ("photo", ["--intensity", "2"], "--intensity must be between 0 and 1"),
     ])
@@ -72,6 +73,7 @@ struct SepiaCommandTests {
         defer { try? FileManager.default.removeItem(atPath: input); try? FileManager.default.removeItem(atPath: output) }
         switch kind {
         case "not-an-image": try Data("<html>nope</html>".utf8).write(to: URL(fileURLWithPath: input))
+        case "gif": try Data("GIF89a\u{01}\u{00}\u{01}\u{00}".utf8).write(to: URL(fileURLWithPath: input))
         case "photo": try JPEGEncoder.encode(SamplePhoto.make(seed: 5, width: 64, height: 64)).write(to: URL(fileURLWithPath: input))
         default: break
         }
