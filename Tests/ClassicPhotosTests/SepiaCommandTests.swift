@@ -62,6 +62,29 @@ struct SepiaCommandTests {
         #expect(try PNGDecoder.decode(bytes).width == 320)
     }
 
+    @Test func anExifOrientationSixPhotoIsWrittenUpright() throws {
+        // Given: stored 64x48, dark left half and bright right half, tagged "turn 90° clockwise"
+        let input = temporary("in.jpg"), output = temporary("out.jpg")
+        defer { try? FileManager.default.removeItem(atPath: input); try? FileManager.default.removeItem(atPath: output) }
+        let stored = PixelBuffer(width: 64, height: 48, channels: 3, bytes: (0..<48).flatMap { _ in
+            (0..<64).flatMap { x in [UInt8](repeating: x < 32 ? 30 : 230, count: 3) }
+        })
+        let tiff: [UInt8] = [0x4D, 0x4D, 0, 42, 0, 0, 0, 8, 0, 1, 0x01, 0x12, 0, 3, 0, 0, 0, 1, 0, 6, 0, 0, 0, 0, 0, 0]
+        let app1 = Array("Exif".utf8) + [0, 0] + tiff
+        let jpeg = try JPEGEncoder.encode(stored)
+        let tagged = jpeg.prefix(2) + Data([0xFF, 0xE1, 0, UInt8(app1.count + 2)] + app1) + jpeg.dropFirst(2)
+        try tagged.write(to: URL(fileURLWithPath: input))
+
+        // When
+        let result = try run(["sepia", input, output])
+
+        // Then: upright 48x64, the stored left (dark) half now on top
+        #expect(result.status == 0, "\(result.errors)")
+        let written = try ImageDecoder.decode(Data(contentsOf: URL(fileURLWithPath: output)))
+        #expect((written.width, written.height) == (48, 64))
+        #expect(written[24, 8][0] < 100 && written[24, 56][0] > 150, "top \(written[24, 8]) bottom \(written[24, 56])")
+    }
+
     @Test(arguments: [
         ("not-an-image", ["--height", "100"], "This is a web page, not an image"),
         ("gif", [], "GIF images are not supported"),
