@@ -74,6 +74,21 @@ struct EXIFOrientationTests {
         #expect(quadrants(of: unfiltered) == expected)
     }
 
+    @Test("thumbnails(of:) gives the preview and the sepia thumbnail of one decode, same upright shape")
+    func bothThumbnails() throws {
+        // Given
+        let jpeg = try EXIFFixture.quadrants(orientation: 8)
+
+        // When
+        let (preview, sepia) = try SepiaRenderer().thumbnails(of: jpeg, height: 24)
+
+        // Then: the preview keeps the colours, the sepia one does not
+        #expect((preview.width, preview.height, sepia.width, sepia.height) == (16, 24, 16, 24))
+        #expect(quadrants(of: try JPEGDecoder.decode(preview.data)) == [.green, .white, .red, .blue])
+        let sepiaTopLeft = try JPEGDecoder.decode(sepia.data)[4, 6]
+        #expect(!(sepiaTopLeft[1] > sepiaTopLeft[0] + 50), "sepia top-left \(sepiaTopLeft) is still green")
+    }
+
     @Test("a missing, foreign or out-of-range tag leaves the image as stored", arguments: [0, 9, 0xFFFF])
     func outOfRangeIsIgnored(orientation: Int) throws {
         let image = try JPEGDecoder.decode(try EXIFFixture.quadrants(orientation: orientation))
