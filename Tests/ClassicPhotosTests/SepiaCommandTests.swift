@@ -69,11 +69,7 @@ struct SepiaCommandTests {
         let stored = PixelBuffer(width: 64, height: 48, channels: 3, bytes: (0..<48).flatMap { _ in
             (0..<64).flatMap { x in [UInt8](repeating: x < 32 ? 30 : 230, count: 3) }
         })
-        let tiff: [UInt8] = [0x4D, 0x4D, 0, 42, 0, 0, 0, 8, 0, 1, 0x01, 0x12, 0, 3, 0, 0, 0, 1, 0, 6, 0, 0, 0, 0, 0, 0]
-        let app1 = Array("Exif".utf8) + [0, 0] + tiff
-        let jpeg = try JPEGEncoder.encode(stored)
-        let tagged = jpeg.prefix(2) + Data([0xFF, 0xE1, 0, UInt8(app1.count + 2)] + app1) + jpeg.dropFirst(2)
-        try tagged.write(to: URL(fileURLWithPath: input))
+        try SamplePhoto.tagged(JPEGEncoder.encode(stored), orientation: 6).write(to: URL(fileURLWithPath: input))
 
         // When
         let result = try run(["sepia", input, output])

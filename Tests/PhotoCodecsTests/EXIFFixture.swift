@@ -14,25 +14,7 @@ enum EXIFFixture {
             }
         }
         let jpeg = try JPEGEncoder.encode(PixelBuffer(width: width, height: height, channels: 3, bytes: bytes), quality: 95)
-        return inserting(app1: exif(orientation: orientation, bigEndian: bigEndian), into: jpeg)
-    }
-
-    /// `jpeg` with an APP1 marker holding `payload` right after SOI.
-    static func inserting(app1 payload: [UInt8], into jpeg: Data) -> Data {
-        let length = payload.count + 2
-        let marker: [UInt8] = [0xFF, 0xE1, UInt8(length >> 8), UInt8(length & 0xFF)] + payload
-        return jpeg.prefix(2) + Data(marker) + jpeg.dropFirst(2)
-    }
-
-    /// "Exif\0\0" and a TIFF header whose IFD0 holds one SHORT orientation entry.
-    static func exif(orientation: Int, bigEndian: Bool = true) -> [UInt8] {
-        func u16(_ value: Int) -> [UInt8] {
-            bigEndian ? [UInt8(value >> 8 & 0xFF), UInt8(value & 0xFF)] : [UInt8(value & 0xFF), UInt8(value >> 8 & 0xFF)]
-        }
-        func u32(_ value: Int) -> [UInt8] { bigEndian ? u16(value >> 16) + u16(value) : u16(value) + u16(value >> 16) }
-        let order: [UInt8] = bigEndian ? [0x4D, 0x4D] : [0x49, 0x49]
-        let tiff = order + u16(42) + u32(8) + u16(1) + u16(0x0112) + u16(3) + u32(1) + u16(orientation) + u16(0) + u32(0)
-        return Array("Exif".utf8) + [0, 0] + tiff
+        return SamplePhoto.tagged(jpeg, orientation: orientation, bigEndian: bigEndian)
     }
 
     /// The colour of each quadrant of the stored image.

@@ -42,7 +42,7 @@ struct EXIFOrientationTests {
     @Test("the reduced-scale decode picks its scale by the upright height")
     func reducedScaleUsesUprightHeight() throws {
         // Given: stored 1600x1067 turned 90°, so upright 1067 wide and 1600 high
-        let jpeg = EXIFFixture.inserting(app1: EXIFFixture.exif(orientation: 6), into: try photoSizedJPEG.get())
+        let jpeg = SamplePhoto.tagged(try photoSizedJPEG.get(), orientation: 6)
 
         // When
         let size = try JPEGDecoder.outputSize(of: jpeg, minimumHeight: 200)
@@ -97,7 +97,7 @@ struct EXIFOrientationTests {
 
     @Test("every truncation of an Exif block reads as no orientation, never a crash")
     func truncatedBlocks() {
-        let block = EXIFFixture.exif(orientation: 6)
+        let block = SamplePhoto.exifBlock(orientation: 6)
         #expect(EXIFReader.orientation(inAPP1: block) == .right)
         for length in 0..<block.count - 2 {
             // The last 6 bytes are the value's padding and the next-IFD offset; shorter blocks lose the value.
@@ -108,18 +108,18 @@ struct EXIFOrientationTests {
 
     @Test("offsets and counts pointing outside the block are rejected")
     func hostileOffsets() {
-        var block = EXIFFixture.exif(orientation: 6)
+        var block = SamplePhoto.exifBlock(orientation: 6)
         // IFD0 offset far past the end
         block[10...13] = [0x7F, 0xFF, 0xFF, 0xFF]
         #expect(EXIFReader.orientation(inAPP1: block) == nil)
         // An entry count of 65535 with one real entry: stops at the end of the bytes
-        block = EXIFFixture.exif(orientation: 6)
+        block = SamplePhoto.exifBlock(orientation: 6)
         block[14...15] = [0xFF, 0xFF]
         #expect(EXIFReader.orientation(inAPP1: block) == .right)
         block[16...17] = [0x01, 0x00]
         #expect(EXIFReader.orientation(inAPP1: block) == nil)
         // Wrong type (LONG instead of SHORT)
-        block = EXIFFixture.exif(orientation: 6)
+        block = SamplePhoto.exifBlock(orientation: 6)
         block[19] = 4
         #expect(EXIFReader.orientation(inAPP1: block) == nil)
     }
