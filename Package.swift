@@ -109,6 +109,13 @@ let package = Package(
             dependencies: ["PhotoCodecs"],
             swiftSettings: swiftSettings
         ),
+        // libFuzzer harness over the EXIF reader and the decoders: scripts/fuzz.sh builds it with
+        // -sanitize=fuzzer,address and -DFUZZING; an ordinary build makes a replayer of saved inputs.
+        .executableTarget(
+            name: "CodecFuzzer",
+            dependencies: ["PhotoCodecs"],
+            swiftSettings: swiftSettings
+        ),
 
         // MARK: Test support and tests
         .target(

@@ -27,3 +27,4 @@ stage "build" swift build --build-tests
 stage "swift tests" swift test --skip-build
 stage "containers" scripts/check-containers.sh
 stage "browser tests" python3 -m pytest -p no:benchmark -p no:cacheprovider Tests/browser
+stage "fuzz (30 s)" scripts/fuzz.sh 30

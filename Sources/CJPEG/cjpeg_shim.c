@@ -131,6 +131,8 @@ int cpl_jpeg_read_header(cpl_jpeg_decoder *decoder, const unsigned char *data, u
         return -1;
     }
     jpeg_mem_src(&decoder->cinfo, data, size);
+    /* Keep APP1 (Exif) so the caller can read the orientation; 0xFFFF is a marker's largest payload. */
+    jpeg_save_markers(&decoder->cinfo, JPEG_APP0 + 1, 0xFFFF);
     jpeg_read_header(&decoder->cinfo, TRUE);
     return 0;
 }

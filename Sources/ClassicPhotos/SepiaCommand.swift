@@ -52,7 +52,7 @@ struct SepiaCommand: ParsableCommand {
             try image.data.write(to: URL(fileURLWithPath: output), options: .atomic)
             print("\(output): \(image.width)x\(image.height) \(image.format.rawValue.uppercased()), \(image.data.count) bytes")
         } catch let error as ImageCodecError {
-            throw CommandFailure("\(input): \(error)")
+            throw CommandFailure("\(input): \(error) [\(error.detail)]")
         } catch {
             throw CommandFailure("cannot write \(output): \((error as NSError).localizedFailureReason ?? error.localizedDescription)")
         }

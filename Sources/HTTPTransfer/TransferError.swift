@@ -1,4 +1,4 @@
-/// Why a transfer produced no body; `description` is a readable reason for a user.
+/// Why a transfer produced no body; `description` is a reason for people, `detail` the technical text.
 public enum TransferError: Error, Sendable, Equatable, CustomStringConvertible {
     /// The URL is not an http or https URL (checked before any network use).
     case invalidURL(String)
@@ -25,8 +25,26 @@ public enum TransferError: Error, Sendable, Equatable, CustomStringConvertible {
     /// Any other libcurl failure, with its CURLcode and text.
     case other(code: Int, message: String)
 
-    /// A one-line reason, e.g. "HTTP 404 Not Found".
+    /// A one-line reason written for people, e.g. "Not found at the origin (HTTP 404)"; `detail` keeps the technical text.
     public var description: String {
+        switch self {
+        case .invalidURL: "This is not a web address (only http and https are)"
+        case .redirectRefused: "The origin redirected to an address that is not http or https"
+        case .httpStatus(let status): Self.statusReason(status)
+        case .tooManyRedirects(let limit): "The origin redirected too many times (more than \(limit))"
+        case .connectTimeout(let timeout): "Could not connect to the origin within \(timeout.readable)"
+        case .stalled(let time): "The download stalled (too slow for \(time.readable))"
+        case .timedOut(let timeout): "The download took longer than \(timeout.readable)"
+        case .bodyTooLarge(let limit): "The file is too large (over \(Self.readableSize(limit)))"
+        case .truncated: "The download was cut short"
+        case .connectionFailed(let message): Self.connectionReason(message)
+        case .cancelled: "The download was cancelled"
+        case .other: "The download failed"
+        }
+    }
+
+    /// The technical detail behind `description`, for logs and a `detail` field: URLs, byte counts, libcurl's text.
+    public var detail: String {
         switch self {
         case .invalidURL(let url): "not a valid http(s) URL: \(url)"
         case .redirectRefused(let url): "refused to follow a redirect to \(url) (only http and https are allowed)"
@@ -42,6 +60,37 @@ public enum TransferError: Error, Sendable, Equatable, CustomStringConvertible {
         case .cancelled: "transfer cancelled"
         case .other(let code, let message): "curl error \(code): \(message)"
         }
+    }
+
+    /// A status for people: the common ones in words, the rest by class; the code always in brackets.
+    private static func statusReason(_ status: Int) -> String {
+        switch status {
+        case 404, 410: "Not found at the origin (HTTP \(status))"
+        case 401, 403: "The origin refused access (HTTP \(status))"
+        case 429: "The origin is busy: too many requests (HTTP 429)"
+        case 500...599: "The origin failed (HTTP \(status))"
+        default: "The origin refused the request (HTTP \(status))"
+        }
+    }
+
+    /// Reads libcurl's connection text ("Failed to connect to H port P after N ms: ... (Connection refused)",
+    /// "Could not resolve host: H", TLS failures) into a short reason.
+    private static func connectionReason(_ message: String) -> String {
+        if let match = message.firstMatch(of: #/Failed to connect to (\S+) port (\d+)/#) {
+            let cause = message.firstMatch(of: #/\(([^()]+)\)$/#).map { " (" + $0.1.lowercased() + ")" } ?? ""
+            return "Could not connect to \(match.1):\(match.2)\(cause)"
+        }
+        if let match = message.firstMatch(of: #/Could not resolve (?:host|proxy): (\S+)/#) {
+            return "Could not find the host \(match.1) (DNS lookup failed)"
+        }
+        let lowered = message.lowercased()
+        if lowered.contains("ssl") || lowered.contains("tls") || lowered.contains("certificate") {
+            return "The secure connection (TLS) to the origin failed"
+        }
+        if lowered.contains("empty reply") {
+            return "The origin closed the connection without answering"
+        }
+        return "The connection to the origin failed"
     }
 
     private static let reasonPhrases: [Int: String] = [

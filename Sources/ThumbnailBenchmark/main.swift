@@ -93,6 +93,8 @@ let columns = ["input", "KiB", "decode", "thumb", "thumb ms", "full ms", "floor 
 let widths = [18, 6, 12, 10, 9, 8, 9, 12, 11]
 print(zip(columns, widths).map { pad($0, $1) }.joined(separator: " "))
 var totals: [String: (thumbnail: Double, fullSize: Double, floor: Double)] = [:]
+/// Summed medians of the sepia thumbnail alone and of preview + sepia from one decode (`thumbnails(of:)`).
+var rowImages = (sepia: 0.0, both: 0.0)
 for input in inputs {
     let floor = try floorJob(for: input, renderer: renderer)
     var timings = Timings()
@@ -103,10 +105,12 @@ for input in inputs {
         try timings.measure("thumbnail") { thumbnail = try renderer.thumbnail(of: input.data, height: thumbnailHeight) }
         try timings.measure("fullSize") { _ = try renderer.fullSize(of: input.data) }
         try timings.measure("floor") { try floor() }
+        try timings.measure("both") { _ = try renderer.thumbnails(of: input.data, height: thumbnailHeight) }
     }
     // PNG has no reduced-scale decode: it always decodes in full.
     let decodeSize = ImageFormat(sniffing: input.data) == .jpeg
         ? try JPEGDecoder.outputSize(of: input.data, minimumHeight: thumbnailHeight) : nil
+    rowImages = (rowImages.sepia + timings.medianMilliseconds("thumbnail"), rowImages.both + timings.medianMilliseconds("both"))
     let (thumb, full, floorTime) = (timings.medianMilliseconds("thumbnail"), timings.medianMilliseconds("fullSize"),
                                     timings.medianMilliseconds("floor"))
     for group in [decodeSize == nil ? "all PNG (sum)" : "all JPEG (sum)", "all (sum)"] {
@@ -130,4 +134,6 @@ for group in ["all JPEG (sum)", "all PNG (sum)", "all (sum)"] {
     ]
     print(zip(row, widths).map { pad($0, $1) }.joined(separator: " "))
 }
+print(String(format: "row images (all, sum of medians): sepia thumbnail %.2f ms, preview + sepia from one decode %.2f ms, ratio %.2f",
+             rowImages.sepia, rowImages.both, rowImages.both / rowImages.sepia))
 print("targets: thumb/floor <= 1.3, full/thumb >= 3")

@@ -62,8 +62,28 @@ struct SepiaCommandTests {
         #expect(try PNGDecoder.decode(bytes).width == 320)
     }
 
+    @Test func anExifOrientationSixPhotoIsWrittenUpright() throws {
+        // Given: stored 64x48, dark left half and bright right half, tagged "turn 90° clockwise"
+        let input = temporary("in.jpg"), output = temporary("out.jpg")
+        defer { try? FileManager.default.removeItem(atPath: input); try? FileManager.default.removeItem(atPath: output) }
+        let stored = PixelBuffer(width: 64, height: 48, channels: 3, bytes: (0..<48).flatMap { _ in
+            (0..<64).flatMap { x in [UInt8](repeating: x < 32 ? 30 : 230, count: 3) }
+        })
+        try SamplePhoto.tagged(JPEGEncoder.encode(stored), orientation: 6).write(to: URL(fileURLWithPath: input))
+
+        // When
+        let result = try run(["sepia", input, output])
+
+        // Then: upright 48x64, the stored left (dark) half now on top
+        #expect(result.status == 0, "\(result.errors)")
+        let written = try ImageDecoder.decode(Data(contentsOf: URL(fileURLWithPath: output)))
+        #expect((written.width, written.height) == (48, 64))
+        #expect(written[24, 8][0] < 100 && written[24, 56][0] > 150, "top \(written[24, 8]) bottom \(written[24, 56])")
+    }
+
     @Test(arguments: [
-        ("not-an-image", ["--height", "100"], "not a JPEG or PNG image"),
+        ("not-an-image", ["--height", "100"], "This is a web page, not an image"),
+        ("gif", [], "GIF images are not supported"),
         ("missing", [], "cannot read"),
         ("photo", ["--intensity", "2"], "--intensity must be between 0 and 1"),
     ])
@@ -72,6 +92,7 @@ struct SepiaCommandTests {
         defer { try? FileManager.default.removeItem(atPath: input); try? FileManager.default.removeItem(atPath: output) }
         switch kind {
         case "not-an-image": try Data("<html>nope</html>".utf8).write(to: URL(fileURLWithPath: input))
+        case "gif": try Data("GIF89a\u{01}\u{00}\u{01}\u{00}".utf8).write(to: URL(fileURLWithPath: input))
         case "photo": try JPEGEncoder.encode(SamplePhoto.make(seed: 5, width: 64, height: 64)).write(to: URL(fileURLWithPath: input))
         default: break
         }

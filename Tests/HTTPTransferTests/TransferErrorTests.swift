@@ -24,6 +24,7 @@ struct TransferErrorTests {
         print("connection refused reads: \(message)")
         #expect(message.contains("127.0.0.1 port \(origin.port)"))
         #expect(message.contains("Connection refused"))
+        #expect(error?.description == "Could not connect to 127.0.0.1:\(origin.port) (connection refused)")
     }
 
     @Test("a body shorter than its Content-Length fails with .truncated")
@@ -38,17 +39,44 @@ struct TransferErrorTests {
         }
     }
 
-    @Test("each error reads as a clear reason", arguments: [
+    @Test("each error reads as a reason for people", arguments: [
+        (TransferError.invalidURL("ftp://x"), "This is not a web address (only http and https are)"),
+        (.redirectRefused("file:///etc/passwd"), "The origin redirected to an address that is not http or https"),
+        (.httpStatus(404), "Not found at the origin (HTTP 404)"),
+        (.httpStatus(410), "Not found at the origin (HTTP 410)"),
+        (.httpStatus(403), "The origin refused access (HTTP 403)"),
+        (.httpStatus(429), "The origin is busy: too many requests (HTTP 429)"),
+        (.httpStatus(500), "The origin failed (HTTP 500)"),
+        (.httpStatus(599), "The origin failed (HTTP 599)"),
+        (.httpStatus(400), "The origin refused the request (HTTP 400)"),
+        (.tooManyRedirects(limit: 5), "The origin redirected too many times (more than 5)"),
+        (.connectTimeout(.seconds(10)), "Could not connect to the origin within 10 s"),
+        (.stalled(.seconds(15)), "The download stalled (too slow for 15 s)"),
+        (.timedOut(.milliseconds(1500)), "The download took longer than 1500 ms"),
+        (.bodyTooLarge(limit: 50 * 1024 * 1024), "The file is too large (over 50 MB)"),
+        (.truncated(received: 1000, expected: 5000), "The download was cut short"),
+        (.connectionFailed("Failed to connect to 127.0.0.1 port 18699 after 0 ms: Couldn't connect to server (Connection refused)"),
+         "Could not connect to 127.0.0.1:18699 (connection refused)"),
+        (.connectionFailed("Could not resolve host: photos.invalid"), "Could not find the host photos.invalid (DNS lookup failed)"),
+        (.connectionFailed("SSL certificate problem: self-signed certificate"), "The secure connection (TLS) to the origin failed"),
+        (.connectionFailed("Empty reply from server"), "The origin closed the connection without answering"),
+        (.connectionFailed("Recv failure: Connection reset by peer"), "The connection to the origin failed"),
+        (.cancelled, "The download was cancelled"),
+        (.other(code: 35, message: "SSL connect error"), "The download failed"),
+    ])
+    func description(error: TransferError, expected: String) {
+        #expect(error.description == expected)
+    }
+
+    @Test("each error keeps its technical detail", arguments: [
         (TransferError.invalidURL("ftp://x"), "not a valid http(s) URL: ftp://x"),
         (.redirectRefused("file:///etc/passwd"), "refused to follow a redirect to file:///etc/passwd (only http and https are allowed)"),
         (.httpStatus(404), "HTTP 404 Not Found"),
-        (.httpStatus(500), "HTTP 500 Internal Server Error"),
         (.httpStatus(599), "HTTP 599"),
         (.tooManyRedirects(limit: 5), "too many redirects (more than 5)"),
         (.connectTimeout(.seconds(10)), "could not connect within 10 s"),
         (.stalled(.seconds(15)), "transfer stalled: too slow for 15 s"),
         (.timedOut(.milliseconds(1500)), "transfer did not finish within 1500 ms"),
-        (.bodyTooLarge(limit: 50 * 1024 * 1024), "body larger than 50 MB"),
         (.bodyTooLarge(limit: 16 * 1024), "body larger than 16 KB"),
         (.truncated(received: 1000, expected: 5000), "body truncated: received 1000 of 5000 bytes"),
         (.truncated(received: 1000, expected: nil), "body truncated after 1000 bytes"),
@@ -56,7 +84,7 @@ struct TransferErrorTests {
         (.cancelled, "transfer cancelled"),
         (.other(code: 35, message: "SSL connect error"), "curl error 35: SSL connect error"),
     ])
-    func description(error: TransferError, expected: String) {
-        #expect(error.description == expected)
+    func detail(error: TransferError, expected: String) {
+        #expect(error.detail == expected)
     }
 }

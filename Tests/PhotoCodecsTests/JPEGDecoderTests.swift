@@ -122,7 +122,8 @@ import Testing
             return
         }
         #expect(reason.contains("Premature end of JPEG file"))
-        #expect(error?.description == "corrupt JPEG: Premature end of JPEG file")
+        #expect(error?.description == "The image is cut short (truncated JPEG)")
+        #expect(error?.detail == "corrupt JPEG: Premature end of JPEG file")
     }
 
     @Test func markerInsideTheScanIsCorrupt() throws {

@@ -137,7 +137,7 @@ import Testing
 
     @Test func decodeErrorsPassThrough() {
         // Given / When / Then
-        #expect(throws: ImageCodecError.notAnImage(leadingBytes: "3c 21 44 4f")) {
+        #expect(throws: ImageCodecError.unsupportedFormat(.html)) {
             try renderer.thumbnail(of: Data("<!DOCTYPE html>".utf8))
         }
     }

@@ -41,7 +41,8 @@ cpl_jpeg_failure cpl_jpeg_decoder_failure(const cpl_jpeg_decoder *decoder);
 
 /* Wrappers of the libjpeg calls that can fail: 0 on success, -1 on failure. */
 
-/** Reads the header of the `size` bytes at `data`, which must stay valid until the decoder is destroyed. */
+/** Reads the header of the `size` bytes at `data`, which must stay valid until the decoder is destroyed;
+    APP1 markers are saved in `cinfo->marker_list` for the Exif orientation. */
 int cpl_jpeg_read_header(cpl_jpeg_decoder *decoder, const unsigned char *data, unsigned long size);
 
 /** jpeg_calc_output_dimensions: fills output_width/height for the current scale. */

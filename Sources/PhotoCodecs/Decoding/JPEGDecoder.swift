@@ -5,25 +5,28 @@ import Foundation
 public enum JPEGDecoder {
     /// The size a decode produces and the DCT scale chosen for it.
     public struct OutputSize: Sendable, Equatable {
-        /// Output width in pixels.
+        /// Decoded width in pixels, before `orientation` is applied.
         public var width: Int
-        /// Output height in pixels.
+        /// Decoded height in pixels, before `orientation` is applied.
         public var height: Int
         /// The scale is `scaleNumerator / 8`: 8 is full size, 1 is the smallest (1/8).
         public var scaleNumerator: Int
+        /// The Exif orientation `decode` applies after decoding (`.up` when there is none).
+        public var orientation: ImageOrientation = .up
     }
 
     /// libjpeg-turbo scales by n/8; above 8/8 it would upscale, which a thumbnail never wants.
     private static let scaleDenominator: UInt32 = 8
 
-    /// Decodes `data` to RGB; grayscale is expanded and Adobe CMYK/YCCK is converted.
-    /// With `minimumHeight`, decodes at the smallest scale whose height is still at least that.
+    /// Decodes `data` to upright RGB: grayscale is expanded, Adobe CMYK/YCCK converted, and the Exif
+    /// orientation applied after the (reduced-scale) decode, where turning the pixels is cheap.
+    /// With `minimumHeight`, decodes at the smallest scale whose upright height is still at least that.
     public static func decode(
         _ data: Data, minimumHeight: Int? = nil, limits: DecodeLimits = .init()
     ) throws(ImageCodecError) -> PixelBuffer {
         try withDecoder(data, limits: limits) { decoder throws(ImageCodecError) in
             let size = try prepare(decoder, minimumHeight: minimumHeight, limits: limits)
-            return try readPixels(decoder, size: size)
+            return try readPixels(decoder, size: size).oriented(size.orientation)
         }
     }
 
@@ -69,17 +72,32 @@ public enum JPEGDecoder {
         default:
             cinfo.pointee.out_color_space = JCS_RGB
         }
+        let orientation = exifOrientation(cinfo) ?? .up
         // Smallest first; the last candidate, 8/8, is full size whatever the minimum.
         var numerator = scaleDenominator
         for candidate in minimumHeight == nil ? scaleDenominator...scaleDenominator : 1...scaleDenominator {
             try setScale(candidate, decoder)
             numerator = candidate
-            if Int(cinfo.pointee.output_height) >= minimumHeight ?? 0 { break }
+            let uprightHeight = orientation.swapsAxes ? cinfo.pointee.output_width : cinfo.pointee.output_height
+            if Int(uprightHeight) >= minimumHeight ?? 0 { break }
         }
         let size = OutputSize(width: Int(cinfo.pointee.output_width), height: Int(cinfo.pointee.output_height),
-                              scaleNumerator: Int(numerator))
+                              scaleNumerator: Int(numerator), orientation: orientation)
         try limits.checkBuffer(bytes: size.width * size.height * Int(cinfo.pointee.output_components), format: .jpeg)
         return size
+    }
+
+    /// The orientation in the first APP1 marker that is an Exif block; nil when there is none or it is malformed.
+    private static func exifOrientation(_ cinfo: UnsafeMutablePointer<jpeg_decompress_struct>) -> ImageOrientation? {
+        var marker = cinfo.pointee.marker_list
+        while let current = marker {
+            if current.pointee.marker == UInt8(JPEG_APP0 + 1), let data = current.pointee.data {
+                let payload = UnsafeBufferPointer(start: data, count: Int(current.pointee.data_length))
+                if let orientation = EXIFReader.orientation(inAPP1: payload) { return orientation }
+            }
+            marker = current.pointee.next
+        }
+        return nil
     }
 
     private static func setScale(_ numerator: UInt32, _ decoder: OpaquePointer) throws(ImageCodecError) {

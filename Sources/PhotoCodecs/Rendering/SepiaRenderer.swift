@@ -50,6 +50,18 @@ public struct SepiaRenderer: Sendable {
         }
     }
 
+    /// Both row images from one reduced-scale decode, on the calling thread: `preview` is the upright
+    /// thumbnail before the sepia step, `sepia` the same pixels filtered; same size, same format.
+    public func thumbnails(
+        of data: Data, height: Int = 160, format: ImageFormat? = nil, isCancelled: () -> Bool = { false }
+    ) throws(ImageCodecError) -> (preview: EncodedImage, sepia: EncodedImage) {
+        var preview: EncodedImage?
+        let sepia = try thumbnail(of: data, height: height, format: format, isCancelled: isCancelled) { preview = $0 }
+        // render always hands the unfiltered image over before it filters, so it is set here.
+        guard let preview else { throw .cancelled }
+        return (preview, sepia)
+    }
+
     /// Full-size sepia image, encoded as `format` (by default JPEG, PNG when the source has alpha).
     public func fullSize(
         of data: Data, format: ImageFormat? = nil, isCancelled: () -> Bool = { false }

@@ -1,0 +1,31 @@
+import Foundation
+import PhotoCodecs
+
+/// The fuzzer's starting inputs, the shapes the tests use: a JPEG per Exif orientation in both byte
+/// orders, a progressive JPEG, PNGs with and without alpha, a truncated JPEG and a bare Exif block.
+enum SeedCorpus {
+    /// Writes the seeds as files into `directory`, creating it; runs on the calling thread.
+    static func write(to directory: URL) throws {
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        let photo = SamplePhoto.make(seed: 7, width: 40, height: 24)
+        let jpeg = try JPEGEncoder.encode(photo, quality: 60)
+        var seeds: [String: Data] = [
+            "plain.jpg": jpeg,
+            "progressive.jpg": try JPEGEncoder.encode(photo, quality: 60, progressive: true),
+            "rgb.png": try PNGEncoder.encode(photo),
+            "rgba.png": try PNGEncoder.encode(SamplePhoto.make(seed: 8, width: 16, height: 12, alpha: true)),
+            "truncated.jpg": jpeg.prefix(jpeg.count / 2),
+            "exif-block.bin": Data(SamplePhoto.exifBlock(orientation: 6, bigEndian: false)),
+        ]
+        for orientation in 1...8 {
+            for bigEndian in [true, false] {
+                let name = "orientation-\(orientation)-\(bigEndian ? "mm" : "ii").jpg"
+                seeds[name] = SamplePhoto.tagged(jpeg, orientation: orientation, bigEndian: bigEndian)
+            }
+        }
+        for (name, data) in seeds {
+            try data.write(to: directory.appendingPathComponent(name))
+        }
+        print("wrote \(seeds.count) seeds to \(directory.path)")
+    }
+}
