@@ -69,10 +69,10 @@ struct PipelineEndToEndTests {
     static let failures: [(String, TestOrigin.Behaviour, String)] = [
         ("/missing.jpg", .body(status: 404, contentType: "text/html", bytes: TestPhotos.html), "HTTP 404"),
         ("/broken.jpg", .body(status: 500, contentType: "text/html", bytes: TestPhotos.html), "HTTP 500"),
-        ("/loop.jpg", .redirect(location: "/loop.jpg"), "too many redirects"),
-        ("/truncated.jpg", .body(contentType: "image/jpeg", bytes: TestPhotos.truncatedJPEG()), "Premature end"),
+        ("/loop.jpg", .redirect(location: "/loop.jpg"), "redirected too many times"),
+        ("/truncated.jpg", .body(contentType: "image/jpeg", bytes: TestPhotos.truncatedJPEG()), "cut short (truncated JPEG)"),
         ("/corrupt.png", .body(contentType: "image/png", bytes: TestPhotos.corruptPNG()), "corrupt PNG"),
-        ("/page.jpg", .body(contentType: "text/html", bytes: TestPhotos.html), "not a JPEG or PNG"),
+        ("/page.jpg", .body(contentType: "text/html", bytes: TestPhotos.html), "This is a web page, not an image"),
         ("/absurd.jpg", .body(contentType: "image/jpeg", bytes: TestPhotos.absurdJPEG()), "megapixels"),
     ]
 
