@@ -171,7 +171,8 @@
     if (el.dataset.state !== next) el.dataset.state = next;
     setText(row.statusEl, statusText(row));
     setText(row.reasonEl, row.reason || '');
-    row.reasonEl.title = row.reason || '';
+    // The technical detail behind the reason, on hover.
+    row.reasonEl.title = next === 'failed' ? (photo.detail || row.reason || '') : '';
     if (next === 'downloading') {
       const known = row.progress != null;
       row.progressEl.classList.toggle('indeterminate', !known);

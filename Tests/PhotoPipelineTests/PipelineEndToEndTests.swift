@@ -91,7 +91,7 @@ struct PipelineEndToEndTests {
 
         // Then the bad one fails saying why, and the good one is filtered all the same
         try await harness.recorder.wait(photo: 0, "failed") { state in
-            if case .failed(let text) = state { return text.contains(reason) }
+            if case .failed(let text, _) = state { return text.contains(reason) }
             return false
         }
         try await harness.recorder.wait(photo: 1, "filtered") { $0 == .filtered }
@@ -106,7 +106,7 @@ struct PipelineEndToEndTests {
         defer { harness.close() }
         harness.controller().loadImagesForOnscreenRows(0...0)
         try await harness.recorder.wait(photo: 0, "failed as stalled") { state in
-            if case .failed(let text) = state { return text.contains("stalled") }
+            if case .failed(let text, _) = state { return text.contains("stalled") }
             return false
         }
     }

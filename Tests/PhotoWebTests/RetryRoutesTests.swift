@@ -14,18 +14,25 @@ struct RetryRoutesTests {
             // Given every row shown, until one fails and one turns sepia
             try await harness.report(viewer, scrolling: false, rows: 0...20)
             var failed: Int?
+            var failure: [String: Any] = [:]
             var filtered: Int?
             _ = try await stream.next { event in
                 guard event.name == "photo", let index = event.json["index"] as? Int else { return false }
                 switch event.json["state"] as? String {
-                case "failed": failed = index
+                case "failed":
+                    failed = index
+                    failure = event.json
                 case "filtered": filtered = filtered ?? index
                 default: break
                 }
                 return failed != nil && filtered != nil
             }
 
-            // Then the filtered row has its unfiltered preview
+            // Then the failed row says why for people, with the technical detail beside it
+            #expect(failure["reason"] as? String == "Not found at the origin (HTTP 404)")
+            #expect((failure["detail"] as? String)?.contains("404") == true)
+
+            // And the filtered row has its unfiltered preview
             let preview = try await harness.request(.GET, "/photos/\(filtered!)/preview")
             #expect(preview.status == 200)
             #expect(preview.headers[.contentType] == "image/jpeg" || preview.headers[.contentType] == "image/png")

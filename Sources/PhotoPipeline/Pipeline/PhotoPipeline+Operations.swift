@@ -68,7 +68,7 @@ extension PhotoPipeline: ImageDownloaderDelegate, ImageFiltrationDelegate {
                 transition(record, to: restingState(of: index, in: state))
             case .failure(let error):
                 outcome = .failed
-                transition(record, to: .failed(reason: error.description))
+                transition(record, to: .failed(reason: error.description, detail: error.detail))
                 clearDemand(for: index, in: &state)
             }
             state.work[index, default: PhotoWork()].bytesInFlight = 0
@@ -145,7 +145,7 @@ extension PhotoPipeline: ImageDownloaderDelegate, ImageFiltrationDelegate {
                 transition(record, to: restingState(of: index, in: state))
             case .failure(let error):
                 outcome = .failed
-                transition(record, to: .failed(reason: error.description))
+                transition(record, to: .failed(reason: error.description, detail: error.detail))
                 clearDemand(for: index, in: &state)
             }
             end(filtration, outcome, in: &state)

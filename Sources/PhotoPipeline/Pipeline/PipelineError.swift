@@ -17,7 +17,7 @@ public enum PipelineError: Error, Sendable, Equatable, CustomStringConvertible {
             "no photo \(index): the list has \(count) photos (0...\(max(0, count - 1)))"
         case .notAvailable(let index, let variant, let state):
             switch state {
-            case .failed(let reason): "photo \(index) failed to load: \(reason)"
+            case .failed(let reason, _): "photo \(index) failed to load: \(reason)"
             default: "the \(variant.rawValue) image of photo \(index) is not available yet (it is \(state.name))"
             }
         case .renderFailed(let index, let error):

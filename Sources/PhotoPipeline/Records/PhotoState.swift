@@ -11,8 +11,9 @@ public enum PhotoState: Sendable, Equatable {
     case filtering
     /// The sepia thumbnail is ready.
     case filtered
-    /// The photo cannot be shown; `reason` says why in words a viewer understands.
-    case failed(reason: String)
+    /// The photo cannot be shown; `reason` says why in words a viewer understands, `detail` the
+    /// technical text behind it (the library's message, the bytes seen), for the log and on hover.
+    case failed(reason: String, detail: String = "")
 
     /// The state's name as the web contract spells it (`new`, `downloading`, ...).
     public var name: String {

@@ -27,8 +27,10 @@ struct EventBroadcaster: Sendable {
             let payload: EventOutbox.Payload
             switch event.kind {
             case .photo(let index, let state):
-                if case .failed(let reason) = state {
-                    logger.warning("photo failed", metadata: ["index": "\(index)", "name": "\(pipeline.records[index].name)", "reason": "\(reason)"])
+                if case .failed(let reason, let detail) = state {
+                    logger.warning("photo failed", metadata: [
+                        "index": "\(index)", "name": "\(pipeline.records[index].name)", "reason": "\(reason)", "detail": "\(detail)",
+                    ])
                 }
                 payload = .init(name: .photo, data: EventPayloads.json(EventPayloads.Photo(index: index, state: state)), photoIndex: index)
             case .preview(let index):

@@ -12,6 +12,8 @@ enum EventPayloads {
         var state: String
         var progress: Double?
         var reason: String?
+        /// The technical text behind `reason`, for failed rows.
+        var detail: String?
         var preview = false
 
         init(index: Int, state: PhotoState, record: PhotoRecord? = nil, preview: Bool = false) {
@@ -22,7 +24,9 @@ enum EventPayloads {
             self.state = state.name
             switch state {
             case .downloading(let progress): self.progress = progress
-            case .failed(let reason): self.reason = reason
+            case .failed(let reason, let detail):
+                self.reason = reason
+                self.detail = detail.isEmpty ? nil : detail
             default: break
             }
         }
@@ -35,10 +39,11 @@ enum EventPayloads {
             try container.encode(state, forKey: .state)
             try container.encode(progress, forKey: .progress)  // null when unknown, as the contract says
             try container.encode(reason, forKey: .reason)
+            try container.encodeIfPresent(detail, forKey: .detail)
             if preview { try container.encode(true, forKey: .preview) }
         }
 
-        enum CodingKeys: String, CodingKey { case index, name, url, state, progress, reason, preview }
+        enum CodingKeys: String, CodingKey { case index, name, url, state, progress, reason, detail, preview }
     }
 
     /// `event: source` and the status part of `GET /api/photos`.
