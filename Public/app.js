@@ -960,11 +960,63 @@
     }
   });
 
-  // A click on a sepia row opens the full-size sepia photo in a new tab (the name is the link).
+  // The photo viewer: the original and the full-size sepia image, with a before/after slider.
+  const viewer = (() => {
+    const dialog = $('viewer');
+    const part = (role) => dialog.querySelector('[data-role="' + role + '"]');
+    const slider = part('slider');
+    let returnFocus = null;
+
+    function describe(img, el) {
+      const entry = performance.getEntriesByName(img.currentSrc || img.src).pop();
+      const bytes = entry && entry.encodedBodySize ? formatBytes(entry.encodedBodySize) : 'cached';
+      const time = entry ? formatSeconds(entry.duration / 1000) : '';
+      setText(el, bytes + (time ? ' in ' + time : ''));
+    }
+
+    function load(img, src, factsEl) {
+      setText(factsEl, 'loading…');
+      img.onload = () => {
+        describe(img, factsEl);
+        if (img === part('original')) setText(part('size'), img.naturalWidth + ' × ' + img.naturalHeight + ' px');
+      };
+      img.onerror = () => setText(factsEl, 'could not be loaded');
+      img.src = src;
+    }
+
+    function show(index, from) {
+      const row = state.rows[index];
+      if (!row || row.state !== 'filtered') return;
+      returnFocus = from || null;
+      setText($('viewer-title'), row.name);
+      part('original').alt = row.name + ', as downloaded';
+      part('sepia').alt = row.name + ', in sepia';
+      load(part('original'), url('/photos/' + index + '/original'), part('original-facts'));
+      load(part('sepia'), url('/photos/' + index + '/sepia'), part('sepia-facts'));
+      slider.value = '50';
+      part('sepia-clip').style.setProperty('--split', '50%');
+      dialog.dataset.index = String(index);
+      dialog.showModal();
+    }
+
+    slider.addEventListener('input', () => part('sepia-clip').style.setProperty('--split', slider.value + '%'));
+    dialog.querySelector('[data-action="close-viewer"]').addEventListener('click', () => dialog.close());
+    // Escape closes a modal dialog by itself; either way focus goes back where it came from.
+    dialog.addEventListener('close', () => {
+      part('original').removeAttribute('src');
+      part('sepia').removeAttribute('src');
+      if (returnFocus && returnFocus.isConnected) returnFocus.focus({ preventScroll: true });
+      else list.focus({ preventScroll: true });
+    });
+    return { show, get open() { return dialog.open; } };
+  })();
+
+  // A click on a sepia row (or Enter on its name) opens the photo viewer.
   rowsEl.addEventListener('click', (event) => {
     const el = event.target.closest('.row');
-    if (!el || el.dataset.state !== 'filtered' || event.target.closest('a')) return;
-    window.open(url('/photos/' + el.dataset.index + '/sepia'), '_blank', 'noopener');
+    if (!el || el.dataset.state !== 'filtered' || event.target.closest('[data-action="retry"]')) return;
+    event.preventDefault();
+    viewer.show(Number(el.dataset.index), el.querySelector('a.name'));
   });
 
   const details = $('panel-details');
@@ -1005,6 +1057,7 @@
       limit: MAX_IMAGE_LOADS,
     },
     rowState(index) { const row = state.rows[index]; return row ? row.state : null; },
+    photoViewer: viewer,
   };
 
   connect();

@@ -406,3 +406,41 @@ def test_screenshot(server, driver):
     assert data[:8] == b"\x89PNG\r\n\x1a\n"
     width, height = struct.unpack(">II", data[16:24])
     assert width >= 1000 and height >= 600, (width, height)
+
+
+@pytest.mark.parametrize("size", [(1366, 800), (390, 844)], ids=["desktop", "phone"])
+def test_photo_viewer_opens_closes_and_gives_focus_back(server, driver, size):
+    """A click on a sepia row shows the original and the sepia image with a before/after slider;
+    Escape closes it and focus goes back to the row."""
+    from selenium.webdriver.common.keys import Keys
+
+    driver.set_window_size(*size)
+    page = Page(driver, server).open()
+    first, last = page.visible_range()
+    page.wait_filtered(first, last, allow_failed=True)
+    index = next(r["index"] for r in page.rows(first, last) if r["state"] == "filtered")
+    name = driver.find_element("css selector", f'#list .row[data-index="{index}"] a.name')
+    name.send_keys(Keys.ENTER)
+
+    wait_for(driver, lambda d: d.execute_script("""
+        const v = document.getElementById('viewer'), imgs = v.querySelectorAll('img');
+        return v.open && [...imgs].every((i) => i.complete && i.naturalWidth > 0);
+    """), WORK_TIMEOUT, "the viewer never showed both images")
+    facts = page.js("""
+        const v = document.getElementById('viewer'), r = v.getBoundingClientRect();
+        return { title: document.getElementById('viewer-title').textContent,
+                 size: v.querySelector('[data-role="size"]').textContent,
+                 fits: r.left >= 0 && r.right <= innerWidth + 1 && r.bottom <= innerHeight + 1 };
+    """)
+    assert facts["title"] == page.js(f"return document.querySelector('#list .row[data-index=\"{index}\"] a.name').textContent")
+    assert "×" in facts["size"], facts
+    assert facts["fits"], facts
+
+    slider = driver.find_element("css selector", '#viewer [data-role="slider"]')
+    page.js("arguments[0].value = 20; arguments[0].dispatchEvent(new Event('input'));", slider)
+    assert page.js("return document.querySelector('#viewer [data-role=\"sepia-clip\"]').style.getPropertyValue('--split')") == "20%"
+
+    driver.switch_to.active_element.send_keys(Keys.ESCAPE)
+    wait_for(driver, lambda d: not d.execute_script("return document.getElementById('viewer').open"), 10,
+             "Escape did not close the viewer")
+    assert page.js("return document.activeElement === arguments[0]", name)
