@@ -127,7 +127,7 @@
         return row.progress == null ? 'Downloading…' : 'Downloading… ' + Math.round(row.progress * 100) + '%';
       case 'downloaded': return 'Downloaded · filtering…';
       case 'filtering': return 'Applying sepia…';
-      case 'filtered': return 'Sepia · open full size';
+      case 'filtered': return 'Sepia · click to compare';
       case 'failed': return 'Failed to load';
       default: return row.state;
     }

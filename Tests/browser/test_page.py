@@ -435,6 +435,8 @@ def test_photo_viewer_opens_closes_and_gives_focus_back(server, driver, size):
     assert facts["title"] == page.js(f"return document.querySelector('#list .row[data-index=\"{index}\"] a.name').textContent")
     assert "×" in facts["size"], facts
     assert facts["fits"], facts
+    ARTIFACTS.mkdir(exist_ok=True)
+    assert driver.save_screenshot(str(ARTIFACTS / f"viewer-{size[0]}x{size[1]}.png"))
 
     slider = driver.find_element("css selector", '#viewer [data-role="slider"]')
     page.js("arguments[0].value = 20; arguments[0].dispatchEvent(new Event('input'));", slider)
