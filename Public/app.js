@@ -787,6 +787,14 @@
     if (state.source.status === 'ready') {
       setText(sourceStatus, 'Ready · ' + formatCount(state.source.count) + ' photos');
       hideBanner('source');
+      // With --photos-dir: say which files of the folder are not in the list, and why.
+      const skipped = Array.isArray(source.skipped) ? source.skipped : [];
+      state.source.skipped = skipped;
+      if (skipped.length) {
+        showBanner('Not listed from the photo folder: '
+          + skipped.map((s) => s.file + ' (' + s.reason + ')').join('; '), 'info');
+        banner.dataset.kind = 'skipped';
+      }
     } else if (state.source.status === 'failed') {
       const reason = state.source.error || 'unknown error';
       setText(sourceStatus, 'Photo list failed: ' + reason);

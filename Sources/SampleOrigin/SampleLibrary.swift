@@ -19,12 +19,15 @@ struct SampleLibrary: Sendable {
 
     /// Whether `generateMissing` makes the files (false for a folder of the user's own photos).
     let generated: Bool
+    /// Files of the user's folder that are not listed, each with why.
+    let skipped: [SkippedFile]
 
     /// The generated sample photos, kept under `configuration.directory`.
     init(configuration: SampleOriginConfiguration) {
         directory = URL(fileURLWithPath: configuration.directory).appendingPathComponent("sample-photos-\(Self.version)")
         entries = (0..<configuration.photoCount).map(Self.entry)
         generated = true
+        skipped = []
     }
 
     /// The JPEG and PNG files of a folder of the user's own photos, named after their files.
@@ -36,10 +39,23 @@ struct SampleLibrary: Sendable {
         } catch {
             throw SampleOriginError.unreadableFolder(folder, (error as NSError).localizedFailureReason ?? error.localizedDescription)
         }
-        entries = files
-            .filter { ["jpg", "jpeg", "png"].contains(($0 as NSString).pathExtension.lowercased()) && !$0.hasPrefix(".") }
-            .sorted()
-            .map { Entry(name: ($0 as NSString).deletingPathExtension, file: $0, exists: true) }
+        var listed: [String] = []
+        var skipped: [SkippedFile] = []
+        for file in files.sorted() where !file.hasPrefix(".") {
+            let path = directory.appendingPathComponent(file).path
+            var isDirectory: ObjCBool = false
+            guard FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory), !isDirectory.boolValue else { continue }
+            // The first bytes tell a WebP or a web page saved as .jpg from a photo (decoding is left to the pipeline).
+            if let foreign = Self.leadingBytes(of: path).flatMap({ ForeignFormat(sniffing: $0) }) {
+                skipped.append(SkippedFile(file: file, reason: ImageCodecError.unsupportedFormat(foreign).description))
+            } else if ["jpg", "jpeg", "png"].contains((file as NSString).pathExtension.lowercased()) {
+                listed.append(file)
+            } else {
+                skipped.append(SkippedFile(file: file, reason: "Not a .jpg, .jpeg or .png file"))
+            }
+        }
+        entries = listed.map { Entry(name: ($0 as NSString).deletingPathExtension, file: $0, exists: true) }
+        self.skipped = skipped
         guard !entries.isEmpty else {
             throw SampleOriginError.unreadableFolder(folder, "it has no .jpg, .jpeg or .png files")
         }
@@ -83,6 +99,13 @@ struct SampleLibrary: Sendable {
         return missing.count
     }
 
+    /// The first bytes of the file at `path`, enough to tell its kind; nil when it cannot be read.
+    private static func leadingBytes(of path: String) -> [UInt8]? {
+        guard let handle = FileHandle(forReadingAtPath: path) else { return nil }
+        defer { try? handle.close() }
+        return (try? handle.read(upToCount: 64)).map { Array($0) }
+    }
+
     /// The bytes of a served file, or nil when there is no such photo.
     func bytes(of file: String) -> Data? {
         guard entries.contains(where: { $0.file == file && $0.exists }) else { return nil }
@@ -122,4 +145,12 @@ private final class Failures: Sendable {
     private let messages = Mutex<[String]>([])
     func record(_ message: String) { messages.withLock { $0.append(message) } }
     var first: String? { messages.withLock { $0.first } }
+}
+
+/// A file of the user's photo folder that is not listed, and why (for the log and the page).
+public struct SkippedFile: Sendable, Equatable {
+    /// The file's name in the folder.
+    public var file: String
+    /// Why it is not listed, in words a person understands.
+    public var reason: String
 }

@@ -13,15 +13,19 @@ public final class SampleOrigin: Sendable {
     public let port: UInt16
     /// The folder the photos are served from.
     public let folder: String
+    /// Files of a user's folder that are not listed, with why.
+    public let skipped: [SkippedFile]
 
     private let server: HTTPServer
     private let task: Task<Void, any Error>
 
     private init(
-        configuration: SampleOriginConfiguration, folder: String, server: HTTPServer, task: Task<Void, any Error>, port: UInt16
+        configuration: SampleOriginConfiguration, folder: String, skipped: [SkippedFile], server: HTTPServer,
+        task: Task<Void, any Error>, port: UInt16
     ) {
         self.configuration = configuration
         self.folder = folder
+        self.skipped = skipped
         self.server = server
         self.task = task
         self.port = port
@@ -78,7 +82,9 @@ public final class SampleOrigin: Sendable {
                     from: ThrottledBody(data: data, bytesPerSecond: bandwidth), count: data.count,
                     suggestedBufferSize: ThrottledBody.sliceSize(bytesPerSecond: bandwidth)))
         }
-        return SampleOrigin(configuration: configuration, folder: library.directory.path, server: server, task: task, port: port)
+        return SampleOrigin(
+            configuration: configuration, folder: library.directory.path, skipped: library.skipped, server: server, task: task,
+            port: port)
     }
 
     /// A name for the photo at `url` that stays the same across runs (the port does not):

@@ -153,6 +153,9 @@ public final class Application: Sendable {
                 origin = try await SampleOrigin.start(configuration.sample, folder: configuration.photosDirectory)
                 location = origin!.dataSourceURL
                 logger.info("sample origin serving", metadata: ["url": "\(location)", "folder": "\(configuration.photosDirectory ?? "generated samples")"])
+                for skipped in origin!.skipped {
+                    logger.warning("photo folder file skipped", metadata: ["file": "\(skipped.file)", "reason": "\(skipped.reason)"])
+                }
             }
             var entries = try await PhotoDataSource.load(from: location, limits: configuration.pipeline.transferLimits)
             if let origin {
@@ -174,7 +177,7 @@ public final class Application: Sendable {
             logger.error("data source failed", metadata: ["reason": "\(error)"])
             status = .failed("\(error)")
         }
-        context.library.finish(with: status)
+        context.library.finish(with: status, skipped: origin?.skipped ?? [])
         if let pipeline = context.library.pipeline {
             for session in context.viewers.all {
                 _ = session.controller(on: pipeline, strategy: configuration.strategy)

@@ -1,5 +1,6 @@
 import Foundation
 import PhotoPipeline
+import SampleOrigin
 import Synchronization
 
 /// The photo list as the web layer sees it: loading, ready with its pipeline, or failed with why.
@@ -10,10 +11,10 @@ final class PhotoLibrary: Sendable {
         case failed(String)
     }
 
-    private let status = Mutex(Status.loading)
+    private let status = Mutex((Status.loading, skipped: [SkippedFile]()))
 
     /// The current status.
-    var current: Status { status.withLock { $0 } }
+    var current: Status { status.withLock { $0.0 } }
 
     /// The pipeline once the list is loaded.
     var pipeline: PhotoPipeline? {
@@ -21,15 +22,21 @@ final class PhotoLibrary: Sendable {
         return nil
     }
 
-    func finish(with result: Status) {
-        status.withLock { $0 = result }
+    /// Files of the user's photo folder that are not listed, with why.
+    var skipped: [SkippedFile] { status.withLock { $0.skipped } }
+
+    func finish(with result: Status, skipped: [SkippedFile] = []) {
+        status.withLock { $0 = (result, skipped) }
     }
 
     /// `event: source` / the status part of `GET /api/photos`.
     var source: EventPayloads.Source {
         switch current {
         case .loading: EventPayloads.Source(status: "loading", count: 0)
-        case .ready(let pipeline): EventPayloads.Source(status: "ready", count: pipeline.records.count)
+        case .ready(let pipeline):
+            EventPayloads.Source(
+                status: "ready", count: pipeline.records.count,
+                skipped: skipped.isEmpty ? nil : skipped.map { .init(file: $0.file, reason: $0.reason) })
         case .failed(let reason): EventPayloads.Source(status: "failed", count: 0, error: reason)
         }
     }

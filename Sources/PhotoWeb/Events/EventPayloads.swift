@@ -48,9 +48,17 @@ enum EventPayloads {
 
     /// `event: source` and the status part of `GET /api/photos`.
     struct Source: Encodable {
+        /// A file of the user's photo folder that is not listed, and why.
+        struct Skipped: Encodable {
+            var file: String
+            var reason: String
+        }
+
         var status: String
         var count: Int
         var error: String?
+        /// With `--photos-dir`: the files not listed, when there are any.
+        var skipped: [Skipped]?
     }
 
     /// `event: snapshot`.
