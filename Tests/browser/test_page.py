@@ -205,6 +205,9 @@ def test_rows_load_small_images_only(server, driver):
     total = sum(i["bytes"] for i in images)
     print(f"list images: {total} bytes, of which sepia thumbnails {thumbnails} ({total / max(1, thumbnails):.2f}x)")
     assert thumbnails > 0 and total <= 2.2 * thumbnails, images
+    # And each row shows its whole photo, letterboxed in its box, whatever the photo's aspect.
+    fits = page.js("return [...document.querySelectorAll('#list img.thumb')].map((i) => getComputedStyle(i).objectFit)")
+    assert fits and set(fits) == {"contain"}, fits
 
 
 # ---------------------------------------------------------------------------------------------- 3, 4
