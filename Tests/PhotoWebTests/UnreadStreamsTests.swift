@@ -38,18 +38,7 @@ struct UnreadStreamsTests {
 
     /// Opens a connection, asks for `viewer`'s event stream, and never reads a byte of it.
     private func openUnreadStream(port: UInt16, viewer: String) throws -> Int32 {
-        let socket = Glibc.socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
-        var address = sockaddr_in()
-        address.sin_family = sa_family_t(AF_INET)
-        address.sin_port = port.bigEndian
-        address.sin_addr.s_addr = inet_addr("127.0.0.1")
-        let connected = withUnsafePointer(to: &address) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(socket, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
-        }
-        guard connected == 0 else {
-            close(socket)
-            throw TestFailure("cannot connect to 127.0.0.1:\(port): errno \(errno)")
-        }
+        let socket = try EventStreamReader.connectToLoopback(port: port)
         // A small receive buffer, so the server's writes back up as they would for a stalled reader.
         var size: Int32 = 4096
         setsockopt(socket, SOL_SOCKET, SO_RCVBUF, &size, socklen_t(MemoryLayout<Int32>.size))

@@ -5,6 +5,9 @@ import Synchronization
 ///
 /// `publish` is called with the pipeline's lock held, so every subscriber sees one total order;
 /// yielding to an `AsyncStream` never blocks, and each subscriber chooses how much it buffers.
+///
+/// Lock order: pipeline -> publisher -> Swift's task status lock (inside `yield`). Nothing that
+/// holds a task's status lock may take the publisher's lock, so there is no termination handler.
 public final class EventPublisher: Sendable {
     private struct State {
         var sequence: UInt64 = 0
@@ -23,13 +26,12 @@ public final class EventPublisher: Sendable {
     public func subscribe(bufferLimit: Int = 10_000) -> AsyncStream<PipelineEvent> {
         let (stream, continuation) = AsyncStream.makeStream(
             of: PipelineEvent.self, bufferingPolicy: .bufferingNewest(bufferLimit))
-        let id = state.withLock { state in
+        // No `onTermination` that takes this lock: Swift runs it while holding the cancelled task's
+        // own lock, which `yield` below needs too (a deadlock seen at shutdown). A subscriber whose
+        // stream ended is dropped by the next `publish` instead.
+        state.withLock { state in
             state.nextID += 1
             state.subscribers[state.nextID] = continuation
-            return state.nextID
-        }
-        continuation.onTermination = { [weak self] _ in
-            _ = self?.state.withLock { $0.subscribers.removeValue(forKey: id) }
         }
         return stream
     }
@@ -49,8 +51,10 @@ public final class EventPublisher: Sendable {
         state.withLock { state in
             state.sequence += 1
             let event = PipelineEvent(sequence: state.sequence, time: time, kind: kind)
-            for continuation in state.subscribers.values {
-                continuation.yield(event)
+            for (id, continuation) in state.subscribers {
+                if case .terminated = continuation.yield(event) {
+                    state.subscribers[id] = nil
+                }
             }
         }
     }

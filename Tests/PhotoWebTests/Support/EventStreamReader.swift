@@ -29,16 +29,8 @@ final class EventStreamReader {
     private var text = ""
 
     init(port: UInt16, target: String, headers extra: [String: String] = [:]) async throws {
-        let socket = Glibc.socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        let socket = try Self.connectToLoopback(port: port)
         self.socket = socket
-        var address = sockaddr_in()
-        address.sin_family = sa_family_t(AF_INET)
-        address.sin_port = port.bigEndian
-        address.sin_addr.s_addr = inet_addr("127.0.0.1")
-        let connected = withUnsafePointer(to: &address) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(socket, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
-        }
-        guard connected == 0 else { throw TestFailure("cannot connect to 127.0.0.1:\(port)") }
         var request = "GET \(target) HTTP/1.1\r\nHost: 127.0.0.1:\(port)\r\nAccept: text/event-stream\r\n"
         for (name, value) in extra { request += "\(name): \(value)\r\n" }
         request += "\r\n"
@@ -176,5 +168,24 @@ final class EventStreamReader {
             if isEvent { return event }
         }
         return nil
+    }
+}
+
+extension EventStreamReader {
+    /// A TCP connection to 127.0.0.1:`port`, as a raw descriptor the caller closes.
+    static func connectToLoopback(port: UInt16) throws -> Int32 {
+        let socket = Glibc.socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        var address = sockaddr_in()
+        address.sin_family = sa_family_t(AF_INET)
+        address.sin_port = port.bigEndian
+        address.sin_addr.s_addr = inet_addr("127.0.0.1")
+        let connected = withUnsafePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(socket, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
+        }
+        guard connected == 0 else {
+            close(socket)
+            throw TestFailure("cannot connect to 127.0.0.1:\(port): errno \(errno)")
+        }
+        return socket
     }
 }
