@@ -148,7 +148,7 @@ private final class Failures: Sendable {
 }
 
 /// A file of the user's photo folder that is not listed, and why (for the log and the page).
-public struct SkippedFile: Sendable, Equatable {
+public struct SkippedFile: Sendable, Equatable, Encodable {
     /// The file's name in the folder.
     public var file: String
     /// Why it is not listed, in words a person understands.

@@ -107,10 +107,7 @@ extension PhotoPipeline: ImageDownloaderDelegate, ImageFiltrationDelegate {
     func filtration(_ filtration: ImageFiltration, didMakePreview preview: EncodedImage) {
         state.withLock { state in
             let index = filtration.index
-            keepOnDisk(preview.data, index, .preview)
-            let evicted = state.cache.insert(
-                CachedImage(data: preview.data, format: preview.format), for: .init(index: index, variant: .preview))
-            handleEvictions(evicted, in: state)
+            store(preview, as: .preview, of: index, in: &state)
             if case .filtering = filtration.photoRecord.state {
                 events.publish(.preview(index: index))
             }
@@ -134,11 +131,7 @@ extension PhotoPipeline: ImageDownloaderDelegate, ImageFiltrationDelegate {
             case .success(let thumbnail):
                 outcome = .finished
                 transition(record, to: .filtered)
-                keepOnDisk(thumbnail.data, index, .thumbnail)
-                let evicted = state.cache.insert(
-                    CachedImage(data: thumbnail.data, format: thumbnail.format),
-                    for: .init(index: index, variant: .thumbnail))
-                handleEvictions(evicted, in: state)
+                store(thumbnail, as: .thumbnail, of: index, in: &state)
                 clearDemand(for: index, in: &state)
             case .failure(.cancelled):
                 outcome = .cancelled

@@ -195,6 +195,15 @@ public final class PhotoPipeline: Sendable {
         disk?.contains(diskKey(index, variant)) ?? false
     }
 
+    /// Keeps a rendered `image` as photo `index`'s `variant`, in the memory cache and on disk;
+    /// call with the lock held.
+    func store(_ image: EncodedImage, as variant: ImageVariant, of index: Int, in state: inout State) {
+        keepOnDisk(image.data, index, variant)
+        let evicted = state.cache.insert(
+            CachedImage(data: image.data, format: image.format), for: .init(index: index, variant: variant))
+        handleEvictions(evicted, in: state)
+    }
+
     /// Keeps `data` on disk too, when there is a disk cache.
     func keepOnDisk(_ data: Data, _ index: Int, _ variant: ImageVariant) {
         disk?.write(data, for: diskKey(index, variant))

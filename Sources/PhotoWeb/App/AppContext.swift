@@ -32,6 +32,22 @@ struct AppContext: Sendable {
         EventPayloads.Stats(pipeline.stats, viewers: viewers.count, configuration: pipeline.configuration)
     }
 
+    /// The pipeline once the photo list is loaded, or a 409 saying where loading stands.
+    func loadedPipeline() throws(APIError) -> PhotoPipeline {
+        guard let pipeline = library.pipeline else {
+            throw .conflict("the photo list is not loaded yet (\(library.source.status))")
+        }
+        return pipeline
+    }
+
+    /// A photo index from a route's `:index`, or a 400 saying what it was instead.
+    static func photoIndex(_ text: String?) throws(APIError) -> Int {
+        guard let text, let index = Int(text) else {
+            throw .badRequest("photo index must be a whole number, got \(text ?? "nothing")")
+        }
+        return index
+    }
+
     /// The viewer `id` names, or a 404 saying so.
     func session(_ id: String?) throws(APIError) -> ViewerSession {
         guard let id, !id.isEmpty else { throw .badRequest("missing viewer id") }

@@ -22,21 +22,17 @@ final class PhotoLibrary: Sendable {
         return nil
     }
 
-    /// Files of the user's photo folder that are not listed, with why.
-    var skipped: [SkippedFile] { status.withLock { $0.skipped } }
-
     func finish(with result: Status, skipped: [SkippedFile] = []) {
         status.withLock { $0 = (result, skipped) }
     }
 
     /// `event: source` / the status part of `GET /api/photos`.
     var source: EventPayloads.Source {
-        switch current {
+        let (current, skipped) = status.withLock { $0 }
+        return switch current {
         case .loading: EventPayloads.Source(status: "loading", count: 0)
         case .ready(let pipeline):
-            EventPayloads.Source(
-                status: "ready", count: pipeline.records.count,
-                skipped: skipped.isEmpty ? nil : skipped.map { .init(file: $0.file, reason: $0.reason) })
+            EventPayloads.Source(status: "ready", count: pipeline.records.count, skipped: skipped.isEmpty ? nil : skipped)
         case .failed(let reason): EventPayloads.Source(status: "failed", count: 0, error: reason)
         }
     }

@@ -1,5 +1,6 @@
 import Foundation
 import PhotoPipeline
+import SampleOrigin
 
 /// The JSON bodies of events and API responses, as documented in the README's contract.
 enum EventPayloads {
@@ -48,17 +49,11 @@ enum EventPayloads {
 
     /// `event: source` and the status part of `GET /api/photos`.
     struct Source: Encodable {
-        /// A file of the user's photo folder that is not listed, and why.
-        struct Skipped: Encodable {
-            var file: String
-            var reason: String
-        }
-
         var status: String
         var count: Int
         var error: String?
         /// With `--photos-dir`: the files not listed, when there are any.
-        var skipped: [Skipped]?
+        var skipped: [SkippedFile]?
     }
 
     /// `event: snapshot`.

@@ -12,15 +12,11 @@ struct ImageHandler: HTTPHandler {
 
     func handleRequest(_ request: HTTPRequest) async throws -> HTTPResponse {
         let parameters = request.routeParameters
-        guard let indexText = parameters["index"], let index = Int(indexText) else {
-            throw APIError.badRequest("photo index must be a whole number, got \(parameters["index"] ?? "nothing")")
-        }
+        let index = try AppContext.photoIndex(parameters["index"])
         guard let variant = parameters["variant"].flatMap(ImageVariant.init(rawValue:)) else {
             throw APIError.notFound("no such image: use thumbnail, preview, sepia or original")
         }
-        guard let pipeline = context.library.pipeline else {
-            throw APIError.conflict("the photo list is not loaded yet (\(context.library.source.status))")
-        }
+        let pipeline = try context.loadedPipeline()
         let image: CachedImage
         do {
             image = variant == .sepia ? try await pipeline.fullSizeSepia(of: index) : try await pipeline.loadImage(variant, of: index)

@@ -16,9 +16,7 @@ struct StatsHandler: HTTPHandler {
     let context: AppContext
 
     func handleRequest(_ request: HTTPRequest) async throws -> HTTPResponse {
-        guard let pipeline = context.library.pipeline else {
-            throw APIError.conflict("the photo list is not loaded yet (\(context.library.source.status))")
-        }
+        let pipeline = try context.loadedPipeline()
         return .json(context.stats(of: pipeline))
     }
 }

@@ -7,12 +7,8 @@ struct RetryHandler: HTTPHandler {
     let context: AppContext
 
     func handleRequest(_ request: HTTPRequest) async throws -> HTTPResponse {
-        guard let indexText = request.routeParameters["index"], let index = Int(indexText) else {
-            throw APIError.badRequest("photo index must be a whole number, got \(request.routeParameters["index"] ?? "nothing")")
-        }
-        guard let pipeline = context.library.pipeline else {
-            throw APIError.conflict("the photo list is not loaded yet (\(context.library.source.status))")
-        }
+        let index = try AppContext.photoIndex(request.routeParameters["index"])
+        let pipeline = try context.loadedPipeline()
         let record: PhotoRecord
         do {
             record = try pipeline.retry(index)

@@ -18,9 +18,7 @@ struct ViewportHandler: HTTPHandler {
     func handleRequest(_ request: HTTPRequest) async throws -> HTTPResponse {
         let report = try Self.parse(try await request.body(limit: context.configuration.maxRequestBodyBytes))
         let session = try context.session(report.viewer)
-        guard let pipeline = context.library.pipeline else {
-            throw APIError.conflict("the photo list is not loaded yet (\(context.library.source.status))")
-        }
+        let pipeline = try context.loadedPipeline()
         if let rows = report.rows, rows.upperBound >= pipeline.records.count {
             throw APIError.unprocessable("rows \(rows.lowerBound)...\(rows.upperBound) are past the end of the list (\(pipeline.records.count) photos, last row \(pipeline.records.count - 1))")
         }
