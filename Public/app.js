@@ -125,7 +125,7 @@
       case 'new': return 'Waiting';
       case 'downloading':
         return row.progress == null ? 'Downloading…' : 'Downloading… ' + Math.round(row.progress * 100) + '%';
-      case 'downloaded': return 'Downloaded · filtering…';
+      case 'downloaded': return 'Downloaded · sepia next';
       case 'filtering': return 'Applying sepia…';
       case 'filtered': return 'Sepia · click to compare';
       case 'failed': return 'Failed to load';
