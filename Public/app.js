@@ -145,7 +145,15 @@ window.classicPhotos = Object.freeze({
   get activeRow() { return store.state.activeRow; },
   get strategy() { return { requested: store.state.requested, applied: store.state.applied }; },
   get renderedRows() { return listView.renderedCount; },
-  get timeline() { return { items: timelineModel.items.length, paused: timeline.paused }; },
+  get timeline() {
+    const items = timelineModel.items;
+    return {
+      items: items.length,
+      paused: timeline.paused,
+      cancelledRunning: items.filter((i) => i.kind === 'bar' && i.outcome === 'cancelled').length,
+      cancelledQueued: items.filter((i) => i.kind === 'mark').length,
+    };
+  },
   reports: reporter,
   images: images.stats,
   rowState: (index) => (store.state.photos[index] ? store.state.photos[index].state : null),

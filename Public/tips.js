@@ -54,7 +54,12 @@ export function attachTips({ root, tip }) {
   });
   root.addEventListener('focusout', (event) => { const el = target(event); if (el) hide(el); });
   root.addEventListener('keydown', (event) => { if (event.key === 'Escape' && owner) hide(); });
-  window.addEventListener('scroll', () => hide(), { capture: true, passive: true });
+  // The tooltip follows its element when something scrolls, and goes when the element has left.
+  window.addEventListener('scroll', () => {
+    if (!owner) return;
+    const box = owner.getBoundingClientRect();
+    if (box.bottom < 0 || box.top > window.innerHeight || !owner.isConnected) hide(); else place(owner);
+  }, { capture: true, passive: true });
 
   return {
     /** Refreshes the tooltip if `el` owns it (its text changed). */
