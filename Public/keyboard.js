@@ -1,7 +1,7 @@
 // The list and the keyboard: the list is one tab stop (role listbox) whose current row is its
 // aria-activedescendant. Arrow keys, PageUp / PageDown, Home and End move between rows and scroll
-// only as far as needed to show the new row; Enter acts on it. Nothing inside the list takes focus,
-// so focus never scrolls the list elsewhere.
+// only as far as needed to show the new row; Enter acts on it. Nothing inside the list takes focus
+// (rows hold no controls), so focus never scrolls the list elsewhere.
 
 /** Wires keys and focus on `list`. `act(index)` is Enter on a row. */
 export function attachKeyboard({ store, list, viewport, rowHeight, act }) {
@@ -61,12 +61,4 @@ export function attachKeyboard({ store, list, viewport, rowHeight, act }) {
     if (range) store.setActiveRow(current());
   });
   list.addEventListener('pointerdown', () => list.classList.remove('is-keyboard'));
-
-  // Nothing inside the list keeps focus (a click on a row's link would otherwise): the list does.
-  list.addEventListener('focusin', (event) => {
-    if (event.target === list) return;
-    const row = event.target.closest('[data-index]');
-    if (row) store.setActiveRow(Number(row.dataset.index));
-    list.focus({ preventScroll: true });
-  });
 }

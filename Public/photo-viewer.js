@@ -38,6 +38,7 @@ export function createPhotoViewer({ store, dialog, returnTo }) {
     setText(part('size'), '…');
     load(part('original'), url('/photos/' + index + '/original'), part('original-facts'), true);
     load(part('sepia'), url('/photos/' + index + '/sepia'), part('sepia-facts'), false);
+    part('sepia-link').href = url('/photos/' + index + '/sepia');
     slider.value = '50';
     part('sepia-clip').style.setProperty('--split', '50%');
     dialog.dataset.index = String(index);

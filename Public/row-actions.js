@@ -5,8 +5,11 @@ import { url } from './config.js';
 
 /** Wires clicks on the rows in `rowsEl`; returns `act(index)`, what Enter on a row does. */
 export function attachRowActions({ store, rowsEl, photoViewer, onRetried }) {
-  async function retry(index, button) {
-    if (button) button.disabled = true;
+  const busy = new Set(); // photos whose retry is on its way
+
+  async function retry(index) {
+    if (busy.has(index)) return;
+    busy.add(index);
     try {
       const response = await fetch(url('/api/photos/' + index + '/retry'), { method: 'POST', cache: 'no-store' });
       if (!response.ok) {
@@ -20,7 +23,7 @@ export function attachRowActions({ store, rowsEl, photoViewer, onRetried }) {
     } catch (error) {
       store.setNotice('retry', 'Could not try again: ' + error.message, 'error');
     } finally {
-      if (button) button.disabled = false;
+      busy.delete(index);
     }
   }
 
@@ -28,7 +31,7 @@ export function attachRowActions({ store, rowsEl, photoViewer, onRetried }) {
     const photo = store.state.photos[index];
     if (!photo) return;
     if (photo.state === 'filtered') photoViewer.show(index);
-    else if (photo.state === 'failed') retry(index, null);
+    else if (photo.state === 'failed') retry(index);
   }
 
   rowsEl.addEventListener('click', (event) => {
@@ -36,16 +39,12 @@ export function attachRowActions({ store, rowsEl, photoViewer, onRetried }) {
     if (!el) return;
     const index = Number(el.dataset.index);
     store.setActiveRow(index);
-    const button = event.target.closest('[data-action="retry"]');
-    if (button) {
-      retry(index, button);
+    if (event.target.closest('[data-action="retry"]')) {
+      retry(index);
       return;
     }
     const photo = store.state.photos[index];
-    if (photo && photo.state === 'filtered') {
-      event.preventDefault(); // the name's link is for opening the full size in a new tab
-      photoViewer.show(index);
-    }
+    if (photo && photo.state === 'filtered') photoViewer.show(index);
   });
 
   return act;

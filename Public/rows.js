@@ -2,8 +2,9 @@
 // the store. A row element is reused for other photos as the list scrolls, so render() writes
 // everything a row shows; `data-state` is only a styling hook, never read back.
 
-import { url } from './config.js';
 import { setText } from './format.js';
+
+const ACTIONS = { filtered: '. Enter opens it', failed: '. Enter tries again' };
 
 /** What a row says about its photo. */
 export function statusText(photo) {
@@ -57,22 +58,16 @@ export function createRowFactory(template) {
     el.classList.toggle('is-active', active);
 
     const status = statusText(photo);
-    const name = part(el, 'name');
-    setText(name, photo.name);
-    if (name.title !== photo.name) name.title = photo.name;
-    const sepia = url('/photos/' + photo.index + '/sepia');
-    if (photo.state === 'filtered') {
-      if (name.getAttribute('href') !== sepia) name.setAttribute('href', sepia);
-    } else if (name.hasAttribute('href')) {
-      name.removeAttribute('href');
-    }
+    setText(part(el, 'name'), photo.name);
     setText(part(el, 'status'), status);
     const reason = part(el, 'reason');
     setText(reason, photo.reason || '');
     // The technical detail behind the reason, on hover.
     reason.title = photo.state === 'failed' ? (photo.detail || photo.reason || '') : '';
     part(el, 'retry').hidden = photo.state !== 'failed';
-    const label = photo.name + ', ' + status + (photo.reason ? ': ' + photo.reason : '');
+    // A row holds no controls of its own (it is an option of a listbox): Enter on it, or a click,
+    // does what it offers, and its name says so.
+    const label = photo.name + ', ' + status + (photo.reason ? ': ' + photo.reason : '') + (ACTIONS[photo.state] || '');
     if (el.getAttribute('aria-label') !== label) el.setAttribute('aria-label', label);
 
     const progress = part(el, 'progress');
