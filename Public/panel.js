@@ -42,9 +42,8 @@ export function attachPanel({ store, root, timeline }) {
     const suspended = !!(dl.suspended || ft.suspended);
     if (suspended) suspendedSeen += 1;
     showSuspended(suspended);
-    setText($('panel-summary'),
-      'Downloads ' + formatCount(dl.executing) + ' running, ' + formatCount(dl.pending) + ' queued · Sepia '
-      + formatCount(ft.executing) + ' running, ' + formatCount(ft.pending) + ' queued' + (suspended ? ' · suspended' : ''));
+    setText($('panel-summary'), formatCount(dl.executing) + ' downloading · ' + formatCount(ft.executing)
+      + ' filtering · ' + formatCount((dl.pending || 0) + (ft.pending || 0)) + ' queued' + (suspended ? ' · suspended' : ''));
   }
 
   function showStats() {

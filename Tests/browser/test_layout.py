@@ -85,7 +85,7 @@ def test_on_small_screens_the_panel_is_a_sheet_under_the_list(server, driver, si
             assert box["list"] >= 7 * ROW_HEIGHT, box
     # The sheet's summary says what the queues do even when folded.
     driver.find_element("css selector", "#panel-details > summary").click()
-    assert "Downloads" in driver.find_element("id", "panel-summary").text
+    assert "downloading" in driver.find_element("id", "panel-summary").text
 
 
 CONTRAST = """
