@@ -1,4 +1,4 @@
-import FlyingFox
+import HTTPTypes
 import Foundation
 @testable import PhotoWeb
 import Testing

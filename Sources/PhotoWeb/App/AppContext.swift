@@ -1,5 +1,7 @@
 import Foundation
+import Hummingbird
 import Logging
+import NIOCore
 import Mustache
 import PhotoPipeline
 
@@ -9,8 +11,12 @@ struct AppContext: Sendable {
     let library: PhotoLibrary
     let viewers: ViewerRegistry
     let templates: MustacheLibrary
-    /// Changes each start, so browsers fetch the new app.js / app.css after an upgrade.
-    let version: String
+    /// The page's files, read at start, with the version their URLs carry.
+    let staticFiles: StaticFiles
+    /// New viewers per client address.
+    let rateLimiter: ViewerRateLimiter
+    /// Peers whose `X-Forwarded-For` names the client.
+    let trustedProxies: ClientAddress.TrustedProxies
     let metrics: ServerMetrics
     let logger: Logger
 
@@ -55,6 +61,18 @@ struct AppContext: Sendable {
             throw .notFound("unknown viewer \(id): create one with POST \(configuration.basePath)/api/viewers or reload the page")
         }
         return session
+    }
+
+    /// A new viewer for the client of `request`: a 429 when that client made too many lately,
+    /// a 503 when the server is full.
+    func newViewer(for request: Request, peer: SocketAddress?) throws(APIError) -> ViewerSession {
+        let client = ClientAddress.of(peer: peer, forwardedFor: request.headers[.xForwardedFor], trusted: trustedProxies)
+        if let seconds = rateLimiter.admit(client) {
+            throw .tooManyRequests(
+                "too many new viewers from \(client) (at most \(rateLimiter.perMinute) a minute); try again in \(seconds) s",
+                retryAfter: seconds)
+        }
+        return try newViewer()
     }
 
     /// A new viewer, or a 503 when the server is full.

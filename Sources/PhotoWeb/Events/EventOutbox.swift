@@ -28,6 +28,8 @@ final class EventOutbox: Sendable {
         var historyStart = 0
         var generation = 0
         var attached = false
+        /// Whether a stream was ever attached: a viewer that never connects is forgotten sooner.
+        var everAttached = false
         var needsSnapshot = false
         var heartbeatDue = false
         /// The id of the last snapshot sent: a reconnect from before it needs a new one.
@@ -96,6 +98,7 @@ final class EventOutbox: Sendable {
         let (generation, replayed, stale) = state.withLock { state in
             state.generation += 1
             state.attached = true
+            state.everAttached = true
             state.lastActivity = .now
             let stale = state.waiter.take()
             let firstKept = state.history.first.map { _ in state.history[state.historyStart].id }
@@ -173,9 +176,12 @@ final class EventOutbox: Sendable {
 
     /// Ends this outbox for good if no stream has read from it for longer than `timeout`; returns
     /// whether it did. Checked and closed in one step, so a stream attaching meanwhile is never cut.
-    func closeIfIdle(now: ContinuousClock.Instant, timeout: Duration) -> Bool {
+    /// `connectTimeout` applies to a viewer whose stream never opened (a client that only made
+    /// viewers), `timeout` to one whose stream went away.
+    func closeIfIdle(now: ContinuousClock.Instant, timeout: Duration, connectTimeout: Duration? = nil) -> Bool {
         state.withLock { state in
-            guard !state.attached, state.snapshotting == nil, now - state.lastActivity > timeout else { return false }
+            let limit = state.everAttached ? timeout : min(timeout, connectTimeout ?? timeout)
+            guard !state.attached, state.snapshotting == nil, now - state.lastActivity > limit else { return false }
             state.closing = true
             return true
         }

@@ -1,28 +1,27 @@
-import FlyingFox
 import Foundation
+import Hummingbird
 
 /// `GET /`: the page, rendered from `Templates/index.mustache`. Each load is a new viewer.
-struct PageHandler: HTTPHandler {
+struct PageHandler: Sendable {
     let context: AppContext
 
-    func handleRequest(_ request: HTTPRequest) async throws -> HTTPResponse {
-        let session = try context.newViewer()
+    func handle(_ request: Request, context requestContext: PhotoRequestContext) async throws -> Response {
+        let session = try context.newViewer(for: request, peer: requestContext.peer)
         let configuration = context.configuration
         let values: [String: Any] = [
             "viewer": session.id.rawValue,
             "title": "ClassicPhotos Live",
             "basePath": configuration.basePath,
+            "staticBase": "\(configuration.basePath)/static/v/\(context.staticFiles.version)",
             "strategy": configuration.strategy.name,
             "prefetch": configuration.strategy.prefetchMarginForDisplay,
             "rowHeight": 80,
-            "version": context.version,
+            "version": context.staticFiles.version,
         ]
         guard let html = context.templates.render(values, withTemplate: "index") else {
-            return HTTPResponse(statusCode: .internalServerError, headers: [.contentType: "text/plain"], body: Data("template index.mustache is missing\n".utf8))
+            throw APIError.internal("template index.mustache is missing")
         }
-        return HTTPResponse(
-            statusCode: .ok,
-            headers: [.contentType: "text/html; charset=utf-8", .cacheControl: "no-store"],
-            body: Data(html.utf8))
+        return Compression.response(
+            Data(html.utf8), contentType: "text/html; charset=utf-8", headers: [.cacheControl: "no-store"], for: request)
     }
 }

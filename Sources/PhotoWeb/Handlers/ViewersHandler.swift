@@ -1,11 +1,11 @@
-import FlyingFox
+import Hummingbird
 
 /// `POST /api/viewers`: a viewer for a client that is not the page.
-struct ViewersHandler: HTTPHandler {
+struct ViewersHandler: Sendable {
     let context: AppContext
 
-    func handleRequest(_ request: HTTPRequest) async throws -> HTTPResponse {
-        let session = try context.newViewer()
+    func handle(_ request: Request, context requestContext: PhotoRequestContext) async throws -> Response {
+        let session = try context.newViewer(for: request, peer: requestContext.peer)
         return .json(EventPayloads.Viewer(viewer: session.id.rawValue), status: .created)
     }
 }

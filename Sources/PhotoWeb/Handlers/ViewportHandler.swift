@@ -1,11 +1,11 @@
-import FlyingFox
 import Foundation
+import Hummingbird
 
 /// `POST /api/viewport`: `{"viewer": ID, "scrolling": true|false, "first": N, "last": M}`.
 ///
 /// Scrolling suspends the viewer's queued work (the tutorial's `scrollViewWillBeginDragging`);
 /// a report with scrolling false runs `loadImagesForOnscreenRows` for rows first...last.
-struct ViewportHandler: HTTPHandler {
+struct ViewportHandler: Sendable {
     let context: AppContext
 
     /// A parsed, validated report.
@@ -15,7 +15,7 @@ struct ViewportHandler: HTTPHandler {
         var rows: ClosedRange<Int>?
     }
 
-    func handleRequest(_ request: HTTPRequest) async throws -> HTTPResponse {
+    func handle(_ request: Request, context requestContext: PhotoRequestContext) async throws -> Response {
         let report = try Self.parse(try await request.body(limit: context.configuration.maxRequestBodyBytes))
         let session = try context.session(report.viewer)
         let pipeline = try context.loadedPipeline()
@@ -28,7 +28,7 @@ struct ViewportHandler: HTTPHandler {
         } else if let rows = report.rows {
             controller.loadImagesForOnscreenRows(rows)
         }
-        return HTTPResponse(statusCode: .noContent, headers: HTTPHeaders([.cacheControl: "no-store"]))
+        return .empty(.noContent, headers: [.cacheControl: "no-store"])
     }
 
     /// Parses the body, saying exactly what is wrong with a bad one.
