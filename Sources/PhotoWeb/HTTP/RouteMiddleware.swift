@@ -1,6 +1,7 @@
 import Foundation
 import Hummingbird
 import Logging
+import NIOHTTP1
 
 /// Wraps every route: the one place errors become HTTP. An `APIError` becomes its response;
 /// Hummingbird's own (no route, a body over its limit) become the same JSON shape; anything else
@@ -20,6 +21,11 @@ struct RouteMiddleware: RouterMiddleware {
             response = error.response
         } catch let error as HTTPError {
             response = Self.translate(error, request: request).response
+        } catch let error as HTTPParserError {
+            // Malformed framing in the body: Hummingbird answers 400 and closes the connection,
+            // so nothing after it is read as another request.
+            metrics.recordRequest(route: "malformed", status: 400)
+            throw error
         } catch is CancellationError {
             throw CancellationError()
         } catch {

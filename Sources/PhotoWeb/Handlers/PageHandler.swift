@@ -1,15 +1,18 @@
 import Foundation
 import Hummingbird
 
-/// `GET /`: the page, rendered from `Templates/index.mustache`. Each load is a new viewer.
+/// `GET /`: the page, rendered from `Templates/index.mustache`. Each load is a new viewer
+/// (a `HEAD` is not: it gets the same headers without making one).
 struct PageHandler: Sendable {
     let context: AppContext
 
     func handle(_ request: Request, context requestContext: PhotoRequestContext) async throws -> Response {
-        let session = try context.newViewer(for: request, peer: requestContext.peer)
+        let viewer = request.method == .head
+            ? ViewerID.random().rawValue
+            : try context.newViewer(for: request, peer: requestContext.peer).id.rawValue
         let configuration = context.configuration
         let values: [String: Any] = [
-            "viewer": session.id.rawValue,
+            "viewer": viewer,
             "title": "ClassicPhotos Live",
             "basePath": configuration.basePath,
             "staticBase": "\(configuration.basePath)/static/v/\(context.staticFiles.version)",

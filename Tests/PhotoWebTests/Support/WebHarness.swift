@@ -59,8 +59,10 @@ struct WebHarness {
     var pipeline: PhotoPipeline { application.pipeline! }
 
     /// One request over a new connection (Hummingbird's NIO test client); the whole body is read.
-    func request(_ method: TestMethod, _ target: String, headers: HTTPFields = [:], body: Data = Data()) async throws -> TestResponse {
-        let response = try await TestClient.withClient(host: "127.0.0.1", port: Int(application.port)) { client in
+    func request(
+        _ method: TestMethod, _ target: String, headers: HTTPFields = [:], body: Data = Data(), host: String = "127.0.0.1"
+    ) async throws -> TestResponse {
+        let response = try await TestClient.withClient(host: host, port: Int(application.port)) { client in
             try await client.execute(.init(
                 target, method: method.method, headers: headers, body: body.isEmpty ? nil : ByteBuffer(data: body)))
         }
