@@ -1,5 +1,6 @@
 import Foundation
 import Hummingbird
+import PhotoPipeline
 
 /// `GET /`: the page, rendered from `Templates/index.mustache`. Each load is a new viewer
 /// (a `HEAD` is not: it gets the same headers without making one).
