@@ -22,6 +22,14 @@ struct ViewportHandler: Sendable {
         if let rows = report.rows, rows.upperBound >= pipeline.records.count {
             throw APIError.unprocessable("rows \(rows.lowerBound)...\(rows.upperBound) are past the end of the list (\(pipeline.records.count) photos, last row \(pipeline.records.count - 1))")
         }
+        if let rows = report.rows {
+            // Rows coming into the viewer's interest missed updates while outside it: their state now.
+            for index in session.follow(rows, rowCount: pipeline.records.count) {
+                let record = pipeline.records[index]
+                session.outbox.enqueue(.init(
+                    name: .photo, data: EventPayloads.json(EventPayloads.Photo(index: index, state: record.state)), photoIndex: index))
+            }
+        }
         let controller = session.controller(on: pipeline, strategy: context.configuration.strategy)
         if report.scrolling {
             controller.suspendAllOperations()

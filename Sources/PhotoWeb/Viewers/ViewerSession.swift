@@ -10,7 +10,14 @@ final class ViewerSession: Sendable {
     private struct State {
         var controller: PhotoListController?
         var lastQueues: EventPayloads.Queues?
+        /// The rows whose updates this viewer is sent: around its last viewport. Nil (everything)
+        /// until it reports one.
+        var interest: ClosedRange<Int>?
     }
+
+    /// Rows beyond each edge of the viewport that are kept up to date: a scroll this far lands on
+    /// rows already current, and fan-out does not grow with every viewer for every photo.
+    static let interestMargin = 100
 
     /// Lock order: a leaf. The controller and the pipeline are called after it is released.
     private let state = Mutex(State())
@@ -57,6 +64,25 @@ final class ViewerSession: Sendable {
             state.lastQueues = queues
             return queues
         }
+    }
+
+    /// Whether updates of row `index` are sent to this viewer.
+    func wants(_ index: Int) -> Bool {
+        state.withLock { $0.interest?.contains(index) ?? true }
+    }
+
+    /// Moves the rows of interest around `visible`; returns the rows newly inside, whose current
+    /// state the viewer must be sent (it missed their updates while they were outside).
+    func follow(_ visible: ClosedRange<Int>, rowCount: Int) -> [Int] {
+        let lower = max(0, visible.lowerBound - Self.interestMargin)
+        let upper = min(max(rowCount - 1, lower), visible.upperBound + Self.interestMargin)
+        let interest = lower...upper
+        let previous = state.withLock { state in
+            defer { state.interest = interest }
+            return state.interest
+        }
+        guard let previous else { return [] }
+        return interest.filter { !previous.contains($0) }
     }
 
     /// The viewer left: cancel what only it wanted.
