@@ -4,7 +4,8 @@ import Hummingbird
 enum Routes {
     static func router(context: AppContext) -> Router<PhotoRequestContext> {
         let router = Router(context: PhotoRequestContext.self, options: .autoGenerateHeadEndpoints)
-        router.add(middleware: RouteMiddleware(metrics: context.metrics, logger: context.logger))
+        router.add(middleware: RouteMiddleware(
+            metrics: context.metrics, logger: context.logger, maxBodyBytes: context.configuration.maxRequestBodyBytes))
         install(on: router, context: context)
         // Behind a proxy that forwards the public prefix as is, the same routes answer under it too.
         let basePath = context.configuration.basePath

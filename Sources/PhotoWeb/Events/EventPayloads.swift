@@ -170,10 +170,11 @@ enum EventPayloads {
         var error: String
     }
 
-    /// Encodes `value` as compact JSON on one line (SSE data must not contain newlines).
+    /// Encodes `value` as compact JSON on one line (SSE data must not contain newlines), keys
+    /// sorted so the same value is always the same bytes (caches and gzip negotiation compare them).
     static func json(_ value: some Encodable) -> Data {
         let encoder = JSONEncoder()
-        encoder.outputFormatting = [.withoutEscapingSlashes]
+        encoder.outputFormatting = [.withoutEscapingSlashes, .sortedKeys]
         // Encoding these plain structs cannot fail; an empty object keeps the stream well-formed if it did.
         return (try? encoder.encode(value)) ?? Data("{}".utf8)
     }

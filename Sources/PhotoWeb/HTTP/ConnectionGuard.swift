@@ -49,6 +49,9 @@ struct GuardedHTTP1Channel: ServerChildChannel, HTTPChannelHandler {
     func setup(channel: any Channel, logger: Logger) -> EventLoopFuture<Value> {
         let progress = RequestProgress()
         do {
+            // A client that stops reading holds at most this much of ours in NIO's buffers
+            // (the default is 64 KiB; an event stream behind it is cut off by its outbox).
+            try channel.syncOptions?.setOption(.writeBufferWaterMark, value: .init(low: 8 * 1024, high: 16 * 1024))
             try channel.pipeline.syncOperations.addHandler(
                 RequestLineGuard(maxLength: limits.maxURLLength, progress: progress), position: .first)
         } catch {

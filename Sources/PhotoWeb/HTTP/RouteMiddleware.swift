@@ -1,6 +1,7 @@
 import Foundation
 import Hummingbird
 import Logging
+import NIOCore
 import NIOHTTP1
 
 /// Wraps every route: the one place errors become HTTP. An `APIError` becomes its response;
@@ -12,10 +13,17 @@ struct RouteMiddleware: RouterMiddleware {
 
     let metrics: ServerMetrics
     let logger: Logger
+    let maxBodyBytes: Int
 
     func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws -> Response {
         let response: Response
         do {
+            // A body is read whole (within the limit) before any handler acts, so one with broken
+            // framing is refused before it can make a viewer or change anything.
+            var request = request
+            if request.method == .post {
+                request.body = RequestBody(buffer: ByteBuffer(data: try await request.body(limit: maxBodyBytes)))
+            }
             response = try await next(request, context)
         } catch let error as APIError {
             response = error.response

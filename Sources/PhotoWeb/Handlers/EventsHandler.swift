@@ -11,7 +11,10 @@ struct EventsHandler: Sendable {
         let session = try context.session(request.queryValue("viewer"))
         let lastEventID = (request.headers[.lastEventID] ?? request.queryValue("lastEventId"))
             .flatMap { UInt64($0.trimmingCharacters(in: .whitespaces)) }
-        let generation = session.outbox.attach(lastEventID: lastEventID) { context.snapshot(for: session) }
+        let channel = requestContext.channel
+        let generation = session.outbox.attach(lastEventID: lastEventID, cutConnection: { channel.close(promise: nil) }) {
+            context.snapshot(for: session)
+        }
         let stream = ServerSentEventStream(outbox: session.outbox, generation: generation, retry: context.configuration.sseRetry)
         return Response(
             status: .ok,
