@@ -10,6 +10,7 @@ of its own because REDbot's event loop (thor) is global.
 from __future__ import annotations
 
 import json
+import re
 import sys
 from configparser import ConfigParser
 
@@ -17,11 +18,20 @@ import thor
 from redbot.resource import HttpResource
 
 
+def plain(html: str) -> str:
+    return re.sub(r"\s+", " ", re.sub(r"<[^>]+>", "", html)).strip()
+
+
 def note_json(note) -> dict:
+    try:
+        detail = plain(str(note.detail))
+    except Exception:  # noqa: BLE001 - the summary is enough
+        detail = ""
     return {
         "level": note.level.value if note.level is not None else None,
         "category": note.category.value if note.category is not None else None,
         "summary": str(note.summary),
+        "detail": detail,
         "subnotes": [note_json(sub) for sub in note.subnotes],
     }
 
