@@ -27,7 +27,7 @@ TARGETS = [
     "/static/%252e%252e%252fsecret.txt",
     "/static/%252e%252e/secret.txt",
     "/static/..%252fsecret.txt",
-    "/static/%c0%ae%c0%ae/secret.txt",
+    "/static/%c0%ae%c0%ae/secret.txt",  # overlong UTF-8 for "..": not valid UTF-8 (400 allowed)
     "/static//etc/passwd",
     "/static/%2fetc%2fpasswd",
     "/static/%2Fetc%2Fpasswd",
@@ -38,7 +38,7 @@ TARGETS = [
     "/static/....//secret.txt",
     "/static/./../secret.txt",
     "/static/PUBLICDIR/../secret.txt",
-    "/static/%00../secret.txt",
+    "/static/%00../secret.txt",  # a NUL byte: a malformed path (400 allowed)
     "/static/secret.txt%00.css",
     "/static/leak.txt",
     "/static/passwd.css",
@@ -93,5 +93,8 @@ def test_traversal_is_not_found(server, public_copy, target):
     assert MARKER not in exchange.data, f"GET {target} served the secret file outside the public folder"
     assert b"root:x:0:0" not in exchange.data, f"GET {target} served /etc/passwd"
     statuses = [r.status for r in exchange.responses]
-    assert statuses == [404], f"GET {target}: " + exchange.describe()
+    # A path that is not even well-formed (a NUL byte, invalid UTF-8) may be refused as a bad
+    # request; every other way out of the folder is simply not found.
+    allowed = [[404], [400]] if "%00" in target or "%c0" in target else [[404]]
+    assert statuses in allowed, f"GET {target}: " + exchange.describe()
     server.assert_alive()
