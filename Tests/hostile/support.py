@@ -347,9 +347,7 @@ def send_quietly(sock: socket.socket, data: bytes) -> bool:
     try:
         sock.sendall(data)
         return True
-    except (BrokenPipeError, ConnectionResetError, ConnectionAbortedError):
-        return False
-    except socket.timeout:
+    except OSError:  # reset, broken pipe, timeout, or closed by the reader meanwhile
         return False
 
 

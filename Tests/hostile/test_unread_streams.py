@@ -79,7 +79,7 @@ def wait_all_worked(server, timeout: float = 120) -> int:
 
 
 def test_event_streams_that_never_read(start_server):
-    server = start_server("unread-streams", env={"CLASSIC_PHOTOS_VIEWER_CONNECT_TIMEOUT": "300"})
+    server = start_server("unread-streams")
     failing_row = wait_all_worked(server)
     support.assert_normal_client_served(server.host, server.port, when="before the streams")
     rss_before = server.rss_bytes()
