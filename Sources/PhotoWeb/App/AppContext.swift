@@ -25,7 +25,9 @@ struct AppContext: Sendable {
     func snapshot(for session: ViewerSession) -> [EventOutbox.Payload] {
         var payloads: [EventOutbox.Payload] = [.init(name: .source, data: EventPayloads.json(library.source))]
         guard let pipeline = library.pipeline else { return payloads }
-        payloads.append(.init(name: .snapshot, data: EventPayloads.json(EventPayloads.Snapshot(photos: library.photos))))
+        let strategy = session.strategy(default: configuration.strategy)
+        payloads.append(.init(name: .snapshot, data: EventPayloads.json(EventPayloads.Snapshot(
+            photos: library.photos, strategy: strategy.name, prefetch: strategy.prefetchMarginForDisplay))))
         if let queues = session.currentQueues() {
             payloads.append(.init(name: .queues, data: EventPayloads.json(queues)))
         }

@@ -1,5 +1,6 @@
 import Foundation
 import Hummingbird
+import PhotoPipeline
 
 /// `POST /api/viewport`: `{"viewer": ID, "scrolling": true|false, "first": N, "last": M}`.
 ///
@@ -13,6 +14,8 @@ struct ViewportHandler: Sendable {
         var viewer: String
         var scrolling: Bool
         var rows: ClosedRange<Int>?
+        /// The tab's own strategy, when it asks for one.
+        var strategy: SchedulingStrategy? = nil
     }
 
     func handle(_ request: Request, context requestContext: PhotoRequestContext) async throws -> Response {
@@ -30,6 +33,7 @@ struct ViewportHandler: Sendable {
                     name: .photo, data: EventPayloads.json(EventPayloads.Photo(index: index, state: record.state)), photoIndex: index))
             }
         }
+        session.choose(report.strategy)
         let controller = session.controller(on: pipeline, strategy: context.configuration.strategy)
         if report.scrolling {
             controller.suspendAllOperations()
@@ -52,16 +56,30 @@ struct ViewportHandler: Sendable {
         guard let scrolling = try field("scrolling", Bool.self, in: fields) else {
             throw .badRequest("\"scrolling\" must be true or false")
         }
+        let strategy = try strategy(in: fields)
         switch (try field("first", Int.self, in: fields), try field("last", Int.self, in: fields)) {
         case (nil, nil):
             guard scrolling else { throw .badRequest("\"first\" and \"last\" are required when not scrolling") }
-            return Report(viewer: viewer, scrolling: true, rows: nil)
+            return Report(viewer: viewer, scrolling: true, rows: nil, strategy: strategy)
         case (let first?, let last?):
             guard first >= 0 else { throw .unprocessable("\"first\" must not be negative (got \(first))") }
             guard first <= last else { throw .unprocessable("\"first\" (\(first)) is after \"last\" (\(last))") }
-            return Report(viewer: viewer, scrolling: scrolling, rows: first...last)
+            return Report(viewer: viewer, scrolling: scrolling, rows: first...last, strategy: strategy)
         default:
             throw .badRequest("\"first\" and \"last\" go together")
+        }
+    }
+
+    /// The optional `"strategy"` (eager, visible, prefetch) and `"prefetch"` (rows, 0...50) fields.
+    static func strategy(in fields: [String: Any]) throws(APIError) -> SchedulingStrategy? {
+        guard let name = try field("strategy", String.self, in: fields) else { return nil }
+        let margin = try field("prefetch", Int.self, in: fields) ?? 3
+        guard (0...50).contains(margin) else { throw .unprocessable("\"prefetch\" must be 0 to 50 rows (got \(margin))") }
+        switch name {
+        case "eager": return .eager
+        case "visible": return .visible
+        case "prefetch": return .prefetch(margin: margin)
+        default: throw .badRequest("\"strategy\" must be eager, visible or prefetch (got \(name))")
         }
     }
 
@@ -81,6 +99,7 @@ struct ViewportHandler: Sendable {
         switch field {
         case "viewer": "a string"
         case "scrolling": "true or false"
+        case "strategy": "a string"
         default: "a whole number"
         }
     }

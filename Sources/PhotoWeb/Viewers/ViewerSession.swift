@@ -13,6 +13,8 @@ final class ViewerSession: Sendable {
         /// The rows whose updates this viewer is sent: around its last viewport. Nil (everything)
         /// until it reports one.
         var interest: ClosedRange<Int>?
+        /// The strategy this viewer asked for (its tab's URL or control); nil: the server's default.
+        var chosen: SchedulingStrategy?
     }
 
     /// Rows beyond each edge of the viewport that are kept up to date: a scroll this far lands on
@@ -27,16 +29,41 @@ final class ViewerSession: Sendable {
         self.outbox = outbox
     }
 
-    /// The viewer's controller, made on first use once the list is loaded. Made outside this
-    /// session's lock (an eager controller asks the pipeline for every row as it is made).
-    func controller(on pipeline: PhotoPipeline, strategy: SchedulingStrategy) -> PhotoListController {
-        if let controller = state.withLock({ $0.controller }) { return controller }
-        let made = PhotoListController(pipeline: pipeline, viewer: id, strategy: strategy)
+    /// The viewer's controller, made on first use once the list is loaded, following the strategy
+    /// the viewer chose or else `strategy` (the server's default). Made outside this session's lock
+    /// (an eager controller asks the pipeline for every row as it is made); a controller of another
+    /// strategy is replaced, and what only it wanted is cancelled.
+    func controller(on pipeline: PhotoPipeline, strategy defaultStrategy: SchedulingStrategy) -> PhotoListController {
+        // Decided under the lock: keep the controller, or take out one of another strategy.
+        let (current, replaced, wanted) = state.withLock { state -> (PhotoListController?, PhotoListController?, SchedulingStrategy) in
+            let wanted = state.chosen ?? defaultStrategy
+            guard let controller = state.controller else { return (nil, nil, wanted) }
+            if controller.strategy == wanted { return (controller, nil, wanted) }
+            state.controller = nil
+            state.lastQueues = nil
+            return (nil, controller, wanted)
+        }
+        if let current { return current }
+        // Done after it: the old controller's work is given up before the new one asks for any
+        // (both speak for the same viewer).
+        replaced?.close()
+        let made = PhotoListController(pipeline: pipeline, viewer: id, strategy: wanted)
         return state.withLock { state in
             if let controller = state.controller { return controller }
             state.controller = made
             return made
         }
+    }
+
+    /// Records the strategy this viewer asked for; the next `controller(on:strategy:)` follows it.
+    func choose(_ strategy: SchedulingStrategy?) {
+        guard let strategy else { return }
+        state.withLock { $0.chosen = strategy }
+    }
+
+    /// The strategy this viewer follows, given the server's default.
+    func strategy(default defaultStrategy: SchedulingStrategy) -> SchedulingStrategy {
+        state.withLock { $0.chosen ?? defaultStrategy }
     }
 
     /// The viewer's controller, if it has one yet.
@@ -58,7 +85,7 @@ final class ViewerSession: Sendable {
     /// them as sent.
     private func takeQueues(onlyIfChanged: Bool) -> EventPayloads.Queues? {
         guard let controller = state.withLock({ $0.controller }) else { return nil }
-        let queues = EventPayloads.Queues(controller.queueStatus)
+        let queues = EventPayloads.Queues(controller.queueStatus, strategy: controller.strategy)
         return state.withLock { state in
             if onlyIfChanged, queues == state.lastQueues { return nil }
             state.lastQueues = queues
