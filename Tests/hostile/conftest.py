@@ -26,7 +26,7 @@ import pytest
 
 import support
 
-REPO = Path(__file__).resolve().parents[2]
+REPO = support.REPO
 BINARY = Path(os.environ.get("CLASSIC_PHOTOS_BIN", REPO / ".build" / "debug" / "classic-photos"))
 # Seconds for a server to listen and load its list (the first start of a session generates the
 # sample photos; later ones reuse them).

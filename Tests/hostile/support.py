@@ -10,6 +10,9 @@ import socket
 import threading
 import time
 from dataclasses import dataclass, field
+from pathlib import Path
+
+REPO = Path(__file__).resolve().parents[2]
 
 # -- the server process, from /proc
 

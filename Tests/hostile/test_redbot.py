@@ -17,7 +17,7 @@ from pathlib import Path
 import pytest
 
 import support
-from conftest import REPO
+from support import REPO
 
 RUNNER = Path(__file__).with_name("redbot_check.py")
 REPORT = REPO / "artifacts" / "hostile" / "redbot.txt"

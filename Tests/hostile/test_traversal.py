@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 
 import support
-from conftest import REPO
+from support import REPO
 
 MARKER = b"HOSTILE-SECRET-7f3a9c"
 
