@@ -108,7 +108,7 @@ def main() -> None:
     docroot = Path(tempfile.mkdtemp(prefix="bench-nginx-root-"))
     max_viewers = 1_000_000  # the most the server accepts
     server_args = ["--photo-count", "1000", "--sample-latency-ms", "0", "--max-viewers", str(max_viewers),
-                   "--viewers-per-minute", "100000000"]
+                   "--viewers-per-minute", "1000000"]
     with Server(server_args) as server:
         asyncio.run(filter_one(server.port))
         (docroot / "thumbnail.jpg").write_bytes(http("GET", server.port, "/photos/0/thumbnail")[1])

@@ -71,7 +71,7 @@ async def run_count(count: int, args) -> dict:
     server_args = ["--strategy", "visible", "--photo-count", "1000", "--sample-latency-ms", str(args.latency_ms),
                    "--sample-bandwidth", str(args.bandwidth), "--max-viewers", str(max(5000, count * 2)),
                    # One load client is one address; the per-client limit would refuse it after 60.
-                   "--viewers-per-minute", "100000000"]
+                   "--viewers-per-minute", "1000000"]
     with Server(server_args) as server:
         port, pid = server.port, server.pid
         fleet = Fleet()

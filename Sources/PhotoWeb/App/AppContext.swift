@@ -83,7 +83,7 @@ struct AppContext: Sendable {
             logger.warning("viewer refused: at the maximum of \(viewers.maxViewers) viewers")
             throw .unavailable("the server has its maximum of \(viewers.maxViewers) viewers; try again shortly")
         }
-        logger.info("viewer joined", metadata: ["viewer": "\(session.id)", "viewers": "\(viewers.count)"])
+        logger.debug("viewer joined", metadata: ["viewer": "\(session.id)", "viewers": "\(viewers.count)"])
         if let pipeline = library.pipeline {
             _ = session.controller(on: pipeline, strategy: configuration.strategy)
         }

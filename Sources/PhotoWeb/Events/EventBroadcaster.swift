@@ -86,7 +86,7 @@ struct EventBroadcaster: Sendable {
             let idleSince = ContinuousClock.now - heartbeat
             sessions.forEach { $0.outbox.heartbeatIfIdle(since: idleSince) }
             for session in viewers.dropIdle() {
-                logger.info("viewer left", metadata: ["viewer": "\(session.id)", "viewers": "\(viewers.count)"])
+                logger.debug("viewer left", metadata: ["viewer": "\(session.id)", "viewers": "\(viewers.count)"])
             }
         }
     }
