@@ -8,6 +8,8 @@ final class Transfer {
     /// What this attempt resumes from; dropped when the origin will not continue it.
     private var resuming: ResumableData?
     private var body = Data()
+    /// Body bytes received from the network, over every start.
+    private var fetched = 0
     /// The response this body belongs to, read at its first byte.
     private var response: Response?
     private var throttle = ProgressThrottle()
@@ -72,7 +74,7 @@ final class Transfer {
         defer { easy = nil }
         if let failure = abortReason ?? error {
             request.completion(TransferOutcome(
-                result: .failure(failure), resumableData: failure == .cancelled ? resumableData : nil))
+                result: .failure(failure), resumableData: failure == .cancelled ? resumableData : nil, fetchedBytes: fetched))
             return
         }
         if response == nil {
@@ -83,7 +85,7 @@ final class Transfer {
         if throttle.isBehind(received) {
             request.progress(progress)
         }
-        request.completion(TransferOutcome(result: .success(body), resumedBytes: response?.resumedFrom ?? 0))
+        request.completion(TransferOutcome(result: .success(body), resumedBytes: response?.resumedFrom ?? 0, fetchedBytes: fetched))
     }
 
     /// The bytes held and their version: this attempt's if its response had begun, else what it resumed from.
@@ -112,6 +114,7 @@ final class Transfer {
             return false
         }
         body.append(contentsOf: bytes)
+        fetched += bytes.count
         if throttle.shouldReport(progress) {
             request.progress(progress)
         }

@@ -41,6 +41,7 @@ struct TransferResumeTests {
             let partial = try #require(cancelled.resumableData)
             #expect(partial.validator == .entityTag(Self.version1))
             #expect(partial.data == Data(bytes.prefix(partial.data.count)))
+            #expect(cancelled.fetchedBytes == partial.data.count)
 
             // When: it is started again from what it kept
             gate.openAll()
@@ -56,6 +57,7 @@ struct TransferResumeTests {
             // And the body is byte for byte the uninterrupted one, its progress counted from the resumed bytes
             #expect(try outcome.result.get() == Data(bytes))
             #expect(outcome.resumedBytes == partial.data.count)
+            #expect(outcome.fetchedBytes == Self.size - partial.data.count)
             #expect(progress.first.map { $0.resumedFrom == Int64(partial.data.count) && $0.received > $0.resumedFrom } == true)
             #expect(progress.last == TransferProgress(received: Int64(Self.size), expected: Int64(Self.size), resumedFrom: Int64(partial.data.count)))
         }
@@ -107,8 +109,8 @@ struct TransferResumeTests {
             let requests = ranges == .honoured ? 2 : 3
             _ = try await origin.waitUntilServed("/photo.jpg", times: requests)
             #expect(origin.requestCount("/photo.jpg") == requests)
-            let whole = try #require(origin.served.last { !$0.clientClosedEarly })
-            #expect(whole.status == 200 && whole.bytesSent == version2.count)
+            // (The abandoned 206 may have fitted in the socket's buffer: it is told by its status, not by an early close.)
+            let whole = try #require(origin.served.first { $0.status == 200 && $0.bytesSent == version2.count })
             if ranges == .ignoringIfRange {
                 // The 206 of version 2 was abandoned and the transfer asked again, without a range
                 #expect(origin.served.contains { $0.status == 206 })

@@ -33,8 +33,6 @@ final class ImageDownloader: PhotoOperation, @unchecked Sendable {
     private let limits: TransferLimits
     private weak let delegate: (any ImageDownloaderDelegate)?
     private let lifecycle: Mutex<Lifecycle>
-    /// Set when cancelled to free memory: what the transfer received is not worth keeping then.
-    private let dropsResumableData = Atomic(false)
 
     /// A download of `photoRecord` whose bytes go to `filtration` (which depends on it).
     init(
@@ -91,26 +89,11 @@ final class ImageDownloader: PhotoOperation, @unchecked Sendable {
         lifecycle.withLock { $0.handle }?.cancel()
     }
 
-    /// False once cancelled to free memory (then its bytes are not kept to resume from).
-    var keepsResumableData: Bool {
-        !dropsResumableData.load(ordering: .acquiring)
-    }
-
-    /// Cancels, dropping whatever the transfer received instead of keeping it to resume (memory is short).
-    func cancelDroppingResumableData() {
-        dropsResumableData.store(true, ordering: .releasing)
-        cancel()
-    }
-
     /// Hands a success's bytes forward to the filtration, gives the claim back (before the end is
     /// known, so that work started on hearing of it finds the photo free), tells the delegate, finishes.
     private func finish(with outcome: TransferOutcome) {
-        var outcome = outcome
         if case .success(let data) = outcome.result {
             lifecycle.withLock { $0.filtration }?.receiveOriginal(data)
-        }
-        if !keepsResumableData {
-            outcome.resumableData = nil
         }
         releaseClaimIfHeld()
         delegate?.downloader(self, didFinishWith: outcome)

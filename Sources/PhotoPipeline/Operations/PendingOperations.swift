@@ -88,13 +88,13 @@ struct PendingOperations {
     }
 
     /// Records a running download's progress; returns its report before this one.
-    mutating func record(_ progress: TransferProgress, of downloader: ImageDownloader) -> TransferProgress? {
-        lanes[.download, default: .init()].record(progress, of: downloader)
+    mutating func record(_ progress: TransferProgress, of download: PhotoOperation) -> TransferProgress? {
+        lanes[.download, default: .init()].record(progress, of: download)
     }
 
     /// A running download's latest progress report.
-    func progress(of downloader: ImageDownloader) -> TransferProgress? {
-        lanes[.download]?.progress(of: downloader)
+    func progress(of download: PhotoOperation) -> TransferProgress? {
+        lanes[.download]?.progress(of: download)
     }
 
     /// What photo `index` is going through now: downloading (with its progress) or filtering; nil at rest.

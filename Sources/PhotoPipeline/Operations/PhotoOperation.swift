@@ -29,6 +29,7 @@ class PhotoOperation: Operation, @unchecked Sendable {
 
     private let gateOpen = Atomic(true)
     private let decidedPriority = Atomic(Operation.QueuePriority.normal.rawValue)
+    private let discardsResults = Atomic(false)
 
     init(photoRecord: PhotoRecord, queue: QueueKind, claims: any WorkClaiming) {
         self.photoRecord = photoRecord
@@ -70,6 +71,17 @@ class PhotoOperation: Operation, @unchecked Sendable {
         } while decidedPriority.load(ordering: .acquiring) != applied
         willChangeValue(forKey: "isReady")
         didChangeValue(forKey: "isReady")
+    }
+
+    /// False once the pipeline gave up on what this operation produces (memory is short): whatever
+    /// it still delivers is not kept.
+    var keepsResults: Bool {
+        !discardsResults.load(ordering: .acquiring)
+    }
+
+    /// Gives up on what this operation produces from now on. Lock-free: decided under the pipeline's lock.
+    func discardResults() {
+        discardsResults.store(true, ordering: .releasing)
     }
 
     // MARK: Single flight

@@ -20,8 +20,6 @@ struct Effects: Sendable {
     private(set) var enqueued: [(operation: PhotoOperation, queue: OperationQueue)] = []
     /// Operations to cancel.
     private(set) var cancelled: [PhotoOperation] = []
-    /// Downloads to cancel without keeping what they received (memory is short).
-    private(set) var cancelledDroppingResumableData: [ImageDownloader] = []
     /// Events, stamped in order.
     private(set) var events: [PipelineEvent] = []
 
@@ -53,10 +51,6 @@ struct Effects: Sendable {
 
     mutating func cancel(_ operation: PhotoOperation) {
         cancelled.append(operation)
-    }
-
-    mutating func cancelDroppingResumableData(_ download: ImageDownloader) {
-        cancelledDroppingResumableData.append(download)
     }
 
     /// Stamps an event now.

@@ -73,11 +73,9 @@ extension PhotoPipeline {
     public func handleMemoryWarning() {
         update { state, effects in
             for operation in state.pending.removeAll() {
-                if let download = operation as? ImageDownloader {
-                    effects.cancelDroppingResumableData(download)
-                } else {
-                    effects.cancel(operation)
-                }
+                // What they still deliver (a preview, a thumbnail, an original, bytes to resume from) would refill memory.
+                operation.discardResults()
+                effects.cancel(operation)
             }
             state.demand.forgetAllWants()
             effects.storeChanged(state.store.removeAllFromMemory())

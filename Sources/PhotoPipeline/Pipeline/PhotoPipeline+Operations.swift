@@ -25,7 +25,7 @@ extension PhotoPipeline: ImageDownloaderDelegate, ImageFiltrationDelegate {
             switch operation {
             case let download as ImageDownloader:
                 // It never ran: the bytes it was to resume from go back.
-                if let resumable = download.resumingFrom, download.keepsResumableData {
+                if let resumable = download.resumingFrom, download.keepsResults {
                     state.store.partials.keep(resumable, for: index)
                 }
             default:
@@ -57,21 +57,21 @@ extension PhotoPipeline: ImageDownloaderDelegate, ImageFiltrationDelegate {
             effects.watch(index, in: state)
             let wasInProgress = state.pending.downloadsInProgress[index] === downloader
             state.pending.remove(downloader)
-            let reported = state.pending.progress(of: downloader)?.fetched ?? 0
+            // What arrived after the last progress report.
+            state.ledger.add(bytes: Int64(outcome.fetchedBytes) - (state.pending.progress(of: downloader)?.fetched ?? 0), for: index)
             let ending: OperationEvent.Outcome
             switch outcome.result {
-            case .success(let data):
+            case .success:
                 ending = .finished
-                state.ledger.add(bytes: Int64(data.count - outcome.resumedBytes) - reported, for: index)
                 state.ledger.countDownload(of: index, resumedBytes: outcome.resumedBytes)
                 if wasInProgress, state.pending.filtrationsInProgress[index] != nil {
                     state.store.handOnToFiltration(index)
                 }
-                if let original { keep(original, as: .original, of: index, in: &state, &effects) }
+                if let original, downloader.keepsResults { keep(original, as: .original, of: index, in: &state, &effects) }
             case .failure(.cancelled):
                 ending = .cancelled
                 state.ledger.countAbort(of: index)
-                if let resumable = outcome.resumableData { state.store.partials.keep(resumable, for: index) }
+                if let resumable = outcome.resumableData, downloader.keepsResults { state.store.partials.keep(resumable, for: index) }
             case .failure(let error):
                 ending = .failed
                 state.failures[index] = .init(reason: error.description, detail: error.detail)
@@ -87,6 +87,7 @@ extension PhotoPipeline: ImageDownloaderDelegate, ImageFiltrationDelegate {
         let image = CachedImage(data: preview.data, format: preview.format)
         update { state, effects in
             let index = filtration.index
+            guard filtration.keepsResults else { return }
             keep(image, as: .preview, of: index, in: &state, &effects)
             effects.publishStateChanges(in: state)
             if case .filtering = state.photoState(of: index) {
@@ -118,7 +119,7 @@ extension PhotoPipeline: ImageDownloaderDelegate, ImageFiltrationDelegate {
             switch result {
             case .success:
                 ending = .finished
-                if let thumbnail { keep(thumbnail, as: .thumbnail, of: index, in: &state, &effects) }
+                if let thumbnail, filtration.keepsResults { keep(thumbnail, as: .thumbnail, of: index, in: &state, &effects) }
                 state.demand.forget(index)
             case .failure(.cancelled):
                 ending = .cancelled

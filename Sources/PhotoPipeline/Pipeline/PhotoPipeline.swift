@@ -155,7 +155,6 @@ public final class PhotoPipeline: Sendable {
             queue.addOperation(operation)
         }
         effects.cancelled.forEach { $0.cancel() }
-        effects.cancelledDroppingResumableData.forEach { $0.cancelDroppingResumableData() }
         transport.deliver(effects.events)
     }
 
