@@ -13,9 +13,11 @@ import shutil
 import socket
 import subprocess
 import tempfile
+import threading
 import time
 import urllib.error
 import urllib.request
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 
 import pytest
@@ -86,7 +88,7 @@ class Server:
     """One `classic-photos serve` process."""
 
     def __init__(self, workdir: Path, cache_dir: Path, name: str, photo_count: int, latency_ms: int,
-                 bandwidth: int, strategy: str = "prefetch", prefetch: int = 3):
+                 bandwidth: int, strategy: str = "prefetch", prefetch: int = 3, source: str | None = None):
         self.name = name
         self.photo_count = photo_count
         self.strategy = strategy
@@ -105,7 +107,7 @@ class Server:
             "--strategy", strategy,
             "--prefetch", str(prefetch),
             "--cache-dir", str(cache_dir),
-        ]
+        ] + (["--source", source] if source else [])
         env = dict(os.environ, CLASSIC_PHOTOS_CACHE_DIR=str(cache_dir))
         self._stdout = open(self.stdout_path, "wb")
         self._stderr = open(self.stderr_path, "wb")
@@ -270,6 +272,52 @@ def slow_server(start_server):
     server = start_server("slow", photo_count=300, latency_ms=300, bandwidth=400_000)
     yield server
     server.stop()
+
+
+class OnePhotoOrigin:
+    """A loopback origin that answers every GET with the same photo (404 for paths with "missing"),
+    for data sources longer than the sample origin's default list."""
+
+    def __init__(self, photo: bytes, latency_s: float = 0.02):
+        class Handler(BaseHTTPRequestHandler):
+            def do_GET(self):  # noqa: N802 - http.server's naming
+                time.sleep(latency_s)
+                missing = "missing" in self.path
+                body = b"not here" if missing else photo
+                self.send_response(404 if missing else 200)
+                self.send_header("Content-Type", "text/plain" if missing else "image/jpeg")
+                self.send_header("Content-Length", str(len(body)))
+                self.end_headers()
+                self.wfile.write(body)
+
+            def log_message(self, *args):
+                pass
+
+        self.httpd = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+        self.base_url = f"http://127.0.0.1:{self.httpd.server_address[1]}"
+        threading.Thread(target=self.httpd.serve_forever, daemon=True).start()
+
+    def write_source(self, path: Path, count: int) -> Path:
+        """A JSON data source of `count` photos on this origin (every 97th missing)."""
+        entries = {f"Photo {n:05d}": f"{self.base_url}/{'missing' if n % 97 == 50 else 'photo'}-{n}.jpg"
+                   for n in range(count)}
+        path.write_text(json.dumps(entries))
+        return path
+
+    def close(self):
+        self.httpd.shutdown()
+        self.httpd.server_close()
+
+
+@pytest.fixture(scope="session")
+def big_server(start_server, server, session_dir):
+    """A server with 3,000 photos (a JSON data source on a loopback origin that serves one of the
+    shared server's sample photos for each)."""
+    photo = next((session_dir / "samples" / "sample-photos-v1").glob("photo-0*.jpg")).read_bytes()
+    origin = OnePhotoOrigin(photo)
+    source = origin.write_source(session_dir / "big-source.json", 3000)
+    yield start_server("big", photo_count=3000, latency_ms=20, bandwidth=20_000_000, source=str(source))
+    origin.close()
 
 
 def chrome_options() -> webdriver.ChromeOptions:

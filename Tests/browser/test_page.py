@@ -129,9 +129,14 @@ def test_page_loads(server, driver):
 
     assert driver.title == TITLE
     assert driver.find_element("css selector", "h1").text == TITLE
+    # The list is virtualised: only the rows near the screen are in the DOM, from the top, in
+    # index order, each saying where it sits in the whole list.
+    assert page.count == listing["count"] == len(listing["photos"]) == server.photo_count
     rows = page.js("return [...document.querySelectorAll('#list .row')].map(r => +r.dataset.index)")
-    assert len(rows) == listing["count"] == len(listing["photos"]) == server.photo_count
     assert rows == list(range(len(rows))), "rows are not in index order"
+    assert 5 <= len(rows) < 40, rows
+    sizes = page.js("return [...document.querySelectorAll('#list .row')].map(r => r.getAttribute('aria-setsize'))")
+    assert set(sizes) == {str(server.photo_count)}, sizes
     names = page.js("return [...document.querySelectorAll('#list .row .name')].slice(0, 5).map(n => n.textContent)")
     assert names == [p["name"] for p in listing["photos"][:5]]
 
@@ -414,7 +419,7 @@ def test_screenshot(server, driver):
 @pytest.mark.parametrize("size", [(1366, 800), (390, 844)], ids=["desktop", "phone"])
 def test_photo_viewer_opens_closes_and_gives_focus_back(server, driver, size):
     """A click on a sepia row shows the original and the sepia image with a before/after slider;
-    Escape closes it and focus goes back to the row."""
+    Escape closes it and focus goes back to the list, on that row."""
     from selenium.webdriver.common.keys import Keys
 
     driver.set_window_size(*size)
@@ -422,8 +427,13 @@ def test_photo_viewer_opens_closes_and_gives_focus_back(server, driver, size):
     first, last = page.visible_range()
     page.wait_filtered(first, last, allow_failed=True)
     index = next(r["index"] for r in page.rows(first, last) if r["state"] == "filtered")
-    name = driver.find_element("css selector", f'#list .row[data-index="{index}"] a.name')
-    name.send_keys(Keys.ENTER)
+    # The list is one tab stop: focus it, move to the row with the arrow keys, Enter opens it.
+    listbox = driver.find_element("id", "list")
+    page.js("arguments[0].focus()", listbox)
+    for _ in range(index - page.js("return classicPhotos.activeRow")):
+        listbox.send_keys(Keys.ARROW_DOWN)
+    assert page.js("return classicPhotos.activeRow") == index
+    listbox.send_keys(Keys.ENTER)
 
     wait_for(driver, lambda d: d.execute_script("""
         const v = document.getElementById('viewer'), imgs = v.querySelectorAll('img');
@@ -435,7 +445,7 @@ def test_photo_viewer_opens_closes_and_gives_focus_back(server, driver, size):
                  size: v.querySelector('[data-role="size"]').textContent,
                  fits: r.left >= 0 && r.right <= innerWidth + 1 && r.bottom <= innerHeight + 1 };
     """)
-    assert facts["title"] == page.js(f"return document.querySelector('#list .row[data-index=\"{index}\"] a.name').textContent")
+    assert facts["title"] == page.js(f"return document.querySelector('#list .row[data-index=\"{index}\"] .name').textContent")
     assert "×" in facts["size"], facts
     assert facts["fits"], facts
     ARTIFACTS.mkdir(exist_ok=True)
@@ -448,4 +458,5 @@ def test_photo_viewer_opens_closes_and_gives_focus_back(server, driver, size):
     driver.switch_to.active_element.send_keys(Keys.ESCAPE)
     wait_for(driver, lambda d: not d.execute_script("return document.getElementById('viewer').open"), 10,
              "Escape did not close the viewer")
-    assert page.js("return document.activeElement === arguments[0]", name)
+    assert page.js("return document.activeElement === arguments[0]", listbox)
+    assert page.js("return classicPhotos.activeRow") == index

@@ -1,0 +1,132 @@
+// Row images: at most MAX_LOADS requests at once, visible rows first, only for rows on or near the
+// screen, so the browser's six connections per origin are never all taken by images (one is the
+// event stream, one is for viewport reports). An image is fetched by a detached Image; once it has
+// loaded, a row shows the same URL, which the browser answers from its memory cache.
+
+import { url, FAILED } from './config.js';
+
+const MAX_LOADS = 3;
+
+const previewURL = (index) => url('/photos/' + index + '/preview');
+const thumbnailURL = (index) => url('/photos/' + index + '/thumbnail');
+
+/** The image a photo's row should end up showing in its state; null for the placeholder. */
+function wanted(photo) {
+  switch (photo.state) {
+    case 'filtering': return photo.preview ? previewURL(photo.index) : null;
+    case 'filtered': return thumbnailURL(photo.index);
+    case 'failed': return FAILED;
+    default: return null;
+  }
+}
+
+/** Creates the loader. `onLoaded(index)` is called when row `index` has a new image to show. */
+export function createImages({ store, onLoaded }) {
+  const queue = new Set(); // indices waiting for a load slot
+  const inFlight = new Map(); // url -> index
+  const loaded = new Set(); // urls fetched by this page
+  const failures = new Map(); // url -> { count, retryAt }
+  let near = null;
+  const counters = { started: 0, maxInFlight: 0 };
+
+  const inNear = (index) => !!near && index >= near.first && index <= near.last;
+  const ready = (src) => src === FAILED || loaded.has(src);
+
+  /** What row `photo` shows now: its wanted image once loaded (the unfiltered preview meanwhile,
+   * if that is loaded), or null for the placeholder. Only rows near the screen show images. */
+  function srcFor(photo) {
+    if (!inNear(photo.index)) return null;
+    const want = wanted(photo);
+    if (want && ready(want)) return want;
+    const preview = previewURL(photo.index);
+    return photo.state === 'filtered' && loaded.has(preview) ? preview : null;
+  }
+
+  function needs(index) {
+    const photo = store.state.photos[index];
+    const want = photo && wanted(photo);
+    return want && !ready(want) ? want : null;
+  }
+
+  function priority(index) {
+    const { first, last } = near.visible;
+    if (index >= first && index <= last) return index - first;
+    const distance = index < first ? first - index : index - last;
+    return 10000 + distance * 2 + (index < first ? 1 : 0);
+  }
+
+  function pump() {
+    while (inFlight.size < MAX_LOADS && queue.size) {
+      let best = -1;
+      let bestPriority = Infinity;
+      const now = performance.now();
+      for (const index of queue) {
+        const want = needs(index);
+        if (!want) { queue.delete(index); continue; }
+        const failure = failures.get(want);
+        if (inFlight.has(want) || (failure && failure.retryAt > now)) continue;
+        const p = priority(index);
+        if (p < bestPriority) { best = index; bestPriority = p; }
+      }
+      if (best < 0) break;
+      queue.delete(best);
+      load(needs(best), best);
+    }
+  }
+
+  function load(src, index) {
+    const image = new Image();
+    image.decoding = 'async';
+    inFlight.set(src, index);
+    counters.started += 1;
+    counters.maxInFlight = Math.max(counters.maxInFlight, inFlight.size);
+    const done = (ok) => {
+      image.onload = image.onerror = null;
+      inFlight.delete(src);
+      if (ok) {
+        loaded.add(src);
+        failures.delete(src);
+        onLoaded(index);
+      } else {
+        const failure = failures.get(src) || { count: 0, retryAt: 0 };
+        failure.count += 1;
+        // Not there yet (or gone): try again a little later, a few times.
+        failure.retryAt = failure.count <= 4 ? performance.now() + 600 * failure.count : Infinity;
+        failures.set(src, failure);
+        if (failure.count <= 4) setTimeout(() => refresh(near), 650 * failure.count);
+      }
+      refresh(near);
+    };
+    image.onload = () => done(true);
+    image.onerror = () => done(false);
+    image.src = src;
+  }
+
+  /** Sets the rows near the screen (`{first, last, visible}` or null) and queues what they need. */
+  function refresh(range) {
+    near = range;
+    for (const index of queue) if (!inNear(index)) queue.delete(index);
+    if (near) for (let i = near.first; i <= near.last; i += 1) if (needs(i)) queue.add(i);
+    pump();
+  }
+
+  /** Row `index` changed state: queue its new image if it is near the screen. */
+  function photoChanged(index) {
+    if (inNear(index) && needs(index)) queue.add(index);
+  }
+
+  return {
+    srcFor,
+    refresh,
+    photoChanged,
+    pump,
+    isNear: inNear,
+    stats: {
+      get inFlight() { return inFlight.size; },
+      get queued() { return queue.size; },
+      get started() { return counters.started; },
+      get maxInFlight() { return counters.maxInFlight; },
+      limit: MAX_LOADS,
+    },
+  };
+}

@@ -1,0 +1,83 @@
+// The panel's figures: this page's queues (with why they are suspended) and the server's totals
+// for all viewers. What each figure means is written once, in the template, as its description.
+
+import { formatBytes, formatCount, formatSeconds, plural, setText } from './format.js';
+
+const SUSPENDED_HOLD_MS = 700; // a slow wheel scroll does not make the badge flicker
+
+/** Wires the panel's elements (found by id in `root`) to the store. */
+export function attachPanel({ store, root, timeline }) {
+  const $ = (id) => root.getElementById(id);
+  let suspendedShown = false;
+  let hideTimer = null;
+  let suspendedSeen = 0;
+
+  function showSuspended(suspended) {
+    if (suspended) {
+      clearTimeout(hideTimer);
+      hideTimer = null;
+      setSuspended(true);
+    } else if (suspendedShown && !hideTimer) {
+      hideTimer = setTimeout(() => { hideTimer = null; setSuspended(false); }, SUSPENDED_HOLD_MS);
+    }
+  }
+
+  // Both queues of a viewer are suspended together: while it scrolls.
+  function setSuspended(on) {
+    suspendedShown = on;
+    for (const prefix of ['dl', 'ft']) {
+      $(prefix + '-suspended').hidden = !on;
+      $(prefix + '-queue').classList.toggle('is-suspended', on);
+    }
+  }
+
+  function showQueues() {
+    const queues = store.state.queues || {};
+    const dl = queues.download || {};
+    const ft = queues.filtration || {};
+    setText($('dl-pending'), formatCount(dl.pending));
+    setText($('dl-executing'), formatCount(dl.executing));
+    setText($('ft-pending'), formatCount(ft.pending));
+    setText($('ft-executing'), formatCount(ft.executing));
+    const suspended = !!(dl.suspended || ft.suspended);
+    if (suspended) suspendedSeen += 1;
+    showSuspended(suspended);
+    setText($('panel-summary'),
+      'Downloads ' + formatCount(dl.executing) + ' running, ' + formatCount(dl.pending) + ' queued · Sepia '
+      + formatCount(ft.executing) + ' running, ' + formatCount(ft.pending) + ' queued' + (suspended ? ' · suspended' : ''));
+  }
+
+  function showStats() {
+    const stats = store.state.stats;
+    for (const [prefix, key] of [['dl', 'downloads'], ['ft', 'filtrations']]) {
+      const q = stats[key] || {};
+      for (const field of ['started', 'finished', 'cancelled', 'failed', 'executing', 'pending']) {
+        setText($('stat-' + prefix + '-' + field), formatCount(q[field]));
+      }
+    }
+    setText($('stat-bytes'), formatBytes(stats.bytesDownloaded));
+    setText($('stat-aborted'), formatCount(stats.transfersAborted));
+    setText($('stat-cache-hits'), formatCount(stats.cacheHits));
+    setText($('stat-cache-misses'), formatCount(stats.cacheMisses));
+    setText($('stat-cache-bytes'), formatBytes(stats.cacheBytes));
+    setText($('stat-filter-cpu'), formatSeconds(stats.filterSeconds));
+    setText($('stat-ahead-bytes'), formatBytes(stats.wastedBytes));
+    setText($('stat-ahead-downloads'), formatCount(stats.wastedDownloads));
+    setText($('stat-ahead-cpu'), formatSeconds(stats.wastedFilterSeconds));
+    setText($('stat-viewers'), plural(stats.viewers, 'viewer'));
+    const downloads = Number(stats.maxConcurrentDownloads) || 4;
+    const filters = Number(stats.maxConcurrentFiltrations) || 2;
+    setText($('stat-concurrency'), plural(downloads, 'download') + ' · ' + plural(filters, 'filter'));
+    timeline.setLanes(downloads, filters);
+  }
+
+  store.subscribe((kind) => {
+    if (kind === 'queues') showQueues();
+    else if (kind === 'stats') showStats();
+  });
+
+  return {
+    get suspendedSeen() { return suspendedSeen; },
+    get suspendedShown() { return suspendedShown; },
+  };
+}

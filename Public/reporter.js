@@ -1,0 +1,87 @@
+// Viewport reports (POST /api/viewport), one at a time: while one is in flight only the latest is
+// kept. Each carries this tab's strategy when it asked for one. A server that no longer knows the
+// viewer gets a new one; a server error is retried with backoff.
+
+import { url } from './config.js';
+
+/** Creates the reporter. `isBlocked()` says to hold reports (a new viewer id is on its way);
+ * `onUnknownViewer(reason)` is called on 404 / 410. */
+export function createReporter({ store, isBlocked, onUnknownViewer }) {
+  const reporter = {
+    inFlight: false,
+    pending: null,
+    failures: 0,
+    sent: 0,
+    acknowledged: 0,
+    errors: 0,
+    last: null, // { payload, status, at }
+    lastAcknowledged: null,
+    retryTimer: null,
+
+    /** Sends `payload` ({scrolling, first, last}) once the report before it is answered. */
+    report(payload) {
+      this.pending = payload;
+      this.send();
+    },
+
+    /** Sends what is pending, if anything and nothing is in flight. */
+    async send() {
+      if (this.inFlight || !this.pending || !store.state.viewer || isBlocked()) return;
+      const payload = this.pending;
+      this.pending = null;
+      this.inFlight = true;
+      this.sent += 1;
+      const viewer = store.state.viewer;
+      const requested = store.state.requested;
+      const body = Object.assign({ viewer }, payload,
+        requested ? { strategy: requested.strategy, prefetch: requested.prefetch } : {});
+      let retry = false;
+      try {
+        const response = await fetch(url('/api/viewport'), {
+          method: 'POST',
+          headers: { 'Content-Type': 'application/json' },
+          body: JSON.stringify(body),
+          cache: 'no-store',
+          credentials: 'same-origin',
+        });
+        this.last = { payload: body, status: response.status, at: Date.now() };
+        if (response.ok) {
+          this.acknowledged += 1;
+          this.lastAcknowledged = body;
+          this.failures = 0;
+        } else {
+          this.errors += 1;
+          let reason = '';
+          try { reason = (await response.json()).error || ''; } catch (_) { /* not JSON */ }
+          if (response.status === 404 || response.status === 410) {
+            // Report again once there is a new id (unless that has happened meanwhile).
+            if (!this.pending) this.pending = payload;
+            if (viewer === store.state.viewer) onUnknownViewer('viewport: ' + (reason || response.status));
+          } else if (response.status >= 500) {
+            retry = true;
+          } else {
+            console.warn('viewport report refused:', response.status, reason);
+          }
+        }
+      } catch (error) {
+        this.errors += 1;
+        this.last = { payload: body, status: 0, at: Date.now(), error: String(error) };
+        retry = true;
+      } finally {
+        this.inFlight = false;
+      }
+      if (retry) {
+        this.failures += 1;
+        clearTimeout(this.retryTimer);
+        const delay = Math.min(10000, 500 * 2 ** Math.min(5, this.failures - 1));
+        this.retryTimer = setTimeout(() => {
+          if (!this.pending) this.pending = payload;
+          this.send();
+        }, delay);
+        return;
+      }
+      this.send();
+    },
+  };
+  return reporter;
+}

@@ -1,0 +1,89 @@
+// One row's element: made from the page's <template id="row-template">, filled from a photo of
+// the store. A row element is reused for other photos as the list scrolls, so render() writes
+// everything a row shows; `data-state` is only a styling hook, never read back.
+
+import { setText } from './format.js';
+
+const ACTIONS = { filtered: '. Enter opens it', failed: '. Enter tries again' };
+
+/** What a row says about its photo. */
+export function statusText(photo) {
+  switch (photo.state) {
+    case 'new': return 'Waiting';
+    case 'downloading':
+      return photo.progress == null ? 'Downloading…' : 'Downloading… ' + Math.round(photo.progress * 100) + '%';
+    case 'downloaded': return 'Downloaded · sepia next';
+    case 'filtering': return 'Applying sepia…';
+    case 'filtered': return 'Sepia · click to compare';
+    case 'failed': return 'Failed to load';
+    default: return photo.state;
+  }
+}
+
+function altText(photo, src) {
+  if (photo.state === 'failed') return photo.name + ' failed to load';
+  if (src && src.endsWith('/thumbnail')) return 'Sepia thumbnail of ' + photo.name;
+  if (src) return photo.name + ' (not yet sepia)';
+  return '';
+}
+
+const part = (el, role) => el.querySelector('[data-role="' + role + '"]');
+
+/** Creates rows from `template` (the <template> element). */
+export function createRowFactory(template) {
+  const prototype = template.content.firstElementChild;
+
+  /** A new, empty row element. */
+  function create() {
+    const el = prototype.cloneNode(true);
+    el.hidden = true;
+    return el;
+  }
+
+  /** Writes `photo` into row element `el`: `src` is the image to show (null for the placeholder),
+   * `top` its offset in the list, `active` whether it is the keyboard's current row. */
+  function render(el, photo, { src, top, count, active }) {
+    const index = String(photo.index);
+    if (el.dataset.index !== index) {
+      el.dataset.index = index;
+      el.id = 'row-' + index;
+      el.setAttribute('aria-posinset', String(photo.index + 1));
+      setText(part(el, 'num'), '#' + (photo.index + 1));
+    }
+    el.setAttribute('aria-setsize', String(count));
+    el.style.transform = 'translateY(' + top + 'px)';
+    el.hidden = false;
+    if (el.dataset.state !== photo.state) el.dataset.state = photo.state;
+    el.setAttribute('aria-selected', active ? 'true' : 'false');
+    el.classList.toggle('is-active', active);
+
+    const status = statusText(photo);
+    setText(part(el, 'name'), photo.name);
+    setText(part(el, 'status'), status);
+    const reason = part(el, 'reason');
+    setText(reason, photo.reason || '');
+    // The technical detail behind the reason, on hover.
+    reason.title = photo.state === 'failed' ? (photo.detail || photo.reason || '') : '';
+    part(el, 'retry').hidden = photo.state !== 'failed';
+    // A row holds no controls of its own (it is an option of a listbox): Enter on it, or a click,
+    // does what it offers, and its name says so.
+    const label = photo.name + ', ' + status + (photo.reason ? ': ' + photo.reason : '') + (ACTIONS[photo.state] || '');
+    if (el.getAttribute('aria-label') !== label) el.setAttribute('aria-label', label);
+
+    const progress = part(el, 'progress');
+    const known = photo.progress != null;
+    progress.classList.toggle('indeterminate', photo.state === 'downloading' && !known);
+    part(el, 'bar').style.setProperty('--p', known ? String(photo.progress) : '0');
+
+    const img = part(el, 'thumb');
+    if (src) {
+      if (img.getAttribute('src') !== src) img.src = src;
+    } else if (img.hasAttribute('src')) {
+      img.removeAttribute('src');
+    }
+    const alt = altText(photo, src);
+    if (img.alt !== alt) img.alt = alt;
+  }
+
+  return { create, render };
+}

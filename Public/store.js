@@ -1,0 +1,153 @@
+// The page's model: everything the server has said and what this tab asked for. It knows no DOM;
+// views subscribe and read from it. A row's state lives here and nowhere else.
+
+/** The states of a photo, as the server names them. */
+export const STATES = ['new', 'downloading', 'downloaded', 'filtering', 'filtered', 'failed'];
+
+const zeroCounts = () => Object.fromEntries(STATES.map((s) => [s, 0]));
+
+/** One photo as the page keeps it. */
+function photoFrom(raw, index, previous) {
+  const state = STATES.includes(raw.state) ? raw.state : 'new';
+  return {
+    index,
+    name: previous ? previous.name : String(raw.name ?? 'Photo ' + (index + 1)),
+    state,
+    progress: state === 'downloading' && typeof raw.progress === 'number' ? Math.min(1, Math.max(0, raw.progress)) : null,
+    reason: state === 'failed' ? (raw.reason || 'unknown error') : null,
+    detail: state === 'failed' ? (raw.detail || null) : null,
+    // A row being filtered shows its unfiltered thumbnail once the server says it exists.
+    preview: state === 'filtering' && (raw.preview === true || (previous != null && previous.state === 'filtering' && previous.preview)),
+  };
+}
+
+/** Creates the store. `subscribe(fn)` calls fn(kind, detail) after each change, where kind is one
+ * of source, list, photos (detail: the changed indices), queues, stats, scrolling, viewer,
+ * strategy, active, connection, notice. */
+export function createStore({ viewer, requestedStrategy, serverStrategy }) {
+  const listeners = new Set();
+  const emit = (kind, detail) => { for (const fn of listeners) fn(kind, detail); };
+
+  const state = {
+    viewer,
+    source: { status: 'loading', count: 0, error: null, skipped: [] },
+    photos: [],
+    counts: zeroCounts(),
+    queues: null,
+    stats: null,
+    scrolling: false,
+    // What this tab asked for (null: the server's default) and what the server says it applies.
+    requested: requestedStrategy,
+    applied: null,
+    serverStrategy,
+    activeRow: 0,
+    connection: 'connecting', // connecting, open, reconnecting, closed
+    notice: null, // { kind, text, level: 'info' | 'error' }: the banner under the header
+  };
+
+  function noteStrategy(data) {
+    if (typeof data.strategy !== 'string') return;
+    const applied = { strategy: data.strategy, prefetch: Number(data.prefetch) || 0 };
+    const old = state.applied;
+    if (old && old.strategy === applied.strategy && old.prefetch === applied.prefetch) return;
+    state.applied = applied;
+    emit('strategy');
+  }
+
+  return {
+    get state() { return state; },
+    subscribe(fn) { listeners.add(fn); return () => listeners.delete(fn); },
+
+    setSource(raw) {
+      state.source = {
+        status: raw.status || 'loading',
+        count: Number(raw.count) || 0,
+        error: raw.error || null,
+        skipped: Array.isArray(raw.skipped) ? raw.skipped : [],
+      };
+      emit('source');
+    },
+
+    /** A snapshot: the whole list. Keeps names (and so the rows' identity) when it is the same list. */
+    setSnapshot(data) {
+      let raws = Array.isArray(data.photos) ? data.photos : [];
+      if (raws.some((p, i) => p && Number.isInteger(p.index) && p.index !== i)) {
+        raws = raws.slice().sort((a, b) => (a && a.index) - (b && b.index));
+      }
+      const old = state.photos;
+      const same = old.length === raws.length && raws.every((p, i) => old[i].name === String(p.name ?? 'Photo ' + (i + 1)));
+      state.photos = raws.map((raw, i) => photoFrom(raw || {}, i, same ? old[i] : null));
+      state.counts = zeroCounts();
+      for (const photo of state.photos) state.counts[photo.state] += 1;
+      if (state.activeRow >= state.photos.length) state.activeRow = Math.max(0, state.photos.length - 1);
+      noteStrategy(data);
+      emit('list', { same });
+    },
+
+    /** Photo events, applied together (they come in bursts). */
+    updatePhotos(raws) {
+      const changed = [];
+      for (const raw of raws) {
+        const previous = state.photos[raw.index];
+        if (!previous) continue;
+        const next = photoFrom(raw, raw.index, previous);
+        state.counts[previous.state] -= 1;
+        state.counts[next.state] += 1;
+        state.photos[raw.index] = next;
+        changed.push(raw.index);
+      }
+      if (changed.length) emit('photos', changed);
+    },
+
+    setQueues(queues) {
+      state.queues = queues;
+      noteStrategy(queues);
+      emit('queues');
+    },
+
+    setStats(stats) { state.stats = stats; emit('stats'); },
+
+    setScrolling(scrolling) {
+      if (state.scrolling === scrolling) return;
+      state.scrolling = scrolling;
+      emit('scrolling');
+    },
+
+    setViewer(id) { state.viewer = id; state.applied = null; emit('viewer'); },
+
+    requestStrategy(requested) {
+      state.requested = requested;
+      emit('strategy');
+    },
+
+    setActiveRow(index) {
+      const last = state.photos.length - 1;
+      const next = Math.max(0, Math.min(last, index));
+      if (next === state.activeRow || last < 0) return;
+      state.activeRow = next;
+      emit('active');
+    },
+
+    setConnection(connection) {
+      if (state.connection === connection) return;
+      state.connection = connection;
+      emit('connection');
+    },
+
+    /** Shows a notice of a kind, or with text null takes that kind's notice away. */
+    setNotice(kind, text, level = 'info') {
+      if (text == null) {
+        if (!state.notice || state.notice.kind !== kind) return;
+        state.notice = null;
+      } else {
+        state.notice = { kind, text, level };
+      }
+      emit('notice');
+    },
+
+    /** The strategy this viewer runs by, as far as the page knows. */
+    effectiveStrategy() {
+      return state.applied || state.requested || { strategy: state.serverStrategy.strategy, prefetch: state.serverStrategy.prefetch };
+    },
+  };
+}

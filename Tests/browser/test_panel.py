@@ -1,0 +1,157 @@
+"""The panel: every figure says what it means, the timeline shows every cancellation, each tab
+chooses its strategy."""
+from __future__ import annotations
+
+from selenium.webdriver.common.action_chains import ActionChains
+from selenium.webdriver.support.ui import Select
+
+from test_page import ROW_HEIGHT, Page, screens, wait_for
+
+FIGURES = """
+    // Every number and badge of the panel, each with the element that explains it.
+    const out = [];
+    for (const el of document.querySelectorAll('#panel .num, #panel .badge, #panel dd, #panel td[id], #panel th, #panel #stat-viewers')) {
+        const owner = el.closest('.has-tip');
+        const ids = owner ? (owner.getAttribute('aria-describedby') || '').split(/\\s+/) : [];
+        const text = ids.map((id) => document.getElementById(id)).filter(Boolean).map((d) => d.textContent.trim()).join(' ');
+        out.push({ what: (el.id || el.textContent).trim(), owner: !!owner, focusable: !!owner && owner.tabIndex >= 0,
+                   cell: el.tagName === 'TD', description: text });
+    }
+    return out;
+"""
+
+
+def tooltip(page: Page) -> str | None:
+    return page.js("const t = document.getElementById('tooltip'); return t.hidden ? null : t.textContent")
+
+
+def test_every_figure_says_what_it_means(server, driver):
+    page = Page(driver, server).open()
+    wait_for(driver, lambda d: d.execute_script("return !!classicPhotos.stats"), 15, "no server totals")
+    figures = page.js(FIGURES)
+    assert len(figures) >= 25, figures
+    unexplained = [f["what"] for f in figures if not f["owner"] or len(f["description"]) < 20]
+    assert not unexplained, f"figures without a description: {unexplained}"
+    # Reachable by keyboard: each figure, or for a table cell its column and row headers.
+    assert not [f["what"] for f in figures if not f["focusable"] and not f["cell"]]
+
+    # On focus and on hover, the tooltip says the same as the description screen readers get.
+    for selector in ("#dl-pending", "#stat-ahead-bytes", "#stat-ft-cancelled"):
+        element = driver.find_element("css selector", selector)
+        owner = page.js("return arguments[0].closest('.has-tip')", element)
+        description = next(f["description"] for f in figures if f["what"] == selector[1:])
+        page.js("arguments[0].scrollIntoView({block: 'center'})", element)
+        ActionChains(driver).move_to_element(element).perform()
+        wait_for(driver, lambda _: tooltip(page) == description, 5, f"no tooltip on hovering {selector}")
+        ActionChains(driver).move_to_element(driver.find_element("css selector", "h1")).perform()
+        assert tooltip(page) is None, f"the tooltip of {selector} stayed after the pointer left"
+        if page.js("return arguments[0].tabIndex", owner) >= 0:
+            page.js("arguments[0].focus()", owner)
+            assert tooltip(page) == description, selector
+
+    # This page's work and the server's are told apart; the figure for work ahead of any viewer
+    # is named for what it counts, not called waste before anyone could have scrolled.
+    headings = page.js("return [...document.querySelectorAll('#panel h2, #panel h3')].map(h => h.textContent)")
+    assert any(h.startswith("This page’s queues") for h in headings), headings
+    assert any("Operations: all viewers" in h for h in headings), headings
+    assert any("Server totals: all viewers" in h for h in headings), headings
+    assert any("no viewer has seen yet" in h for h in headings), headings
+    assert "wasted" not in page.js("return document.getElementById('panel').innerText").lower()
+
+
+def test_suspended_says_why_and_does_not_flicker(slow_server, driver):
+    page = Page(driver, slow_server).open()
+    badge = driver.find_element("id", "dl-suspended")
+    description = page.js("return document.getElementById(arguments[0].getAttribute('aria-describedby')).textContent",
+                          badge)
+    assert "scroll" in description and "running" in description and "nothing new starts" in description
+    page.scroll_to(screens(0, 100 * ROW_HEIGHT, 8))
+    wait_for(driver, lambda d: badge.is_displayed(), 10, "the badge never showed while scrolling")
+    assert badge.text == "Suspended · scrolling"
+    # After scrolling stops, the badge goes (once the server resumes the queues), not before the
+    # page's hold time: a slow wheel's pauses do not flip it.
+    page.wait_reported()
+    wait_for(driver, lambda d: not badge.is_displayed(), 10, "the badge stayed after scrolling stopped")
+
+
+def test_the_timeline_shows_every_cancellation(slow_server, driver):
+    page = Page(driver, slow_server).open()
+    before = slow_server.stats()
+    cancelled_before = before["downloads"]["cancelled"] + before["filtrations"]["cancelled"]
+    seen_before = page.js("const t = classicPhotos.timeline; return t.cancelledRunning + t.cancelledQueued")
+    count = page.count
+    # Back and forth: rows are asked for and left again, so queued work is cancelled.
+    for target in (60, 10, 120, 30, count - 10):
+        page.scroll_to(screens(page.visible_range()[0] * ROW_HEIGHT, target * ROW_HEIGHT, 3))
+        page.wait_reported()
+
+    def counts(_):
+        stats = slow_server.stats()
+        server = stats["downloads"]["cancelled"] + stats["filtrations"]["cancelled"] - cancelled_before
+        t = page.js("return classicPhotos.timeline")
+        return server > 0 and server == t["cancelledRunning"] + t["cancelledQueued"] - seen_before and t
+
+    t = wait_for(driver, counts, 30, "the timeline does not show every cancellation the server counted")
+    assert t["cancelledQueued"] > 0, t
+
+    # Each bar and mark says what it was, on hover too; using one scrolls the list to its row.
+    ops = page.js("""
+        return [...document.querySelectorAll('#timeline .op')].map(e => ({
+            label: e.getAttribute('aria-label'), mark: e.classList.contains('mark'), index: +e.dataset.index }));
+    """)
+    assert ops and all(o["label"] and o["label"].startswith(("Download of #", "Sepia filter of #")) for o in ops), ops[:5]
+    marks = [o for o in ops if o["mark"]]
+    assert marks and all("cancelled while still queued" in o["label"] for o in marks), marks[:5]
+    mark = driver.find_elements("css selector", "#timeline .op.mark")[-1]
+    index = int(mark.get_attribute("data-index"))
+    page.js("arguments[0].focus()", mark)
+    assert tooltip(page) == mark.get_attribute("aria-label")
+    page.js("arguments[0].click()", mark)
+    page.wait_reported()
+    first, last = page.visible_range()
+    assert first <= index <= last, (index, first, last)
+    assert page.js("return classicPhotos.activeRow") == index
+
+
+def test_the_timeline_pauses_scrubs_and_filters(server, driver):
+    page = Page(driver, server).open()
+    pause = driver.find_element("id", "timeline-pause")
+    scrub = driver.find_element("id", "timeline-scrub")
+    assert not scrub.is_enabled()
+    pause.click()
+    assert pause.get_attribute("aria-pressed") == "true" and page.js("return classicPhotos.timeline.paused")
+    assert scrub.is_enabled()
+    page.js("arguments[0].value = 30; arguments[0].dispatchEvent(new Event('input'))", scrub)
+    axis = page.js("return [...document.querySelectorAll('#timeline [data-seconds]')].map(e => e.textContent)")
+    assert axis[0].startswith("−50") and axis[-1].startswith("−30"), axis
+    pause.click()
+    assert not page.js("return classicPhotos.timeline.paused")
+
+    driver.find_element("css selector", "input[name='timeline-filter'][value='mine']").find_element("xpath", "..").click()
+    assert driver.find_element("id", "timeline").get_attribute("data-filter") == "mine"
+    assert driver.find_element("id", "timeline-title").get_attribute("textContent") == "Operations: this page"
+
+
+def test_each_tab_asks_for_its_own_strategy(server, driver):
+    page = Page(driver, server)
+    driver.get(server.base_url + "/?strategy=visible&prefetch=0")
+    wait_for(driver, lambda d: d.execute_script("return !!(window.classicPhotos && classicPhotos.count > 0)"), 60,
+             "the page never built its rows")
+    page.wait_reported()
+    select = Select(driver.find_element("id", "strategy-select"))
+    assert select.first_selected_option.get_attribute("value") == "visible"
+    assert not driver.find_element("id", "prefetch-input").is_enabled()
+    report = page.js("return classicPhotos.reports.lastAcknowledged")
+    assert report["strategy"] == "visible" and report["prefetch"] == 0, report
+
+    select.select_by_value("prefetch")
+    prefetch = driver.find_element("id", "prefetch-input")
+    prefetch.clear()
+    prefetch.send_keys("7\n")
+    wait_for(driver, lambda d: d.execute_script("""
+        const r = classicPhotos.reports.lastAcknowledged;
+        return r.strategy === 'prefetch' && r.prefetch === 7 && !classicPhotos.reports.inFlight;
+    """), 10, "the new strategy was never reported")
+    assert "strategy=prefetch" in driver.current_url and "prefetch=7" in driver.current_url, driver.current_url
+    note = driver.find_element("id", "strategy-note").text
+    assert "prefetch ±7" in note, note
