@@ -82,8 +82,14 @@ public final class Application: Sendable {
             maxHeaderBytes: configuration.maxHeaderBytes, maxURLLength: configuration.maxURLLength,
             idleTimeout: .nanoseconds(Int64(configuration.idleTimeout.components.seconds) * 1_000_000_000
                 + configuration.idleTimeout.components.attoseconds / 1_000_000_000))
+        let router: Router<PhotoRequestContext>
+        do {
+            router = try Routes.router(context: context)
+        } catch {
+            throw ApplicationError.templates(configuration.templatesDirectory, "\(error)")
+        }
         let server = Hummingbird.Application(
-            responder: Routes.router(context: context).buildResponder(),
+            responder: router.buildResponder(),
             server: GuardedHTTP1Channel.builder(limits),
             configuration: .init(
                 address: .hostname(configuration.host, port: Int(configuration.port)),

@@ -2,21 +2,22 @@ import Hummingbird
 
 /// The HTTP contract (documented in the README), each route to its handler.
 enum Routes {
-    static func router(context: AppContext) -> Router<PhotoRequestContext> {
+    static func router(context: AppContext) throws -> Router<PhotoRequestContext> {
         let router = Router(context: PhotoRequestContext.self, options: .autoGenerateHeadEndpoints)
         router.add(middleware: RouteMiddleware(
             metrics: context.metrics, logger: context.logger, maxBodyBytes: context.configuration.maxRequestBodyBytes))
-        install(on: router, context: context)
+        let page = try PageHandler(context: context)
+        install(on: router, context: context, page: page)
         // Behind a proxy that forwards the public prefix as is, the same routes answer under it too.
         let basePath = context.configuration.basePath
         if !basePath.isEmpty {
-            install(on: router.group(RouterPath(basePath)), context: context)
+            install(on: router.group(RouterPath(basePath)), context: context, page: page)
         }
         return router
     }
 
-    private static func install(on routes: some RouterMethods<PhotoRequestContext>, context: AppContext) {
-        routes.get("/", use: PageHandler(context: context).handle)
+    private static func install(on routes: some RouterMethods<PhotoRequestContext>, context: AppContext, page: PageHandler) {
+        routes.get("/", use: page.handle)
         routes.get("/events", use: EventsHandler(context: context).handle)
         routes.post("/api/viewers", use: ViewersHandler(context: context).handle)
         routes.post("/api/viewport", use: ViewportHandler(context: context).handle)
