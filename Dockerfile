@@ -2,8 +2,8 @@
 # ClassicPhotos Live: `docker compose up --build` (see docker-compose.yml), or on its own:
 #   docker build -t classic-photos .
 #   docker run --rm -p 127.0.0.1:8080:8080 -v classic-photos-cache:/var/cache/classic-photos classic-photos
-# The app has no connection cap, request-read timeout or header-size limit of its own (FlyingFox):
-# publish it only behind a reverse proxy that has them, as docker-compose.yml does (deploy/nginx).
+# The app limits what each client can make it hold (README "Configuration"); docker-compose.yml
+# still puts a stock nginx edge in front (deploy/nginx), where TLS and caching would go.
 
 # ---------------------------------------------------------------- build
 # Debian 12 (bookworm) toolchain image, so the -dev packages match the runtime libraries below.

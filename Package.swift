@@ -7,7 +7,7 @@
 //   PhotoCodecs          JPEG / PNG decode and encode, sepia, resampling
 //   PhotoPipeline        records, data source, operations, PendingOperations, cache, events
 //   SampleOrigin         the built-in origin: generated photos over real HTTP with latency
-//   PhotoWeb             FlyingFox routes, templates, server-sent events, viewer sessions
+//   PhotoWeb             Hummingbird routes, templates, server-sent events, viewer sessions
 //   ClassicPhotos        the `classic-photos` executable
 import PackageDescription
 
@@ -25,7 +25,12 @@ let package = Package(
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
-        .package(url: "https://github.com/swhitty/FlyingFox", exact: "0.27.1"),
+        .package(url: "https://github.com/hummingbird-project/hummingbird", from: "2.28.1"),
+        .package(url: "https://github.com/apple/swift-nio", from: "2.101.3"),
+        .package(url: "https://github.com/apple/swift-nio-extras", from: "1.35.2"),
+        .package(url: "https://github.com/apple/swift-http-types", from: "1.8.0"),
+        .package(url: "https://github.com/swift-server/swift-service-lifecycle", from: "2.13.0"),
+        .package(url: "https://github.com/adam-fowler/compress-nio", from: "1.5.0"),
         .package(url: "https://github.com/hummingbird-project/swift-mustache", from: "2.1.1"),
         .package(url: "https://github.com/apple/swift-log", from: "1.16.2"),
         .package(url: "https://github.com/apple/swift-metrics", from: "2.13.0"),
@@ -70,8 +75,7 @@ let package = Package(
             name: "SampleOrigin",
             dependencies: [
                 "PhotoCodecs",
-                .product(name: "FlyingFox", package: "FlyingFox"),
-                .product(name: "FlyingSocks", package: "FlyingFox"),
+                .product(name: "Hummingbird", package: "hummingbird"),
             ],
             swiftSettings: swiftSettings
         ),
@@ -81,8 +85,15 @@ let package = Package(
                 "PhotoPipeline",
                 "HTTPTransfer",
                 "SampleOrigin",
-                .product(name: "FlyingFox", package: "FlyingFox"),
-                .product(name: "FlyingSocks", package: "FlyingFox"),
+                .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
+                .product(name: "NIOHTTP1", package: "swift-nio"),
+                .product(name: "NIOHTTPTypes", package: "swift-nio-extras"),
+                .product(name: "NIOHTTPTypesHTTP1", package: "swift-nio-extras"),
+                .product(name: "HTTPTypes", package: "swift-http-types"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+                .product(name: "CompressNIO", package: "compress-nio"),
                 .product(name: "Mustache", package: "swift-mustache"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "Metrics", package: "swift-metrics"),
@@ -143,7 +154,8 @@ let package = Package(
             name: "PhotoWebTests",
             dependencies: [
                 "PhotoWeb", "PhotoPipeline", "SampleOrigin", "HTTPTransfer",
-                .product(name: "FlyingFox", package: "FlyingFox"),
+                .product(name: "HummingbirdTesting", package: "hummingbird"),
+                .product(name: "HTTPTypes", package: "swift-http-types"),
             ],
             swiftSettings: swiftSettings
         ),

@@ -69,7 +69,9 @@ async def wait_filtered(port: int, rows: range, timeout: float) -> None:
 
 async def run_count(count: int, args) -> dict:
     server_args = ["--strategy", "visible", "--photo-count", "1000", "--sample-latency-ms", str(args.latency_ms),
-                   "--sample-bandwidth", str(args.bandwidth), "--max-viewers", str(max(5000, count * 2))]
+                   "--sample-bandwidth", str(args.bandwidth), "--max-viewers", str(max(5000, count * 2)),
+                   # One load client is one address; the per-client limit would refuse it after 60.
+                   "--viewers-per-minute", "1000000"]
     with Server(server_args) as server:
         port, pid = server.port, server.pid
         fleet = Fleet()
@@ -223,8 +225,12 @@ def main() -> None:
     big = results[-1]
     per_viewer = (big["rss_connected"] - big["rss_before"]) / big["count"]
     p99 = percentile(big["latencies"], 99)
-    log(f"targets at {big['count']} viewers: p99 {ms(p99)} (<= 250 ms): {'met' if p99 <= 0.25 else 'MISSED'}; "
-        f"{per_viewer / 1024:.0f} KB/viewer (< 100 KB): {'met' if per_viewer < 100 * 1024 else 'MISSED'}; "
+    for r in results:
+        if r["count"] == 1000:
+            p99_1000 = percentile(r["latencies"], 99)
+            log(f"target at 1,000 viewers: p99 delivery {ms(p99_1000)} (<= 50 ms): {'met' if p99_1000 <= 0.05 else 'MISSED'}")
+    log(f"targets at {big['count']} viewers: p99 {ms(p99)}; "
+        f"{per_viewer / 1024:.0f} KB/viewer (<= 20 KB): {'met' if per_viewer <= 20 * 1024 else 'MISSED'}; "
         f"dropped {big['dropped'] + big['resnapshot']} (0): {'met' if big['dropped'] + big['resnapshot'] == 0 else 'MISSED'}")
     log(f"\nstalled reader: {args.stall_seconds} s of fast events (5 ms, 100 MB/s origin, viewports every 250 ms), "
         f"memory budget 32 MB; reading paused, 4 KiB receive buffer")

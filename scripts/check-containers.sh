@@ -172,7 +172,8 @@ start_nginx() { # start_nginx NAME
 }
 
 step "smoke test: $app_bin on 127.0.0.1:$app_port behind the edge on 127.0.0.1:$edge_port"
-start_app sample "$app_port" --photo-count 40
+# The edge is trusted as in compose; this test makes 100 viewers from one address on purpose.
+start_app sample "$app_port" --photo-count 40 --trusted-proxy 127.0.0.1 --viewers-per-minute 1000
 start_nginx edge
 edge="http://127.0.0.1:$edge_port"
 wait_for "$edge/edge-healthz"

@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Installs what a fresh Debian machine with Swift lacks: the C libraries the package links, and,
-# with --tests, what the browser tests use (headless Chromium and its driver, pytest, selenium).
+# with --tests, what the browser and hostile-client tests use (headless Chromium and its driver,
+# pytest, selenium, REDbot).
 # Idempotent: what is already there is not fetched again.
 set -euo pipefail
 
@@ -24,8 +25,10 @@ if ((${#missing[@]})); then
 fi
 
 if [[ "${1:-}" == "--tests" ]]; then
-    requirements="$(dirname "$0")/../Tests/browser/requirements.txt"
-    # Debian's own Python refuses pip installs outside a virtualenv unless told otherwise (PEP 668).
-    python3 -m pip install -q -r "$requirements" 2>/dev/null \
-        || python3 -m pip install -q --break-system-packages -r "$requirements"
+    for requirements in "$(dirname "$0")"/../Tests/{browser,hostile}/requirements.txt; do
+        [[ -f "$requirements" ]] || continue
+        # Debian's own Python refuses pip installs outside a virtualenv unless told otherwise (PEP 668).
+        python3 -m pip install -q -r "$requirements" 2>/dev/null \
+            || python3 -m pip install -q --break-system-packages -r "$requirements"
+    done
 fi

@@ -58,7 +58,19 @@ extension ServeCommand {
         configuration.maxViewers = try settings.int("max-viewers", maxViewers, in: 1...1_000_000) ?? configuration.maxViewers
         configuration.pipeline.diskBudgetBytes = (try settings.int("disk-budget-mb", diskBudgetMb, in: 1...10_485_760)).map { $0 * 1_048_576 }
             ?? configuration.pipeline.diskBudgetBytes
-        if let seconds = try settings.int("request-timeout", requestTimeout, in: 1...3_600) { configuration.requestTimeout = .seconds(seconds) }
+        // Limits a public demo URL needs against hostile clients.
+        configuration.maxHeaderBytes = try settings.int("max-header-bytes", maxHeaderBytes, in: 1_024...1_048_576) ?? configuration.maxHeaderBytes
+        configuration.maxURLLength = try settings.int("max-url-length", maxUrlLength, in: 256...1_048_576) ?? configuration.maxURLLength
+        configuration.maxRequestBodyBytes = try settings.int("max-body-bytes", maxBodyBytes, in: 1_024...104_857_600) ?? configuration.maxRequestBodyBytes
+        if let seconds = try settings.int("idle-timeout", idleTimeout, in: 1...3_600) { configuration.idleTimeout = .seconds(seconds) }
+        configuration.maxConnections = try settings.int("max-connections", maxConnections, in: 1...10_000_000)
+        configuration.viewersPerMinute = try settings.int("viewers-per-minute", viewersPerMinute, in: 1...1_000_000) ?? configuration.viewersPerMinute
+        if let seconds = try settings.int("viewer-connect-timeout", viewerConnectTimeout, in: 1...3_600) {
+            configuration.viewerConnectTimeout = .seconds(seconds)
+        }
+        if let proxies = try settings.string("trusted-proxy", trustedProxy) {
+            configuration.trustedProxies = proxies.split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) }.filter { !$0.isEmpty }
+        }
         if let level = try settings.string("log-level", logLevel) {
             guard let parsed = Logger.Level(rawValue: level.lowercased()) else {
                 throw SettingError(description: "--log-level must be trace, debug, info, notice, warning, error or critical, got \(level)")

@@ -60,8 +60,22 @@ struct ServeCommand: AsyncParsableCommand {
     var maxViewers: Int?
     @Option(help: "Disk cache budget for originals and sepia results, in MiB. [env: CLASSIC_PHOTOS_DISK_BUDGET_MB] (default: 1024)")
     var diskBudgetMb: Int?
-    @Option(help: "Seconds a request may take to be answered. [env: CLASSIC_PHOTOS_REQUEST_TIMEOUT] (default: 30)")
-    var requestTimeout: Int?
+    @Option(help: "Largest request head (request line and headers) in bytes; more gets 431. [env: CLASSIC_PHOTOS_MAX_HEADER_BYTES] (default: 16384)")
+    var maxHeaderBytes: Int?
+    @Option(help: "Longest request target in bytes; longer gets 414. [env: CLASSIC_PHOTOS_MAX_URL_LENGTH] (default: 8192)")
+    var maxUrlLength: Int?
+    @Option(help: "Largest request body in bytes; larger gets 413. [env: CLASSIC_PHOTOS_MAX_BODY_BYTES] (default: 16384)")
+    var maxBodyBytes: Int?
+    @Option(help: "Seconds a connection may take to send a complete request before it is closed. [env: CLASSIC_PHOTOS_IDLE_TIMEOUT] (default: 30)")
+    var idleTimeout: Int?
+    @Option(help: "Open connections at most; accepting pauses past it. [env: CLASSIC_PHOTOS_MAX_CONNECTIONS] (default: the open-files limit - 256)")
+    var maxConnections: Int?
+    @Option(help: "New viewers per client address per minute; more get 429. [env: CLASSIC_PHOTOS_VIEWERS_PER_MINUTE] (default: 60)")
+    var viewersPerMinute: Int?
+    @Option(help: "Seconds a new viewer has to open its event stream before it is forgotten. [env: CLASSIC_PHOTOS_VIEWER_CONNECT_TIMEOUT] (default: 10)")
+    var viewerConnectTimeout: Int?
+    @Option(help: "Proxies whose X-Forwarded-For names the client: addresses or CIDR prefixes, comma-separated. [env: CLASSIC_PHOTOS_TRUSTED_PROXY] (default: none)")
+    var trustedProxy: String?
     @Option(help: "trace, debug, info, notice, warning, error or critical. [env: CLASSIC_PHOTOS_LOG_LEVEL] (default: info)")
     var logLevel: String?
 

@@ -13,12 +13,16 @@ final class CurlEasy {
     private let limits: TransferLimits
     private let startedAt = ContinuousClock.now
     private let errorBuffer: UnsafeMutablePointer<CChar>
+    /// Extra request header fields (`If-Range`); libcurl reads them until the handle is cleaned up.
+    private var requestHeaders: UnsafeMutablePointer<curl_slist>?
     /// Gets each piece of body as it arrives; returning false aborts the transfer.
     private let onBody: (CurlEasy, UnsafeRawBufferPointer) -> Bool
 
-    /// A handle for `url`; `onBody` runs on the loop thread, inside `CurlMulti.perform()`.
+    /// A handle for `url`, asking only for the bytes from `resuming.offset` on while the resource is
+    /// still the version `resuming.validator` names; `onBody` runs on the loop thread, inside
+    /// `CurlMulti.perform()`.
     init(
-        url: String, limits: TransferLimits, tag: UInt64,
+        url: String, limits: TransferLimits, tag: UInt64, resuming: (offset: Int, validator: String)? = nil,
         onBody: @escaping (CurlEasy, UnsafeRawBufferPointer) -> Bool
     ) throws(TransferError) {
         guard let raw = curl_easy_init() else {
@@ -31,10 +35,17 @@ final class CurlEasy {
         errorBuffer = .allocate(capacity: Int(CURL_ERROR_SIZE))
         errorBuffer.initialize(to: 0)
         try configure(url: url)
+        if let resuming {
+            // `Range: bytes=N-`; If-Range makes the origin send the whole new body instead if the version changed.
+            try check(cpl_curl_easy_setopt_string(raw, CURLOPT_RANGE, "\(resuming.offset)-"))
+            requestHeaders = curl_slist_append(nil, "If-Range: \(resuming.validator)")
+            try check(cpl_curl_easy_setopt_pointer(raw, CURLOPT_HTTPHEADER, requestHeaders.map(UnsafeMutableRawPointer.init)))
+        }
     }
 
     deinit {
         curl_easy_cleanup(raw)
+        curl_slist_free_all(requestHeaders)
         errorBuffer.deallocate()
     }
 
@@ -45,6 +56,14 @@ final class CurlEasy {
     var expectedLength: Int64? {
         let length = offset(CURLINFO_CONTENT_LENGTH_DOWNLOAD_T)
         return length >= 0 ? length : nil
+    }
+
+    /// The value of response header field `name` of the latest response (after redirects), if it has one.
+    func header(_ name: String) -> String? {
+        var field: UnsafeMutablePointer<curl_header>?
+        guard curl_easy_header(raw, name, 0, UInt32(CURLH_HEADER), -1, &field) == CURLHE_OK,
+              let value = field?.pointee.value else { return nil }
+        return String(cString: value)
     }
 
     private func configure(url: String) throws(TransferError) {

@@ -9,8 +9,9 @@ public final class TransferLoop: Sendable {
         let id: UInt64
         let url: String
         let limits: TransferLimits
+        let resumingFrom: ResumableData?
         let progress: @Sendable (TransferProgress) -> Void
-        let completion: @Sendable (Result<Data, TransferError>) -> Void
+        let completion: @Sendable (TransferOutcome) -> Void
     }
 
     private enum Command: Sendable {
@@ -71,16 +72,32 @@ public final class TransferLoop: Sendable {
         progress: @escaping @Sendable (TransferProgress) -> Void = { _ in },
         completion: @escaping @Sendable (Result<Data, TransferError>) -> Void
     ) -> TransferHandle {
+        start(url, limits: limits, resumingFrom: nil, progress: progress) { completion($0.result) }
+    }
+
+    /// Starts a GET of `url` that continues `resumingFrom` when the origin still has that version
+    /// (`Range: bytes=N-` with `If-Range`), and whose outcome says what to resume from if it is
+    /// cancelled; any thread. A 206 continues the bytes, a 200 starts over, and bytes of two versions
+    /// are never mixed. Otherwise as `start(_:limits:progress:completion:)`.
+    @discardableResult
+    public func start(
+        _ url: String,
+        limits: TransferLimits = .init(),
+        resumingFrom: ResumableData?,
+        progress: @escaping @Sendable (TransferProgress) -> Void = { _ in },
+        completion: @escaping @Sendable (TransferOutcome) -> Void
+    ) -> TransferHandle {
         let id: UInt64? = state.withLock { state in
             guard !state.isShutDown else { return nil }
             state.lastID += 1
             state.activeTransfers += 1
             state.commands.append(.start(Request(
-                id: state.lastID, url: url, limits: limits, progress: progress, completion: completion)))
+                id: state.lastID, url: url, limits: limits, resumingFrom: resumingFrom, progress: progress,
+                completion: completion)))
             return state.lastID
         }
         guard let id else {
-            completion(.failure(.cancelled))
+            completion(TransferOutcome(result: .failure(.cancelled), resumableData: resumingFrom))
             return TransferHandle(loop: self, id: 0)
         }
         multi.wakeup()
@@ -172,7 +189,9 @@ public final class TransferLoop: Sendable {
             do throws(TransferError) {
                 try multi.perform()
                 for (tag, error) in multi.takeFinished() {
-                    if let transfer = transfers.removeValue(forKey: tag) { complete(transfer, error) }
+                    guard let transfer = transfers[tag], !transfer.startsOver(after: error, on: multi) else { continue }
+                    transfers[tag] = nil
+                    complete(transfer, error)
                 }
                 // libcurl shortens the wait to its own next timeout; `wakeup()` ends it for new commands.
                 try multi.poll(timeout: .seconds(5))

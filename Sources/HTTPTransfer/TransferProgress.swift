@@ -1,14 +1,17 @@
 /// How much of a body has arrived; reported on the transfer loop's thread.
 public struct TransferProgress: Sendable, Equatable {
-    /// Body bytes received so far.
+    /// Body bytes held so far, those resumed from an earlier attempt included.
     public var received: Int64
-    /// The declared Content-Length, or nil when the origin did not declare one.
+    /// The whole body's declared length, or nil when the origin did not declare one.
     public var expected: Int64?
+    /// Bytes of `received` that an earlier, cancelled attempt fetched: this attempt resumed after them.
+    public var resumedFrom: Int64
 
-    /// Progress of `received` out of `expected` bytes.
-    public init(received: Int64, expected: Int64?) {
+    /// Progress of `received` out of `expected` bytes, the first `resumedFrom` of them from an earlier attempt.
+    public init(received: Int64, expected: Int64?, resumedFrom: Int64 = 0) {
         self.received = received
         self.expected = expected
+        self.resumedFrom = resumedFrom
     }
 
     /// `received / expected` in 0...1, or nil when the length is unknown.

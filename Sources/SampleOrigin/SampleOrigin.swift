@@ -1,9 +1,14 @@
-import FlyingFox
-import FlyingSocks
 import Foundation
+import Synchronization
+import Hummingbird
+import Logging
+import NIOCore
+import ServiceLifecycle
 
 /// The built-in sample origin: a real HTTP server on loopback serving generated photos and a data
 /// source listing them, with latency and bandwidth per transfer so that scrolling visibly matters.
+/// Photos carry `ETag` and `Last-Modified` and answer `Range` requests (with `If-Range`) as nginx
+/// does, so a cancelled download can be resumed.
 public final class SampleOrigin: Sendable {
     /// The settings it was started with.
     public let configuration: SampleOriginConfiguration
@@ -16,17 +21,17 @@ public final class SampleOrigin: Sendable {
     /// Files of a user's folder that are not listed, with why.
     public let skipped: [SkippedFile]
 
-    private let server: HTTPServer
+    private let services: ServiceGroup
     private let task: Task<Void, any Error>
 
     private init(
-        configuration: SampleOriginConfiguration, folder: String, skipped: [SkippedFile], server: HTTPServer,
+        configuration: SampleOriginConfiguration, folder: String, skipped: [SkippedFile], services: ServiceGroup,
         task: Task<Void, any Error>, port: UInt16
     ) {
         self.configuration = configuration
         self.folder = folder
         self.skipped = skipped
-        self.server = server
+        self.services = services
         self.task = task
         self.port = port
         self.dataSourceURL = "http://127.0.0.1:\(port)/photos.plist"
@@ -35,56 +40,93 @@ public final class SampleOrigin: Sendable {
     /// Generates the sample photos missing on disk (or lists `folder`, a folder of the user's own
     /// photos), then starts serving on 127.0.0.1.
     public static func start(_ configuration: SampleOriginConfiguration, folder: String? = nil) async throws -> SampleOrigin {
-        let library = try folder.map { try SampleLibrary(folder: $0) } ?? SampleLibrary(configuration: configuration)
-        // Generating is seconds of CPU on every core: it runs on Dispatch's threads, never on the
-        // cooperative pool the HTTP servers share.
-        try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Void, any Error>) in
-            DispatchQueue.global().async {
-                continuation.resume(with: Result { _ = try library.generateMissing() })
+        // Listing and generating are file reads and seconds of CPU: they run on Dispatch's
+        // threads, never on the cooperative pool the HTTP servers share.
+        let library = try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<SampleLibrary, any Error>) in
+            DispatchQueue.global(qos: .utility).async {
+                continuation.resume(with: Result {
+                    let library = try folder.map { try SampleLibrary(folder: $0) } ?? SampleLibrary(configuration: configuration)
+                    _ = try library.generateMissing()
+                    return library
+                })
             }
         }
 
-        let address: sockaddr_in
-        do {
-            address = try .inet(ip4: "127.0.0.1", port: configuration.port)
-        } catch {
-            throw SampleOriginError.cannotListen("\(error)")
+        let router = Router(options: .autoGenerateHeadEndpoints)
+        let plist = Mutex<Data?>(nil)
+        router.get("/photos.plist") { _, _ -> Response in
+            let body = plist.withLock { $0 } ?? Data()
+            return Response(status: .ok, headers: [.contentType: "application/x-plist"], body: .init(byteBuffer: ByteBuffer(data: body)))
         }
-        let server = HTTPServer(address: address, logger: .disabled)
-        let task = Task { try await server.run() }
-        do {
-            try await server.waitUntilListening(timeout: 10)
-        } catch {
-            task.cancel()
-            throw SampleOriginError.cannotListen("\(error)")
-        }
-        guard case .ip4(_, let port) = await server.listeningAddress else {
-            task.cancel()
-            throw SampleOriginError.cannotListen("no IPv4 address")
-        }
-        let baseURL = "http://127.0.0.1:\(port)"
-        let plist = try library.propertyList(baseURL: baseURL)
         let latency = configuration.latency
         let bandwidth = configuration.bandwidth
-
-        await server.appendRoute("GET /photos.plist") { _ in
-            HTTPResponse(statusCode: .ok, headers: [.contentType: "application/x-plist"], body: plist)
-        }
-        await server.appendRoute("GET /images/:file") { request in
+        router.get("/images/:file") { request, context -> Response in
             try await Task.sleep(for: latency)
-            guard let file = request.routeParameters["file"], let data = library.bytes(of: file) else {
-                return HTTPResponse(statusCode: .notFound, headers: [.contentType: "text/plain"], body: Data("no such photo\n".utf8))
+            guard let file = context.parameters.get("file"), let data = library.bytes(of: file) else {
+                return Response(status: .notFound, headers: [.contentType: "text/plain"], body: .init(byteBuffer: ByteBuffer(string: "no such photo\n")))
             }
-            let type = file.hasSuffix(".png") ? "image/png" : "image/jpeg"
-            return HTTPResponse(
-                statusCode: .ok, headers: [.contentType: type],
-                body: HTTPBodySequence(
-                    from: ThrottledBody(data: data, bytesPerSecond: bandwidth), count: data.count,
-                    suggestedBufferSize: ThrottledBody.sliceSize(bytesPerSecond: bandwidth)))
+            return Self.photoResponse(data, file: file, request: request, bandwidth: bandwidth)
         }
+
+        let (running, announce) = AsyncStream<Int?>.makeStream()
+        var logger = Logger(label: "sample-origin")
+        logger.logLevel = .warning
+        let server = Application(
+            router: router,
+            configuration: .init(address: .hostname("127.0.0.1", port: Int(configuration.port)), serverName: nil),
+            onServerRunning: { channel in
+                announce.yield(channel.localAddress?.port)
+                announce.finish()
+            },
+            logger: logger)
+        let services = ServiceGroup(configuration: .init(services: [server], gracefulShutdownSignals: [], logger: logger))
+        let task = Task {
+            defer { announce.finish() }
+            try await services.run()
+        }
+        var iterator = running.makeAsyncIterator()
+        guard let announced = await iterator.next(), let port = announced else {
+            let reason: String
+            do {
+                try await task.value
+                reason = "stopped at once"
+            } catch {
+                reason = "\(error)"
+            }
+            throw SampleOriginError.cannotListen(reason)
+        }
+        let baseURL = "http://127.0.0.1:\(port)"
+        plist.withLock { $0 = try? library.propertyList(baseURL: baseURL) }
         return SampleOrigin(
-            configuration: configuration, folder: library.directory.path, skipped: library.skipped, server: server, task: task,
-            port: port)
+            configuration: configuration, folder: library.directory.path, skipped: library.skipped, services: services, task: task,
+            port: UInt16(port))
+    }
+
+    /// A photo's bytes, whole or the range asked for, at the simulated bandwidth.
+    static func photoResponse(_ data: Data, file: String, request: Request, bandwidth: Int) -> Response {
+        let tag = "\"\(String(data.count, radix: 16))-\(String(fnv1a(data), radix: 16))\""
+        var headers: HTTPFields = [
+            .contentType: file.lowercased().hasSuffix(".png") ? "image/png" : "image/jpeg",
+            .eTag: tag,
+            .acceptRanges: "bytes",
+        ]
+        // If-Range with another validator: the client holds other bytes, so it gets the whole photo.
+        let rangeApplies = request.headers[.ifRange].map { $0 == tag } ?? true
+        switch rangeApplies ? ByteRange(header: request.headers[.range], length: data.count) : .whole {
+        case .whole:
+            return Response(status: .ok, headers: headers, body: ThrottledBody(data: data, bytesPerSecond: bandwidth).responseBody)
+        case .part(let range):
+            headers[.contentRange] = "bytes \(range.lowerBound)-\(range.upperBound)/\(data.count)"
+            let part = data.subdata(in: (data.startIndex + range.lowerBound)..<(data.startIndex + range.upperBound + 1))
+            return Response(status: .partialContent, headers: headers, body: ThrottledBody(data: part, bytesPerSecond: bandwidth).responseBody)
+        case .unsatisfiable:
+            headers[.contentRange] = "bytes */\(data.count)"
+            return Response(status: .rangeNotSatisfiable, headers: headers)
+        }
+    }
+
+    private static func fnv1a(_ data: Data) -> UInt64 {
+        data.reduce(0xcbf2_9ce4_8422_2325 as UInt64) { ($0 ^ UInt64($1)) &* 0x100_0000_01b3 }
     }
 
     /// A name for the photo at `url` that stays the same across runs (the port does not):
@@ -95,7 +137,12 @@ public final class SampleOrigin: Sendable {
 
     /// Stops serving.
     public func stop() async {
-        await server.stop(timeout: 1)
-        task.cancel()
+        await services.triggerGracefulShutdown()
+        let cutOff = Task {
+            try await Task.sleep(for: .seconds(1))
+            task.cancel()
+        }
+        _ = try? await task.value
+        cutOff.cancel()
     }
 }

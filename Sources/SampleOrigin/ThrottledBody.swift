@@ -1,10 +1,9 @@
 import Foundation
-import FlyingSocks
+import Hummingbird
+import NIOCore
 
 /// A response body sent at a fixed bandwidth, in slices of about 50 ms, like a slow network link.
-struct ThrottledBody: AsyncBufferedSequence {
-    typealias Element = UInt8
-
+struct ThrottledBody: Sendable {
     let data: Data
     let bytesPerSecond: Int
 
@@ -13,25 +12,18 @@ struct ThrottledBody: AsyncBufferedSequence {
         Swift.max(4_096, bytesPerSecond / 20)
     }
 
-    func makeAsyncIterator() -> Iterator {
-        Iterator(data: data, bytesPerSecond: Swift.max(1, bytesPerSecond))
-    }
-
-    struct Iterator: AsyncBufferedIteratorProtocol {
-        let data: Data
-        let bytesPerSecond: Int
-        var offset = 0
-
-        mutating func next() async throws -> UInt8? {
-            try await nextBuffer(suggested: 1)?.first
-        }
-
-        mutating func nextBuffer(suggested count: Int) async throws -> Data? {
-            guard offset < data.count else { return nil }
-            let slice = Swift.min(count, ThrottledBody.sliceSize(bytesPerSecond: bytesPerSecond), data.count - offset)
-            try await Task.sleep(for: .seconds(Double(slice) / Double(bytesPerSecond)))
-            defer { offset += slice }
-            return data.subdata(in: (data.startIndex + offset)..<(data.startIndex + offset + slice))
+    var responseBody: ResponseBody {
+        ResponseBody(contentLength: data.count) { writer in
+            let rate = Swift.max(1, bytesPerSecond)
+            let size = Self.sliceSize(bytesPerSecond: rate)
+            var offset = 0
+            while offset < data.count {
+                let slice = Swift.min(size, data.count - offset)
+                try await Task.sleep(for: .seconds(Double(slice) / Double(rate)))
+                try await writer.write(ByteBuffer(bytes: data[(data.startIndex + offset)..<(data.startIndex + offset + slice)]))
+                offset += slice
+            }
+            try await writer.finish(nil)
         }
     }
 }

@@ -61,8 +61,9 @@ struct Socket {
         return descriptor
     }
 
-    /// Reads the request head and returns its path without the query, or nil if the client sent no valid request line.
-    func readRequestPath() -> String? {
+    /// Reads the request head: its path without the query and its header fields (names lowercased),
+    /// or nil if the client sent no valid request line.
+    func readRequest() -> (path: String, headers: [String: String])? {
         var head: [UInt8] = []
         var buffer = [UInt8](repeating: 0, count: 4096)
         let end = Array("\r\n\r\n".utf8)
@@ -71,10 +72,15 @@ struct Socket {
             guard count > 0 else { return nil }
             head += buffer[..<count]
         }
-        let requestLine = String(decoding: head.prefix { $0 != UInt8(ascii: "\r") }, as: UTF8.self)
-        let parts = requestLine.split(separator: " ")
+        let lines = String(decoding: head, as: UTF8.self).components(separatedBy: "\r\n")
+        let parts = lines[0].split(separator: " ")
         guard parts.count == 3, parts[1].hasPrefix("/") else { return nil }
-        return String(parts[1].prefix { $0 != "?" })
+        var headers: [String: String] = [:]
+        for line in lines.dropFirst() {
+            guard let colon = line.firstIndex(of: ":") else { continue }
+            headers[line[..<colon].lowercased()] = line[line.index(after: colon)...].trimmingCharacters(in: .whitespaces)
+        }
+        return (String(parts[1].prefix { $0 != "?" }), headers)
     }
 
     /// Sends the status line and `headers`, plus `Connection: close`; false if the client has gone.
@@ -125,8 +131,8 @@ struct Socket {
     }
 
     private static let reasonPhrases: [Int: String] = [
-        200: "OK", 301: "Moved Permanently", 302: "Found", 303: "See Other", 307: "Temporary Redirect",
-        308: "Permanent Redirect", 400: "Bad Request", 403: "Forbidden", 404: "Not Found",
+        200: "OK", 206: "Partial Content", 301: "Moved Permanently", 302: "Found", 303: "See Other", 307: "Temporary Redirect",
+        308: "Permanent Redirect", 400: "Bad Request", 403: "Forbidden", 404: "Not Found", 416: "Range Not Satisfiable",
         500: "Internal Server Error", 503: "Service Unavailable",
     ]
 }

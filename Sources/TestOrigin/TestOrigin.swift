@@ -22,6 +22,23 @@ public final class TestOrigin: Sendable {
         /// Declares the full length and sends each part only once `gate` lets it: the head, then
         /// the first `firstBytes` bytes, then the rest; stops as soon as the client goes away.
         case gated(status: Int = 200, bytes: [UInt8], firstBytes: Int, gate: OriginGate, headers: [String: String] = [:])
+        /// A file as nginx serves one: `ETag` and `Last-Modified` when given, and `Range: bytes=N-`
+        /// answered `206` with `Content-Range` (`416` past the end) unless `If-Range` names another
+        /// version; `ranges` scripts origins that do otherwise. With a `gate`, bytes of the file
+        /// before `holdAt` go with `.firstBytes` and the rest with `.rest`, as in `.gated`.
+        case resource(
+            bytes: [UInt8], etag: String? = nil, lastModified: String? = nil, ranges: RangeHandling = .honoured,
+            gate: OriginGate? = nil, holdAt: Int = 0)
+    }
+
+    /// How a `.resource` answers a `Range` request.
+    public enum RangeHandling: Sendable {
+        /// As nginx: the range, when `If-Range` (if sent) matches the current `ETag` or `Last-Modified`.
+        case honoured
+        /// Always the whole file with 200: an origin without range support.
+        case ignored
+        /// The range even when `If-Range` names another version: a broken origin that would mix versions.
+        case ignoringIfRange
     }
 
     /// One finished connection.
@@ -34,6 +51,11 @@ public final class TestOrigin: Sendable {
         public var bodyLength: Int
         /// Whether the client went away before the response was complete.
         public var clientClosedEarly: Bool
+        /// The response's status.
+        public var status: Int = 200
+        /// The request's `Range` and `If-Range` fields, as sent.
+        public var range: String? = nil
+        public var ifRange: String? = nil
     }
 
     /// A wait for a request that did not happen in time.
@@ -42,8 +64,23 @@ public final class TestOrigin: Sendable {
         public let description: String
     }
 
-    private enum Milestone {
-        case requested, served
+    private enum Milestone: Equatable, CustomStringConvertible {
+        case requested
+        /// The given number of requests served.
+        case served(Int)
+
+        var description: String {
+            switch self {
+            case .requested: "requested"
+            case .served(let times): times == 1 ? "served" : "served \(times) times"
+            }
+        }
+    }
+
+    /// What a wait found when it began: its milestone already reached, or its place in the list.
+    private enum Registration {
+        case reached(Served?)
+        case waiting(id: Int)
     }
 
     private struct Waiter {
@@ -96,11 +133,11 @@ public final class TestOrigin: Sendable {
         state.withLock { $0.requests[path, default: 0] }
     }
 
-    /// Waits until a request for `path` has been served (its connection closed) and returns the first
-    /// such record; throws `WaitTimedOut` after `timeout`.
-    public func waitUntilServed(_ path: String, timeout: Duration = .seconds(10)) async throws -> Served {
+    /// Waits until `times` requests for `path` have been served (their connections closed) and returns
+    /// the record of the `times`-th; throws `WaitTimedOut` after `timeout`.
+    public func waitUntilServed(_ path: String, times: Int = 1, timeout: Duration = .seconds(10)) async throws -> Served {
         // A served wait always resumes with a record.
-        try await wait(for: .served, path: path, timeout: timeout)!
+        try await wait(for: .served(times), path: path, timeout: timeout)!
     }
 
     /// Waits until a request for `path` has arrived (headers read); throws `WaitTimedOut` after `timeout`.
@@ -126,20 +163,26 @@ public final class TestOrigin: Sendable {
 
     private func wait(for milestone: Milestone, path: String, timeout: Duration) async throws -> Served? {
         try await withCheckedThrowingContinuation { continuation in
-            let waiterID: Int? = state.withLock { state in
-                let isReached = switch milestone {
-                case .requested: state.requests[path, default: 0] > 0
-                case .served: state.served.contains { $0.path == path }
+            // One locked section: a record that lands between a check and the waiter's registration is not missed.
+            let registration: Registration = state.withLock { state in
+                switch milestone {
+                case .requested where state.requests[path, default: 0] > 0:
+                    return .reached(nil)
+                case .served(let times) where state.served.count { $0.path == path } >= times:
+                    return .reached(state.served.filter { $0.path == path }[times - 1])
+                default:
+                    state.lastWaiterID += 1
+                    state.waiters.append(Waiter(id: state.lastWaiterID, path: path, milestone: milestone, continuation: continuation))
+                    return .waiting(id: state.lastWaiterID)
                 }
-                guard !isReached else { return nil }
-                state.lastWaiterID += 1
-                state.waiters.append(Waiter(id: state.lastWaiterID, path: path, milestone: milestone, continuation: continuation))
-                return state.lastWaiterID
             }
-            guard let waiterID else {
-                // Records are only ever appended, so the one found above is still there.
-                continuation.resume(returning: served.first { $0.path == path })
+            let waiterID: Int
+            switch registration {
+            case .reached(let served):
+                continuation.resume(returning: served)
                 return
+            case .waiting(let id):
+                waiterID = id
             }
             // A safety net only: waiters are resumed by the connection threads.
             DispatchQueue.global().asyncAfter(deadline: .now() + timeout.dispatchInterval) { [self] in
@@ -177,17 +220,20 @@ public final class TestOrigin: Sendable {
     }
 
     private func serve(_ socket: Socket) {
-        guard let path = socket.readRequestPath() else {
+        guard let (path, headers) = socket.readRequest() else {
             finish(socket, record: nil)
             return
         }
         let (behaviour, waiters) = state.withLock { state in
             state.requests[path, default: 0] += 1
-            return (state.routes[path], takeWaiters(.requested, path: path, from: &state))
+            return (state.routes[path], takeWaiters(for: path, from: &state))
         }
         for waiter in waiters { waiter.continuation.resume(returning: nil) }
         let notFound = Behaviour.body(status: 404, contentType: "text/plain", bytes: Array("no route for \(path)\n".utf8))
-        finish(socket, record: respond(behaviour ?? notFound, to: path, on: socket))
+        var record = respond(behaviour ?? notFound, to: path, headers: headers, on: socket)
+        record.range = headers["range"]
+        record.ifRange = headers["if-range"]
+        finish(socket, record: record)
     }
 
     /// Closes the connection, then publishes its record and wakes whoever waits for it.
@@ -197,15 +243,24 @@ public final class TestOrigin: Sendable {
             close(socket.descriptor)
             guard let record else { return [Waiter]() }
             state.served.append(record)
-            return takeWaiters(.served, path: record.path, from: &state)
+            return takeWaiters(for: record.path, from: &state)
         }
-        for waiter in waiters { waiter.continuation.resume(returning: record) }
+        for waiter in waiters { waiter.continuation.resume(returning: waiter.milestone == .requested ? nil : record) }
     }
 
-    private func takeWaiters(_ milestone: Milestone, path: String, from state: inout State) -> [Waiter] {
-        let matching = state.waiters.filter { $0.milestone == milestone && $0.path == path }
-        state.waiters.removeAll { $0.milestone == milestone && $0.path == path }
-        return matching
+    /// The waiters for `path` whose milestone has been reached, removed from the list.
+    private func takeWaiters(for path: String, from state: inout State) -> [Waiter] {
+        let requests = state.requests[path, default: 0]
+        let served = state.served.count { $0.path == path }
+        let isReached = { (waiter: Waiter) in
+            switch waiter.milestone {
+            case .requested: waiter.path == path && requests > 0
+            case .served(let times): waiter.path == path && served >= times
+            }
+        }
+        let reached = state.waiters.filter(isReached)
+        state.waiters.removeAll(where: isReached)
+        return reached
     }
 }
 

@@ -15,7 +15,7 @@ func milliseconds(_ duration: Duration) -> Double {
 /// What `TransferLoop.start` reports for one transfer.
 enum TransferEvent: Sendable {
     case progress(TransferProgress)
-    case completed(Result<Data, TransferError>, at: ContinuousClock.Instant)
+    case completed(TransferOutcome, at: ContinuousClock.Instant)
 }
 
 /// Counts completions, to check that each transfer completes exactly once.
@@ -35,15 +35,15 @@ struct ObservedTransfer {
     let completions = CompletionCounter()
     private var events: AsyncStream<TransferEvent>.Iterator
 
-    /// Starts a GET of `url` on `loop`.
-    init(_ loop: TransferLoop, _ url: String, limits: TransferLimits = .init()) {
+    /// Starts a GET of `url` on `loop`, resuming from `resumingFrom` if given.
+    init(_ loop: TransferLoop, _ url: String, limits: TransferLimits = .init(), resumingFrom: ResumableData? = nil) {
         let (stream, continuation) = AsyncStream.makeStream(of: TransferEvent.self)
         let completions = completions
-        handle = loop.start(url, limits: limits) { progress in
+        handle = loop.start(url, limits: limits, resumingFrom: resumingFrom) { progress in
             continuation.yield(.progress(progress))
-        } completion: { result in
+        } completion: { outcome in
             completions.increment()
-            continuation.yield(.completed(result, at: .now))
+            continuation.yield(.completed(outcome, at: .now))
         }
         events = stream.makeAsyncIterator()
     }
@@ -60,13 +60,31 @@ struct ObservedTransfer {
         return nil
     }
 
+    /// Waits for a progress report of at least `bytes` received; nil if the transfer completed first.
+    mutating func progress(atLeast bytes: Int64) async -> TransferProgress? {
+        while let event = await events.next() {
+            switch event {
+            case .progress(let progress) where progress.received >= bytes: return progress
+            case .progress: continue
+            case .completed: return nil
+            }
+        }
+        return nil
+    }
+
     /// Waits for the completion, collecting the progress reports before it.
     mutating func completion() async -> (result: Result<Data, TransferError>, at: ContinuousClock.Instant, progress: [TransferProgress]) {
+        let (outcome, instant, progress) = await outcome()
+        return (outcome.result, instant, progress)
+    }
+
+    /// Waits for the completion's whole outcome, collecting the progress reports before it.
+    mutating func outcome() async -> (outcome: TransferOutcome, at: ContinuousClock.Instant, progress: [TransferProgress]) {
         var progress: [TransferProgress] = []
         while let event = await events.next() {
             switch event {
             case .progress(let report): progress.append(report)
-            case .completed(let result, let instant): return (result, instant, progress)
+            case .completed(let outcome, let instant): return (outcome, instant, progress)
             }
         }
         preconditionFailure("the event stream never ends before a completion")

@@ -1,4 +1,4 @@
-import FlyingFox
+import HTTPTypes
 import Foundation
 @testable import PhotoWeb
 import Testing
@@ -80,6 +80,29 @@ struct EventStreamTests {
             let response = try await harness.request(.GET, "/events?viewer=nobody")
             #expect(response.status == 404)
             #expect((response.json["error"] as? String)?.contains("unknown viewer") == true)
+        }
+    }
+}
+
+@Suite("Server-sent events: rows of interest")
+struct InterestTests {
+    @Test func aRowFarFromAViewersListIsNotSentUntilItComesNearThenItsStateIs() async throws {
+        try await WebHarness.with(photoCount: 120) { harness in
+            let far = try await harness.newViewer()
+            let near = try await harness.newViewer()
+            let farStream = try await EventStreamReader(port: harness.application.port, target: "/events?viewer=\(far)")
+            let nearStream = try await EventStreamReader(port: harness.application.port, target: "/events?viewer=\(near)")
+            _ = try await farStream.next { $0.name == "snapshot" }
+            _ = try await nearStream.next { $0.name == "snapshot" }
+            // `far` looks at the end of the list: row 0 is more than the margin away.
+            try await harness.report(far, scrolling: false, rows: 115...119)
+            try await harness.report(near, scrolling: false, rows: 0...0)
+            _ = try await nearStream.next { $0.name == "photo" && $0.json["index"] as? Int == 0 && $0.json["state"] as? String == "filtered" }
+
+            // Coming near: the first word `far` hears of row 0 is its state now.
+            try await harness.report(far, scrolling: false, rows: 0...3)
+            let first = try await farStream.next { $0.name == "photo" && $0.json["index"] as? Int == 0 }
+            #expect(first.json["state"] as? String == "filtered")
         }
     }
 }

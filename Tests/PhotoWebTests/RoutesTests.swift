@@ -1,4 +1,4 @@
-import FlyingFox
+import HTTPTypes
 import Foundation
 @testable import PhotoWeb
 import Testing
@@ -88,7 +88,9 @@ struct RoutesTests {
         try await WebHarness.with(configure: { $0.basePath = "/demo" }) { harness in
             let page = try await harness.request(.GET, "/demo/")
             #expect(page.status == 200)
-            #expect(page.text.contains("/demo/static/app.js"))
+            let version = harness.application.context.staticFiles.version
+            #expect(page.text.contains("/demo/static/v/\(version)/app.js"))
+            #expect(try await harness.request(.GET, "/demo/static/v/\(version)/app.js").status == 200)
             #expect(try await harness.request(.GET, "/demo/api/photos").json["status"] as? String == "ready")
             #expect(try await harness.request(.GET, "/demo/healthz").status == 200)
             // A proxy that strips the prefix reaches the same routes at the root

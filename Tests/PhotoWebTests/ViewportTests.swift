@@ -1,4 +1,4 @@
-import FlyingFox
+import HTTPTypes
 import Foundation
 @testable import PhotoWeb
 import Testing
@@ -62,6 +62,34 @@ struct ViewportTests {
             try await scrollerEvents.waitUntilFiltered(0...1)
             let states = harness.pipeline.records.map(\.state.name)
             #expect(states[2] == "new" && states[3] == "new" && states[6...].allSatisfy { $0 == "new" || $0 == "failed" })
+        }
+    }
+}
+
+@Suite("Viewport API: a strategy per tab")
+struct StrategyPerViewerTests {
+    @Test func aViewerFollowsTheStrategyItAsksForAndItsEventsSaySo() async throws {
+        try await WebHarness.with(configure: { $0.strategy = .prefetch(margin: 3) }) { harness in
+            let created = try await harness.post("/api/viewers", json: #"{"strategy": "visible"}"#)
+            #expect(created.status == 201)
+            let viewer = try #require(created.json["viewer"] as? String)
+            let stream = try await EventStreamReader(port: harness.application.port, target: "/events?viewer=\(viewer)")
+            let snapshot = try await stream.next { $0.name == "snapshot" }
+            #expect(snapshot.json["strategy"] as? String == "visible")
+
+            // Changing it on the way: a prefetching viewer asks for rows beyond the screen.
+            try await harness.report(viewer, scrolling: false, rows: 0...1)
+            let changed = try await harness.post(
+                "/api/viewport", json: #"{"viewer": "\#(viewer)", "scrolling": false, "first": 0, "last": 1, "strategy": "prefetch", "prefetch": 2}"#)
+            #expect(changed.status == 204)
+            let queues = try await stream.next { $0.name == "queues" && $0.json["strategy"] as? String == "prefetch" }
+            #expect(queues.json["prefetch"] as? Int == 2)
+            let controller = try #require(harness.application.context.viewers.session(.init(viewer))?.existingController)
+            #expect(controller.strategy == .prefetch(margin: 2))
+
+            #expect(try await harness.post("/api/viewers", json: #"{"strategy": "fastest"}"#).status == 400)
+            #expect(try await harness.post("/api/viewers", json: #"{"strategy": "prefetch", "prefetch": 99}"#).status == 422)
+            #expect(try await harness.post("/api/viewers", json: "[1]").status == 400)
         }
     }
 }

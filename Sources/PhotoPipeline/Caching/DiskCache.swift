@@ -75,9 +75,11 @@ public final class DiskCache: Sendable {
         return data
     }
 
-    /// Stores `data` under `key` (atomically, in the background), evicting old files past the budget.
-    public func write(_ data: Data, for key: String) {
-        guard data.count <= budget else { return }
+    /// Stores `data` under `key` (atomically, in the background), evicting old files past the budget;
+    /// returns the keys no longer held because of it (`key` itself when `data` alone is over the budget).
+    @discardableResult
+    public func write(_ data: Data, for key: String) -> [String] {
+        guard data.count <= budget else { return contains(key) ? [] : [key] }
         let (write, evicted) = state.withLock { state -> (Int, [String]) in
             if let old = state.entries[key] { state.totalBytes -= old.size }
             state.entries[key] = Entry(size: data.count, lastUsed: Date())
@@ -110,6 +112,7 @@ public final class DiskCache: Sendable {
                 if state.writing[key]?.write == write { state.writing[key] = nil }
             }
         }
+        return evicted
     }
 
     /// Waits until every queued write is on disk (shutdown).

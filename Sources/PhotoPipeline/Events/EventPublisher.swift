@@ -1,21 +1,27 @@
 import Foundation
 import Synchronization
 
-/// Fans pipeline events out to subscribers, each through its own stream.
+/// Fans pipeline events out to subscribers, each through its own stream, in stamp order.
 ///
-/// `publish` is called with the pipeline's lock held, so every subscriber sees one total order;
-/// yielding to an `AsyncStream` never blocks, and each subscriber chooses how much it buffers.
+/// Events are stamped (`stamp`, lock-free) where they happen, under the pipeline's lock, and
+/// delivered after it is released; an event handed over before an earlier-stamped one waits for it,
+/// so every subscriber sees one total order. Yielding to an `AsyncStream` never blocks, and each
+/// subscriber chooses how much it buffers.
 ///
-/// Lock order: pipeline -> publisher -> Swift's task status lock (inside `yield`). Nothing that
-/// holds a task's status lock may take the publisher's lock, so there is no termination handler.
-public final class EventPublisher: Sendable {
+/// Lock order: publisher -> Swift's task status lock (inside `yield`). Nothing that holds a task's
+/// status lock may take the publisher's lock, so there is no termination handler.
+public final class EventPublisher: EventTransporting, Sendable {
     private struct State {
-        var sequence: UInt64 = 0
+        /// The last sequence number delivered.
+        var delivered: UInt64 = 0
+        /// Events handed over before an earlier one, by sequence number.
+        var waiting: [UInt64: PipelineEvent] = [:]
         var subscribers: [UInt64: AsyncStream<PipelineEvent>.Continuation] = [:]
         var nextID: UInt64 = 0
     }
 
     private let state = Mutex(State())
+    private let lastStamped = Atomic<UInt64>(0)
     private let start = ContinuousClock.now
 
     init() {}
@@ -28,7 +34,7 @@ public final class EventPublisher: Sendable {
             of: PipelineEvent.self, bufferingPolicy: .bufferingNewest(bufferLimit))
         // No `onTermination` that takes this lock: Swift runs it while holding the cancelled task's
         // own lock, which `yield` below needs too (a deadlock seen at shutdown). A subscriber whose
-        // stream ended is dropped by the next `publish` instead.
+        // stream ended is dropped by the next delivery instead.
         state.withLock { state in
             state.nextID += 1
             state.subscribers[state.nextID] = continuation
@@ -45,17 +51,30 @@ public final class EventPublisher: Sendable {
         continuations.forEach { $0.finish() }
     }
 
-    func publish(_ kind: PipelineEvent.Kind) {
+    func stamp(_ kind: PipelineEvent.Kind) -> PipelineEvent {
         let elapsed = ContinuousClock.now - start
         let time = Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) * 1e-18
+        let sequence = lastStamped.wrappingAdd(1, ordering: .relaxed).newValue
+        return PipelineEvent(sequence: sequence, time: time, kind: kind)
+    }
+
+    func deliver(_ events: [PipelineEvent]) {
+        guard !events.isEmpty else { return }
         state.withLock { state in
-            state.sequence += 1
-            let event = PipelineEvent(sequence: state.sequence, time: time, kind: kind)
-            for (id, continuation) in state.subscribers {
-                if case .terminated = continuation.yield(event) {
-                    state.subscribers[id] = nil
+            for event in events { state.waiting[event.sequence] = event }
+            while let event = state.waiting.removeValue(forKey: state.delivered + 1) {
+                state.delivered += 1
+                for (id, continuation) in state.subscribers {
+                    if case .terminated = continuation.yield(event) {
+                        state.subscribers[id] = nil
+                    }
                 }
             }
         }
+    }
+
+    /// Stamps and delivers one event at once.
+    func publish(_ kind: PipelineEvent.Kind) {
+        deliver([stamp(kind)])
     }
 }

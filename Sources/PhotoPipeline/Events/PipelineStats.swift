@@ -35,6 +35,11 @@ public struct PipelineStats: Sendable, Equatable {
     public var wastedFilterSeconds: Double = 0
     /// CPU seconds spent filtering, in all.
     public var filterSeconds: Double = 0
+    /// Bytes of cancelled downloads held now so that their next attempt asks only for the rest
+    /// (bounded by `PipelineConfiguration.resumeBudgetBytes`).
+    public var resumableBytes = 0
+    /// Bytes not downloaded again because a transfer resumed from them (a `206` continued them).
+    public var resumedBytes: Int64 = 0
 
     /// All zero.
     public init() {}

@@ -5,32 +5,46 @@ import Synchronization
 /// What an `ImageDownloader` reports, on the transfer loop's thread.
 protocol ImageDownloaderDelegate: PhotoOperationDelegate {
     func downloader(_ downloader: ImageDownloader, didReceive progress: TransferProgress)
-    func downloader(_ downloader: ImageDownloader, didFinishWith result: Result<Data, TransferError>)
+    /// The transfer ended; a success's bytes were handed to the filtration first.
+    func downloader(_ downloader: ImageDownloader, didFinishWith outcome: TransferOutcome)
 }
 
-/// The tutorial's `ImageDownloader`: fetches one photo's bytes with libcurl.
+/// The tutorial's `ImageDownloader`: fetches one photo's bytes with libcurl and hands them on to the
+/// `ImageFiltration` that depends on it.
 ///
 /// An asynchronous operation: the transfer runs on the shared `TransferLoop`, so a download in flight
 /// holds no thread. `cancel()` aborts the transfer itself (the loop drops the easy handle at once),
-/// not just the bookkeeping.
+/// not just the bookkeeping. Started with the bytes an earlier, cancelled attempt kept, it asks the
+/// origin only for the rest.
 final class ImageDownloader: PhotoOperation, @unchecked Sendable {
     private struct Lifecycle {
         var executing = false
         var finished = false
+        var claimed = false
         var handle: TransferHandle?
+        /// Gets the bytes; kept alive until this operation has finished (swift-corelibs-foundation
+        /// holds an operation's dependents unretained and visits them when it finishes).
+        var filtration: ImageFiltration?
     }
 
+    /// What an earlier, cancelled attempt kept: the transfer asks only for the rest.
+    let resumingFrom: ResumableData?
     private let loop: TransferLoop
     private let limits: TransferLimits
     private weak let delegate: (any ImageDownloaderDelegate)?
-    private let lifecycle = Mutex(Lifecycle())
-    private let dependents = Mutex<[Operation]>([])
+    private let lifecycle: Mutex<Lifecycle>
 
-    init(photoRecord: PhotoRecord, loop: TransferLoop, limits: TransferLimits, delegate: any ImageDownloaderDelegate) {
+    /// A download of `photoRecord` whose bytes go to `filtration` (which depends on it).
+    init(
+        photoRecord: PhotoRecord, resumingFrom: ResumableData?, handingOnTo filtration: ImageFiltration?,
+        loop: TransferLoop, limits: TransferLimits, claims: any WorkClaiming, delegate: any ImageDownloaderDelegate
+    ) {
+        self.resumingFrom = resumingFrom
         self.loop = loop
         self.limits = limits
         self.delegate = delegate
-        super.init(photoRecord: photoRecord, queue: .download)
+        lifecycle = Mutex(Lifecycle(filtration: filtration))
+        super.init(photoRecord: photoRecord, queue: .download, claims: claims)
     }
 
     override var isAsynchronous: Bool { true }
@@ -40,38 +54,33 @@ final class ImageDownloader: PhotoOperation, @unchecked Sendable {
     /// Starts the transfer (on the queue's thread) and returns at once; the operation finishes when
     /// the transfer completes, fails or is cancelled.
     override func start() {
-        if isCancelled {
+        guard !isCancelled, claim() else {
             delegate?.operationWasCancelledBeforeStart(self)
             finish()
             return
         }
-        lifecycle.withLock { $0.executing = true }
+        lifecycle.withLock { state in
+            state.executing = true
+            state.claimed = true
+        }
         didChangeValue(forKey: "isExecuting")
         delegate?.operationDidStart(self)
 
         let handle = loop.start(
             photoRecord.url,
             limits: limits,
+            resumingFrom: resumingFrom,
             progress: { [weak self] progress in
                 guard let self else { return }
                 self.delegate?.downloader(self, didReceive: progress)
             },
-            completion: { [weak self] result in
+            completion: { [weak self] outcome in
                 guard let self else { return }
-                self.delegate?.downloader(self, didFinishWith: result)
-                self.finish()
+                self.finish(with: outcome)
             })
         lifecycle.withLock { $0.handle = handle }
         // A cancel that landed between `isCancelled` above and storing the handle had nothing to abort.
         if isCancelled { handle.cancel() }
-    }
-
-    /// Keeps `dependent` (an operation that depends on this one) alive until this one has finished.
-    ///
-    /// swift-corelibs-foundation's `Operation` holds its dependents unretained and visits them when it
-    /// finishes; a cancelled dependent that was already released would be a dangling pointer then.
-    func keepAlive(_ dependent: Operation) {
-        dependents.withLock { $0.append(dependent) }
     }
 
     /// Marks the operation cancelled and aborts its transfer if one is running.
@@ -80,7 +89,27 @@ final class ImageDownloader: PhotoOperation, @unchecked Sendable {
         lifecycle.withLock { $0.handle }?.cancel()
     }
 
+    /// Hands a success's bytes forward to the filtration, gives the claim back (before the end is
+    /// known, so that work started on hearing of it finds the photo free), tells the delegate, finishes.
+    private func finish(with outcome: TransferOutcome) {
+        if case .success(let data) = outcome.result {
+            lifecycle.withLock { $0.filtration }?.receiveOriginal(data)
+        }
+        releaseClaimIfHeld()
+        delegate?.downloader(self, didFinishWith: outcome)
+        finish()
+    }
+
+    private func releaseClaimIfHeld() {
+        let wasClaimed = lifecycle.withLock { state in
+            defer { state.claimed = false }
+            return state.claimed
+        }
+        if wasClaimed { releaseClaim() }
+    }
+
     private func finish() {
+        releaseClaimIfHeld()
         let wasExecuting = lifecycle.withLock { state in
             defer {
                 state.executing = false
@@ -91,6 +120,6 @@ final class ImageDownloader: PhotoOperation, @unchecked Sendable {
         }
         if wasExecuting { didChangeValue(forKey: "isExecuting") }
         didChangeValue(forKey: "isFinished")
-        dependents.withLock { $0.removeAll() }
+        lifecycle.withLock { $0.filtration = nil }
     }
 }

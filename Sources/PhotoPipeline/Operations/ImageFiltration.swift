@@ -4,38 +4,60 @@ import Synchronization
 
 /// What an `ImageFiltration` reports, on the filtration queue's thread.
 protocol ImageFiltrationDelegate: PhotoOperationDelegate {
-    /// The downloaded bytes to filter, or nil when there is nothing to filter (the download failed
-    /// or was cancelled, or its bytes were evicted).
-    func originalBytes(for filtration: ImageFiltration) -> Data?
     /// The unfiltered thumbnail is ready; the sepia one follows.
     func filtration(_ filtration: ImageFiltration, didMakePreview preview: EncodedImage)
-    func filtration(
-        _ filtration: ImageFiltration,
-        didFinishWith result: Result<EncodedImage, ImageCodecError>,
-        cpuSeconds: Double)
-    /// The operation started but found nothing to filter.
-    func filtrationFoundNothingToDo(_ filtration: ImageFiltration)
+    func filtration(_ filtration: ImageFiltration, didFinishWith outcome: ImageFiltration.Outcome)
 }
 
 /// The tutorial's `ImageFiltration`: turns a downloaded photo into its sepia thumbnail.
 ///
 /// Depends on the photo's `ImageDownloader` (`addDependency`), so it never starts before the
-/// download ends. Runs synchronously on a filtration queue thread (never Swift concurrency's pool)
-/// and checks `isCancelled` between decode, filter and encode.
+/// download ends, and the download hands it the bytes (`receiveOriginal`); a photo downloaded earlier
+/// is given its original (or where to read it) when the filtration is made. It never asks the
+/// pipeline for its input. Runs synchronously on a filtration queue thread (never Swift
+/// concurrency's pool) and checks `isCancelled` between decode, filter and encode.
 final class ImageFiltration: PhotoOperation, @unchecked Sendable {
-    private let renderer: SepiaRenderer
-    private let thumbnailHeight: Int
-    private weak let delegate: (any ImageFiltrationDelegate)?
-
-    init(photoRecord: PhotoRecord, renderer: SepiaRenderer, thumbnailHeight: Int, delegate: any ImageFiltrationDelegate) {
-        self.renderer = renderer
-        self.thumbnailHeight = thumbnailHeight
-        self.delegate = delegate
-        super.init(photoRecord: photoRecord, queue: .filtration)
+    /// Where the bytes to filter come from.
+    enum Input: Sendable {
+        /// From the download this filtration depends on; nothing if it failed or was cancelled.
+        case awaitingDownload
+        /// The original bytes.
+        case original(Data)
+        /// Read from the results store on the filtration's thread; nil when it holds them no more.
+        case stored(@Sendable () -> Data?)
     }
 
+    /// How a filtration that started ended.
+    enum Outcome {
+        /// There was nothing to filter: the download failed, or the stored original is gone.
+        case nothingToFilter
+        /// The sepia thumbnail, or why there is none, and the CPU time spent.
+        case rendered(Result<EncodedImage, ImageCodecError>, cpuSeconds: Double)
+    }
+
+    /// The bytes to filter, or where they will come from; emptied once read.
+    private let input: Mutex<Input>
     /// Whether `main()` ran: Foundation's `start()` skips it for an operation cancelled first.
     private let ranMain = Mutex(false)
+    private weak let delegate: (any ImageFiltrationDelegate)?
+    private let renderer: SepiaRenderer
+    private let thumbnailHeight: Int
+
+    /// A filtration of `photoRecord` into a sepia thumbnail `thumbnailHeight` pixels high.
+    init(
+        photoRecord: PhotoRecord, input: Input, renderer: SepiaRenderer, thumbnailHeight: Int,
+        claims: any WorkClaiming, delegate: any ImageFiltrationDelegate
+    ) {
+        self.delegate = delegate
+        self.input = Mutex(input)
+        (self.renderer, self.thumbnailHeight) = (renderer, thumbnailHeight)
+        super.init(photoRecord: photoRecord, queue: .filtration, claims: claims)
+    }
+
+    /// The download this filtration depends on hands over its bytes; it does so before it finishes.
+    func receiveOriginal(_ data: Data) {
+        input.withLock { $0 = .original(data) }
+    }
 
     /// Runs `main()` unless cancelled first, and reports that cancellation exactly once, however
     /// late it landed (a check before `super.start()` would miss one that lands just after it).
@@ -49,12 +71,24 @@ final class ImageFiltration: PhotoOperation, @unchecked Sendable {
     override func main() {
         ranMain.withLock { $0 = true }
         guard let delegate else { return }
-        guard !isCancelled else {
+        guard !isCancelled, claim() else {
             delegate.operationWasCancelledBeforeStart(self)
             return
         }
-        guard let original = delegate.originalBytes(for: self) else {
-            delegate.filtrationFoundNothingToDo(self)
+        // Taken out: the bytes are not kept beyond this run.
+        let source = input.withLock { input in
+            defer { input = .awaitingDownload }
+            return input
+        }
+        let original: Data? = switch source {
+        case .awaitingDownload: nil
+        case .original(let data): data
+        case .stored(let read): read()
+        }
+        guard let original else {
+            // The claim goes back before the end is reported: work started on hearing of it finds the photo free.
+            releaseClaim()
+            delegate.filtration(self, didFinishWith: .nothingToFilter)
             return
         }
         delegate.operationDidStart(self)
@@ -67,6 +101,8 @@ final class ImageFiltration: PhotoOperation, @unchecked Sendable {
         } catch {
             result = .failure(error)
         }
-        delegate.filtration(self, didFinishWith: result, cpuSeconds: clock.elapsed)
+        let cpuSeconds = clock.elapsed
+        releaseClaim()
+        delegate.filtration(self, didFinishWith: .rendered(result, cpuSeconds: cpuSeconds))
     }
 }

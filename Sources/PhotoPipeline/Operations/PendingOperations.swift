@@ -1,9 +1,12 @@
 import Foundation
+import HTTPTransfer
 
-/// The tutorial's `PendingOperations`: the operations in progress for each photo, and the two named
-/// queues they run on. One instance serves every viewer, so its widths are the global bounds.
+/// The tutorial's `PendingOperations`: the operations in progress for each photo, the two named
+/// queues they run on, which of them run in which timeline lane, and how many started and ended.
+/// One instance serves every viewer, so its widths are the global bounds.
 ///
-/// Not thread-safe by itself: the pipeline keeps it behind its lock.
+/// Not thread-safe by itself: the pipeline keeps it behind its lock. Nothing here calls an
+/// operation or a queue: the pipeline does that once the lock is released.
 struct PendingOperations {
     /// Download operations by photo index; at most one per photo, however many viewers want it.
     var downloadsInProgress: [Int: ImageDownloader] = [:]
@@ -14,7 +17,9 @@ struct PendingOperations {
     /// The queue decoding, filtering and encoding run on.
     let filtrationQueue: OperationQueue
 
-    private var busySlots: [QueueKind: Set<Int>] = [.download: [], .filtration: []]
+    /// What runs now, in which lane, including operations no longer in progress that are winding down.
+    private var lanes: [QueueKind: OperationLanes] = [.download: .init(), .filtration: .init()]
+    private var counts: [QueueKind: PipelineStats.QueueCounts] = [.download: .init(), .filtration: .init()]
 
     init(maxConcurrentDownloads: Int, maxConcurrentFiltrations: Int) {
         downloadQueue = OperationQueue()
@@ -28,6 +33,11 @@ struct PendingOperations {
         // that keep every core busy.
         downloadQueue.qualityOfService = .userInitiated
         filtrationQueue.qualityOfService = .utility
+    }
+
+    /// The queue `kind` runs on.
+    func queue(_ kind: QueueKind) -> OperationQueue {
+        kind == .download ? downloadQueue : filtrationQueue
     }
 
     /// The operations in progress for photo `index`, filtration first (it depends on the download).
@@ -49,16 +59,76 @@ struct PendingOperations {
         }
     }
 
-    /// Takes the lowest free timeline lane of `queue`.
-    mutating func takeSlot(_ queue: QueueKind) -> Int {
-        var slot = 0
-        while busySlots[queue, default: []].contains(slot) { slot += 1 }
-        busySlots[queue, default: []].insert(slot)
-        return slot
+    /// Empties both in-progress tables and returns what they held (to cancel once the lock is released).
+    mutating func removeAll() -> [PhotoOperation] {
+        defer {
+            downloadsInProgress.removeAll()
+            filtrationsInProgress.removeAll()
+        }
+        return downloadsInProgress.values.map { $0 as PhotoOperation } + filtrationsInProgress.values.map { $0 }
     }
 
-    /// Gives a lane back.
-    mutating func releaseSlot(_ slot: Int, of queue: QueueKind) {
-        busySlots[queue]?.remove(slot)
+    // MARK: Running
+
+    /// `operation` starts: it takes the lowest free lane of its queue, which is returned.
+    mutating func start(_ operation: PhotoOperation) -> Int {
+        counts[operation.queue, default: .init()].started += 1
+        return lanes[operation.queue, default: .init()].enter(operation)
+    }
+
+    /// `operation` ended with `outcome`: its lane (returned; nil if it never started) is free again.
+    mutating func end(_ operation: PhotoOperation, _ outcome: OperationEvent.Outcome) -> Int? {
+        switch outcome {
+        case .finished: counts[operation.queue, default: .init()].finished += 1
+        case .failed: counts[operation.queue, default: .init()].failed += 1
+        case .cancelled: counts[operation.queue, default: .init()].cancelled += 1
+        case .started: break
+        }
+        return lanes[operation.queue, default: .init()].leave(operation)
+    }
+
+    /// Records a running download's progress; returns its report before this one.
+    mutating func record(_ progress: TransferProgress, of download: PhotoOperation) -> TransferProgress? {
+        lanes[.download, default: .init()].record(progress, of: download)
+    }
+
+    /// A running download's latest progress report.
+    func progress(of download: PhotoOperation) -> TransferProgress? {
+        lanes[.download]?.progress(of: download)
+    }
+
+    /// What photo `index` is going through now: downloading (with its progress) or filtering; nil at rest.
+    func activity(of index: Int) -> PhotoState? {
+        if let download = lanes[.download]?.occupant(workingOn: index) {
+            return .downloading(progress: download.progress?.fraction)
+        }
+        return lanes[.filtration]?.occupant(workingOn: index) != nil ? .filtering : nil
+    }
+
+    /// Whether an operation of photo `index` still runs though it is no longer in progress (it was
+    /// cancelled and has not ended yet).
+    func isWindingDown(_ index: Int) -> Bool {
+        func windsDown(_ queue: QueueKind, inProgress: PhotoOperation?) -> Bool {
+            guard let running = lanes[queue]?.occupant(workingOn: index) else { return false }
+            return inProgress.map(ObjectIdentifier.init) != running.operation
+        }
+        return windsDown(.download, inProgress: downloadsInProgress[index])
+            || windsDown(.filtration, inProgress: filtrationsInProgress[index])
+    }
+
+    /// Whether `operation` is running (between its start and its end).
+    func isRunning(_ operation: PhotoOperation) -> Bool {
+        lanes[operation.queue]?.isRunning(operation) ?? false
+    }
+
+    /// Operation counts of `queue`: started and ended so far, and of those in progress, how many
+    /// wait and how many run.
+    func counts(of queue: QueueKind) -> PipelineStats.QueueCounts {
+        var counts = counts[queue] ?? .init()
+        let inProgress: [PhotoOperation] = queue == .download
+            ? downloadsInProgress.values.map { $0 } : filtrationsInProgress.values.map { $0 }
+        counts.executing = inProgress.count { isRunning($0) }
+        counts.pending = inProgress.count - counts.executing
+        return counts
     }
 }

@@ -16,19 +16,25 @@ protocol PhotoOperationDelegate: AnyObject, Sendable {
 /// The gate is the per-viewer form of the tutorial's `suspendAllOperations`: operations are shared
 /// between viewers, so a whole queue cannot be suspended for one of them. Instead `isReady` is false
 /// while no wanting viewer is active, and the queue skips the operation until the gate reopens.
+///
+/// The pipeline decides the gate and the priority under its lock (`decide`, plain atomic stores) and
+/// tells the queue after releasing it (`applyDecision`), so its lock never calls into Foundation.
 class PhotoOperation: Operation, @unchecked Sendable {
     /// The record this operation works on.
     let photoRecord: PhotoRecord
     /// The queue this operation belongs on.
     let queue: QueueKind
-    /// The timeline lane the operation runs in, assigned when it starts.
-    let slot = Mutex<Int?>(nil)
+    /// Who may run this work (single flight across runners).
+    private let claims: any WorkClaiming
 
-    private let gateOpen = Mutex(true)
+    private let gateOpen = Atomic(true)
+    private let decidedPriority = Atomic(Operation.QueuePriority.normal.rawValue)
+    private let discardsResults = Atomic(false)
 
-    init(photoRecord: PhotoRecord, queue: QueueKind) {
+    init(photoRecord: PhotoRecord, queue: QueueKind, claims: any WorkClaiming) {
         self.photoRecord = photoRecord
         self.queue = queue
+        self.claims = claims
         super.init()
         name = "\(queue.rawValue) #\(photoRecord.index)"
     }
@@ -39,17 +45,56 @@ class PhotoOperation: Operation, @unchecked Sendable {
     /// a cancelled operation is always ready so the queue can retire it.
     override var isReady: Bool {
         guard super.isReady else { return false }
-        return isCancelled || gateOpen.withLock { $0 }
+        return isCancelled || gateOpen.load(ordering: .acquiring)
     }
 
-    /// Opens or closes the gate, telling the queue so it re-reads `isReady`.
-    func setGate(open: Bool) {
-        let changed = gateOpen.withLock { gate in
-            defer { gate = open }
-            return gate != open
+    /// Records the pipeline's decision (a nil `priority` keeps the last one); returns true when the
+    /// queue must hear of it (`applyDecision`). Lock-free: called under the pipeline's lock, so
+    /// decisions are ordered as the lock orders them.
+    func decide(priority: RowPriority?, mayStart: Bool) -> Bool {
+        var changed = gateOpen.exchange(mayStart, ordering: .acquiringAndReleasing) != mayStart
+        if let priority {
+            let value = priority.queuePriority.rawValue
+            changed = decidedPriority.exchange(value, ordering: .acquiringAndReleasing) != value || changed
         }
-        guard changed else { return }
+        return changed
+    }
+
+    /// Tells the queue the latest decision: the priority, and that `isReady` may have changed. Never
+    /// under the pipeline's lock. Two threads applying decisions in the wrong order still leave the
+    /// latest in place: each one re-reads after setting.
+    func applyDecision() {
+        var applied: Int
+        repeat {
+            applied = decidedPriority.load(ordering: .acquiring)
+            queuePriority = Operation.QueuePriority(rawValue: applied) ?? .normal
+        } while decidedPriority.load(ordering: .acquiring) != applied
         willChangeValue(forKey: "isReady")
         didChangeValue(forKey: "isReady")
+    }
+
+    /// False once the pipeline gave up on what this operation produces (memory is short): whatever
+    /// it still delivers is not kept.
+    var keepsResults: Bool {
+        !discardsResults.load(ordering: .acquiring)
+    }
+
+    /// Gives up on what this operation produces from now on. Lock-free: decided under the pipeline's lock.
+    func discardResults() {
+        discardsResults.store(true, ordering: .releasing)
+    }
+
+    // MARK: Single flight
+
+    private var claimKey: String { "\(queue.rawValue) \(photoRecord.cacheKey)" }
+
+    /// Takes the right to run this photo's work of this kind; false while another runner has it.
+    func claim() -> Bool {
+        claims.claim(claimKey)
+    }
+
+    /// Gives the right back once the work has ended.
+    func releaseClaim() {
+        claims.release(claimKey)
     }
 }

@@ -14,167 +14,177 @@ extension PhotoPipeline {
     public func setWanted(
         _ rows: [RowRequest], for viewer: ViewerID, visible: ClosedRange<Int>?, suspended: Bool
     ) {
-        let toCancel = state.withLock { state in
+        update { state, effects in
             if let visible, !records.isEmpty {
-                state.everVisible.formUnion(visible.clamped(to: 0...(records.count - 1)))
+                state.ledger.markSeen(visible.clamped(to: 0...(records.count - 1)))
             }
             let keep = Set(rows.map(\.index))
-            let previous = state.viewers[viewer]?.wanted ?? []
-            var toCancel: [PhotoOperation] = []
-            for index in previous.subtracting(keep) {
-                toCancel += release(index, by: viewer, in: &state)
+            for index in state.demand.rows(wantedBy: viewer).subtracting(keep) {
+                release(index, by: viewer, in: &state, &effects)
             }
-            state.viewers[viewer, default: ViewerDemand()].suspended = suspended
+            state.demand.setScrolling(suspended, for: viewer)
             for row in rows where records.indices.contains(row.index) {
-                want(row.index, row.priority, by: viewer, in: &state)
+                want(row.index, row.priority, by: viewer, in: &state, &effects)
             }
-            return toCancel
         }
-        toCancel.forEach { $0.cancel() }
     }
 
     /// Adds `rows` to what `viewer` wants, keeping what it already wanted.
     public func want(_ rows: [RowRequest], for viewer: ViewerID) {
-        state.withLock { state in
+        update { state, effects in
             for row in rows where records.indices.contains(row.index) {
-                want(row.index, row.priority, by: viewer, in: &state)
+                want(row.index, row.priority, by: viewer, in: &state, &effects)
             }
         }
     }
 
     /// Suspends or resumes `viewer`: while suspended, nothing starts only for it.
     public func setSuspended(_ suspended: Bool, for viewer: ViewerID) {
-        state.withLock { state in
-            state.viewers[viewer, default: ViewerDemand()].suspended = suspended
-            for index in state.viewers[viewer]?.wanted ?? [] {
-                updateScheduling(of: index, in: &state)
+        update { state, effects in
+            state.demand.setScrolling(suspended, for: viewer)
+            for index in state.demand.rows(wantedBy: viewer) {
+                updateScheduling(of: index, in: &state, &effects)
             }
         }
     }
 
     /// Withdraws all of `viewer`'s interest; work nobody else wants is cancelled.
     public func cancelAll(for viewer: ViewerID) {
-        setWanted([], for: viewer, visible: nil, suspended: state.withLock { $0.viewers[viewer]?.suspended ?? false })
+        update { state, effects in
+            for index in state.demand.rows(wantedBy: viewer) {
+                release(index, by: viewer, in: &state, &effects)
+            }
+        }
     }
 
     /// Forgets `viewer` entirely (it left); work nobody else wants is cancelled.
     public func removeViewer(_ viewer: ViewerID) {
-        cancelAll(for: viewer)
-        state.withLock { _ = $0.viewers.removeValue(forKey: viewer) }
+        update { state, effects in
+            for index in state.demand.rows(wantedBy: viewer) {
+                release(index, by: viewer, in: &state, &effects)
+            }
+            state.demand.remove(viewer)
+        }
     }
 
     /// The tutorial's `didReceiveMemoryWarning`: cancels all queued and running work for every
-    /// viewer and empties the image cache. Rows go back to `new` and are fetched again when next
-    /// asked for.
+    /// viewer, empties the image cache and drops the bytes kept for resuming. Rows go back to `new`
+    /// and are fetched again when next asked for.
     public func handleMemoryWarning() {
-        let toCancel = state.withLock { state in
-            let operations = state.pending.downloadsInProgress.values.map { $0 as PhotoOperation }
-                + state.pending.filtrationsInProgress.values.map { $0 as PhotoOperation }
-            state.pending.downloadsInProgress.removeAll()
-            state.pending.filtrationsInProgress.removeAll()
-            state.demand.removeAll()
-            for viewer in state.viewers.keys { state.viewers[viewer]?.wanted.removeAll() }
-            handleEvictions(state.cache.removeAll(), in: state)
-            return operations
+        update { state, effects in
+            for operation in state.pending.removeAll() {
+                // What they still deliver (a preview, a thumbnail, an original, bytes to resume from) would refill memory.
+                operation.discardResults()
+                effects.cancel(operation)
+            }
+            state.demand.forgetAllWants()
+            effects.storeChanged(state.store.removeAllFromMemory())
+            effects.publishStateChanges(in: state)
         }
-        toCancel.forEach { $0.cancel() }
+    }
+
+    /// Forgets photo `index`'s failure so that it is worked on again when a viewer next wants it;
+    /// returns the record. A failed photo is never retried by itself: only this call does it.
+    public func retry(_ index: Int) throws(PipelineError) -> PhotoRecord {
+        guard records.indices.contains(index) else { throw .noSuchPhoto(index: index, count: records.count) }
+        let notFailed: PhotoState? = update { state, effects in
+            guard state.failures[index] != nil else { return state.photoState(of: index) }
+            effects.watch(index, in: state)
+            state.failures[index] = nil
+            // Fetched again from the origin, as a new photo: what was kept of it may be what failed.
+            state.store.forgetOriginal(index)
+            effects.publishStateChanges(in: state)
+            return nil
+        }
+        if let notFailed { throw .notFailed(index: index, state: notFailed) }
+        return records[index]
     }
 
     // MARK: Under the lock
 
     /// Records that `viewer` wants photo `index` and makes sure its operations exist.
-    func want(_ index: Int, _ priority: RowPriority, by viewer: ViewerID, in state: inout State) {
-        guard !records[index].state.isFinal else { return }
-        state.demand[index, default: [:]][viewer] = priority
-        state.viewers[viewer, default: ViewerDemand()].wanted.insert(index)
-        let created = startOperations(for: records[index], in: &state)
-        updateScheduling(of: index, in: &state)
-        for operation in created {
-            switch operation.queue {
-            case .download: state.pending.downloadQueue.addOperation(operation)
-            case .filtration: state.pending.filtrationQueue.addOperation(operation)
-            }
-        }
+    func want(_ index: Int, _ priority: RowPriority, by viewer: ViewerID, in state: inout PipelineState, _ effects: inout Effects) {
+        guard !state.photoState(of: index).isFinal else { return }
+        state.demand.want(index, priority, by: viewer)
+        startOperations(for: index, in: &state, &effects)
+        updateScheduling(of: index, in: &state, &effects)
     }
 
     /// The tutorial's `startOperationsForPhotoRecord`: a download if the photo is new, a filtration
-    /// (after the download) if it is not filtered yet; never a second operation for a photo that has
-    /// one. Returns the operations made, not yet enqueued.
-    func startOperations(for record: PhotoRecord, in state: inout State) -> [PhotoOperation] {
-        let index = record.index
-        var created: [PhotoOperation] = []
-        var downloader = state.pending.downloadsInProgress[index]
-        if record.state == .new, downloader == nil {
-            let operation = ImageDownloader(
-                photoRecord: record, loop: loop, limits: configuration.transferLimits, delegate: self)
-            state.pending.downloadsInProgress[index] = operation
-            downloader = operation
-            created.append(operation)
+    /// (after the download, which hands it the bytes) if it is not filtered yet; never a second
+    /// operation for a photo that has one. They are enqueued once the lock is released.
+    func startOperations(for index: Int, in state: inout PipelineState, _ effects: inout Effects) {
+        let photoState = state.photoState(of: index)
+        // A cancelled operation still winding down keeps the photo until it ends (its download's bytes
+        // are not back yet to resume from); its end starts new ones if the photo is still wanted.
+        guard !photoState.isFinal, !state.pending.isWindingDown(index) else { return }
+        let record = records[index]
+        let download = state.pending.downloadsInProgress[index]
+        let needsDownload = photoState == .new && download == nil
+        var filtration = state.pending.filtrationsInProgress[index]
+        var madeFiltration: ImageFiltration?
+        if filtration == nil {
+            let made = ImageFiltration(
+                photoRecord: record,
+                input: needsDownload || download != nil ? .awaitingDownload : original(of: index, in: &state),
+                renderer: renderer, thumbnailHeight: configuration.thumbnailHeight, claims: claims, delegate: self)
+            state.pending.filtrationsInProgress[index] = made
+            if let download { effects.link(made, after: download) }
+            filtration = made
+            madeFiltration = made
         }
-        if !record.state.isFinal, state.pending.filtrationsInProgress[index] == nil {
-            let operation = ImageFiltration(
-                photoRecord: record, renderer: renderer,
-                thumbnailHeight: configuration.thumbnailHeight, delegate: self)
-            if let downloader {
-                operation.addDependency(downloader)
-                downloader.keepAlive(operation)
-            }
-            state.pending.filtrationsInProgress[index] = operation
-            created.append(operation)
+        if needsDownload {
+            let made = ImageDownloader(
+                photoRecord: record, resumingFrom: state.store.partials.take(index), handingOnTo: filtration,
+                loop: loop, limits: configuration.transferLimits, claims: claims, delegate: self)
+            state.pending.downloadsInProgress[index] = made
+            if let filtration { effects.link(filtration, after: made) }
+            effects.enqueue(made, on: state.pending.downloadQueue)
         }
-        return created
+        if let madeFiltration {
+            effects.enqueue(madeFiltration, on: state.pending.filtrationQueue)
+        }
     }
 
-    /// Withdraws `viewer`'s interest in `index`; returns the operations to cancel (once the lock is
-    /// released) when nobody wants the photo any more.
-    func release(_ index: Int, by viewer: ViewerID, in state: inout State) -> [PhotoOperation] {
-        state.demand[index]?[viewer] = nil
-        state.viewers[viewer]?.wanted.remove(index)
-        guard state.demand[index]?.isEmpty ?? true else {
-            updateScheduling(of: index, in: &state)
-            return []
+    /// Where a downloaded photo's filtration finds the original: memory, or the results store.
+    private func original(of index: Int, in state: inout PipelineState) -> ImageFiltration.Input {
+        let key = ImageCache.Key(index: index, variant: .original)
+        if let image = state.store.peek(key) { return .original(image.data) }
+        guard let results, state.store.isOnDisk(key) else { return .awaitingDownload }
+        let name = diskKey(index, .original)
+        // Read on the filtration's thread, outside any lock.
+        return .stored { results.read(name) }
+    }
+
+    /// Withdraws `viewer`'s interest in `index`; when nobody wants the photo any more its
+    /// operations are cancelled (once the lock is released).
+    func release(_ index: Int, by viewer: ViewerID, in state: inout PipelineState, _ effects: inout Effects) {
+        guard state.demand.release(index, by: viewer) else {
+            updateScheduling(of: index, in: &state, &effects)
+            return
         }
-        state.demand[index] = nil
-        let operations = state.pending.operations(for: index)
-        for operation in operations {
+        for operation in state.pending.operations(for: index) {
             state.pending.remove(operation)
             // Closed at once, so none starts in a slot another cancellation frees before it is cancelled too.
-            operation.setGate(open: false)
+            effects.decided(operation, changed: operation.decide(priority: nil, mayStart: false))
+            effects.cancel(operation)
         }
-        return operations
     }
 
-    /// Forgets every viewer's interest in `index`: its work is done or failed.
-    func clearDemand(for index: Int, in state: inout State) {
-        guard let wanters = state.demand.removeValue(forKey: index) else { return }
-        for viewer in wanters.keys {
-            state.viewers[viewer]?.wanted.remove(index)
-        }
+    /// Starts photo `index`'s operations again when a viewer still wants it and none is in progress
+    /// (its work was cancelled while winding down, or found nothing to filter).
+    func restartIfStillWanted(_ index: Int, in state: inout PipelineState, _ effects: inout Effects) {
+        guard state.demand.isWanted(index), state.pending.operations(for: index).isEmpty else { return }
+        startOperations(for: index, in: &state, &effects)
+        updateScheduling(of: index, in: &state, &effects)
     }
 
     /// Gives the photo's operations the highest priority among the viewers that want it, and opens
     /// their gate only while at least one of those viewers is not scrolling.
-    func updateScheduling(of index: Int, in state: inout State) {
-        let wanters = state.demand[index] ?? [:]
-        let active = wanters.filter { !(state.viewers[$0.key]?.suspended ?? false) }
-        let priority = (active.isEmpty ? wanters : active).values.max() ?? .background
+    func updateScheduling(of index: Int, in state: inout PipelineState, _ effects: inout Effects) {
+        let scheduling = state.demand.scheduling(of: index)
         for operation in state.pending.operations(for: index) {
-            operation.queuePriority = priority.queuePriority
-            operation.setGate(open: !active.isEmpty)
+            effects.decided(operation, changed: operation.decide(priority: scheduling.priority, mayStart: scheduling.mayStart))
         }
-    }
-}
-
-extension PhotoPipeline {
-    /// Forgets photo `index`'s failure so that it is worked on again when a viewer next wants it;
-    /// returns the record. A failed photo is never retried by itself: only this call does it.
-    public func retry(_ index: Int) throws(PipelineError) -> PhotoRecord {
-        guard records.indices.contains(index) else { throw .noSuchPhoto(index: index, count: records.count) }
-        let record = records[index]
-        try state.withLock { state throws(PipelineError) in
-            guard case .failed = record.state else { throw .notFailed(index: index, state: record.state) }
-            transition(record, to: .new)
-        }
-        return record
     }
 }

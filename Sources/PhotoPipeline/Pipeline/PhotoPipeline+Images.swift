@@ -8,17 +8,17 @@ extension PhotoPipeline {
     /// Reads the disk on the calling thread: from async code use `loadImage`.
     public func image(_ variant: ImageVariant, of index: Int) throws(PipelineError) -> CachedImage {
         if let image = try imageInMemory(variant, of: index) { return image }
-        return try keep(disk?.read(diskKey(index, variant)), as: variant, of: index)
+        return try keep(results?.read(diskKey(index, variant)), as: variant, of: index)
     }
 
     /// `image(_:of:)` for async callers: a disk read happens on a Dispatch thread, never on the
     /// cooperative pool.
     public func loadImage(_ variant: ImageVariant, of index: Int) async throws(PipelineError) -> CachedImage {
         if let image = try imageInMemory(variant, of: index) { return image }
-        guard let disk else { return try keep(nil, as: variant, of: index) }
-        let key = diskKey(index, variant)
+        guard let results else { return try keep(nil, as: variant, of: index) }
+        let name = diskKey(index, variant)
         let data = await withCheckedContinuation { continuation in
-            DispatchQueue.global().async { continuation.resume(returning: disk.read(key)) }
+            DispatchQueue.global().async { continuation.resume(returning: results.read(name)) }
         }
         return try keep(data, as: variant, of: index)
     }
@@ -27,25 +27,25 @@ extension PhotoPipeline {
         guard records.indices.contains(index) else {
             throw .noSuchPhoto(index: index, count: records.count)
         }
-        return state.withLock { state in
-            let image = state.cache.image(for: .init(index: index, variant: variant))
-            if image != nil { state.stats.cacheHits += 1 }
-            return image
-        }
+        return update { state, _ in state.store.image(for: .init(index: index, variant: variant)) }
     }
 
-    /// Puts bytes read back from disk into the memory cache, or counts the miss.
+    /// Puts bytes read back from disk into the memory cache, or counts the miss (and forgets a
+    /// file the results store no longer has).
     private func keep(_ data: Data?, as variant: ImageVariant, of index: Int) throws(PipelineError) -> CachedImage {
-        try state.withLock { state throws(PipelineError) in
-            guard let data else {
-                state.stats.cacheMisses += 1
-                throw .notAvailable(index: index, variant: variant, state: records[index].state)
+        let image = data.map { CachedImage(data: $0) }
+        let key = ImageCache.Key(index: index, variant: variant)
+        let kept: Result<CachedImage, PipelineError> = update { state, effects in
+            defer { effects.publishStateChanges(in: state) }
+            guard let image else {
+                state.store.countMiss()
+                if state.store.isOnDisk(key) { effects.storeChanged(state.store.forgetOnDisk([diskKey(index, variant)])) }
+                return .failure(.notAvailable(index: index, variant: variant, state: state.photoState(of: index)))
             }
-            let image = CachedImage(data: data)
-            state.stats.cacheHits += 1
-            handleEvictions(state.cache.insert(image, for: .init(index: index, variant: variant)), in: state)
-            return image
+            effects.storeChanged(state.store.keepReadBack(image, as: key))
+            return .success(image)
         }
+        return try kept.get()
     }
 
     /// The full-size sepia image of photo `index`, made from its downloaded original on the
@@ -54,7 +54,7 @@ extension PhotoPipeline {
         if let cached = try? await loadImage(.sepia, of: index) { return cached }
         let original = try await loadImage(.original, of: index)
         let renderer = self.renderer
-        let queue = state.withLock { $0.pending.filtrationQueue }
+        let queue = core.lock.withLock { $0.pending.filtrationQueue }
         let rendered: Result<EncodedImage, ImageCodecError> = await withCheckedContinuation { continuation in
             let operation = BlockOperation {
                 continuation.resume(returning: Result { () throws(ImageCodecError) in
@@ -67,10 +67,9 @@ extension PhotoPipeline {
         switch rendered {
         case .success(let encoded):
             let image = CachedImage(data: encoded.data, format: encoded.format)
-            keepOnDisk(encoded.data, index, .sepia)
-            state.withLock { state in
-                let evicted = state.cache.insert(image, for: .init(index: index, variant: .sepia))
-                handleEvictions(evicted, in: state)
+            update { state, effects in
+                keep(image, as: .sepia, of: index, in: &state, &effects)
+                effects.publishStateChanges(in: state)
             }
             return image
         case .failure(let error):

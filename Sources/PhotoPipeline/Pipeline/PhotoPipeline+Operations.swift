@@ -2,160 +2,150 @@ import Foundation
 import HTTPTransfer
 import PhotoCodecs
 
-/// What the operations report back: record states, cache, stats and events follow from here.
-/// Each callback runs on the operation's thread and takes the lock itself.
+/// What the operations report back: lanes, the ledger, the store and events follow from here.
+/// Each callback runs on the operation's thread; anything slow (hashing an image) happens before
+/// the locked section.
 extension PhotoPipeline: ImageDownloaderDelegate, ImageFiltrationDelegate {
     func operationDidStart(_ operation: PhotoOperation) {
-        state.withLock { state in
-            let slot = state.pending.takeSlot(operation.queue)
-            operation.slot.withLock { $0 = slot }
-            state.stats[operation.queue].started += 1
-            events.publish(.operation(OperationEvent(
-                queue: operation.queue, index: operation.index, outcome: .started, slot: slot)))
-            switch operation.queue {
-            case .download: transition(operation.photoRecord, to: .downloading(progress: nil))
-            case .filtration: transition(operation.photoRecord, to: .filtering)
-            }
+        update { state, effects in
+            effects.watch(operation.index, in: state)
+            let lane = state.pending.start(operation)
+            effects.publish(.operation(OperationEvent(
+                queue: operation.queue, index: operation.index, outcome: .started, slot: lane)))
+            effects.publishStateChanges(in: state)
         }
     }
 
     func operationWasCancelledBeforeStart(_ operation: PhotoOperation) {
-        state.withLock { state in
+        update { state, effects in
+            let index = operation.index
+            effects.watch(index, in: state)
             state.pending.remove(operation)
-            if operation.queue == .filtration { state.awaitingFiltration[operation.index] = nil }
-            state.stats[operation.queue].cancelled += 1
-            events.publish(.operation(OperationEvent(
-                queue: operation.queue, index: operation.index, outcome: .cancelled, slot: nil)))
+            _ = state.pending.end(operation, .cancelled)
+            switch operation {
+            case let download as ImageDownloader:
+                // It never ran: the bytes it was to resume from go back.
+                if let resumable = download.resumingFrom, download.keepsResults {
+                    state.store.partials.keep(resumable, for: index)
+                }
+            default:
+                if state.pending.filtrationsInProgress[index] == nil { state.store.filtrationEnded(index) }
+            }
+            effects.publish(.operation(OperationEvent(
+                queue: operation.queue, index: index, outcome: .cancelled, slot: nil)))
+            effects.publishStateChanges(in: state)
         }
     }
 
     // MARK: ImageDownloaderDelegate
 
     func downloader(_ downloader: ImageDownloader, didReceive progress: TransferProgress) {
-        state.withLock { state in
+        update { state, effects in
             let index = downloader.index
-            let delta = progress.received - state.work[index, default: PhotoWork()].bytesInFlight
-            state.work[index, default: PhotoWork()].bytesInFlight = progress.received
-            state.work[index, default: PhotoWork()].bytes += delta
-            state.stats.bytesDownloaded += delta
-            if case .downloading = downloader.photoRecord.state {
-                transition(downloader.photoRecord, to: .downloading(progress: progress.fraction))
-            }
+            effects.watch(index, in: state)
+            let previous = state.pending.record(progress, of: downloader)
+            state.ledger.add(bytes: progress.fetched - (previous?.fetched ?? 0), for: index)
+            effects.publishStateChanges(in: state)
         }
     }
 
-    func downloader(_ downloader: ImageDownloader, didFinishWith result: Result<Data, TransferError>) {
-        state.withLock { state in
+    func downloader(_ downloader: ImageDownloader, didFinishWith outcome: TransferOutcome) {
+        // Hashed here, on the loop thread, not under the lock.
+        let original = (try? outcome.result.get()).map { CachedImage(data: $0) }
+        update { state, effects in
             let index = downloader.index
-            let record = downloader.photoRecord
+            effects.watch(index, in: state)
+            let wasInProgress = state.pending.downloadsInProgress[index] === downloader
             state.pending.remove(downloader)
-            let outcome: OperationEvent.Outcome
-            switch result {
-            case .success(let data):
-                let delta = Int64(data.count) - state.work[index, default: PhotoWork()].bytesInFlight
-                state.work[index, default: PhotoWork()].bytes += delta
-                state.work[index, default: PhotoWork()].downloads += 1
-                state.stats.bytesDownloaded += delta
-                outcome = .finished
-                transition(record, to: .downloaded)
-                state.awaitingFiltration[index] = data
-                keepOnDisk(data, index, .original)
-                let evicted = state.cache.insert(CachedImage(data: data), for: .init(index: index, variant: .original))
-                handleEvictions(evicted, in: state)
+            // What arrived after the last progress report.
+            state.ledger.add(bytes: Int64(outcome.fetchedBytes) - (state.pending.progress(of: downloader)?.fetched ?? 0), for: index)
+            let ending: OperationEvent.Outcome
+            switch outcome.result {
+            case .success:
+                ending = .finished
+                state.ledger.countDownload(of: index, resumedBytes: outcome.resumedBytes)
+                if wasInProgress, state.pending.filtrationsInProgress[index] != nil {
+                    state.store.handOnToFiltration(index)
+                }
+                if let original, downloader.keepsResults { keep(original, as: .original, of: index, in: &state, &effects) }
             case .failure(.cancelled):
-                outcome = .cancelled
-                state.stats.transfersAborted += 1
-                transition(record, to: restingState(of: index, in: state))
+                ending = .cancelled
+                state.ledger.countAbort(of: index)
+                if let resumable = outcome.resumableData, downloader.keepsResults { state.store.partials.keep(resumable, for: index) }
             case .failure(let error):
-                outcome = .failed
-                transition(record, to: .failed(reason: error.description, detail: error.detail))
-                clearDemand(for: index, in: &state)
+                ending = .failed
+                state.failures[index] = .init(reason: error.description, detail: error.detail)
+                state.demand.forget(index)
             }
-            state.work[index, default: PhotoWork()].bytesInFlight = 0
-            end(downloader, outcome, in: &state)
+            end(downloader, ending, in: &state, &effects)
         }
     }
 
     // MARK: ImageFiltrationDelegate
 
-    func originalBytes(for filtration: ImageFiltration) -> Data? {
-        let inMemory: Data?? = state.withLock { state in
-            guard case .downloaded = filtration.photoRecord.state else { return .some(nil) }
-            if let data = state.awaitingFiltration[filtration.index]
-                ?? state.cache.image(for: .init(index: filtration.index, variant: .original))?.data {
-                return .some(data)
-            }
-            return .none
-        }
-        if let inMemory { return inMemory }
-        // Downloaded before a restart: read back on this filtration thread, outside the lock.
-        return disk?.read(diskKey(filtration.index, .original))
-    }
-
-    func filtrationFoundNothingToDo(_ filtration: ImageFiltration) {
-        state.withLock { state in
-            state.pending.remove(filtration)
-            // The original was evicted before it could be filtered: fetch it again for whoever still wants it.
-            let index = filtration.index
-            guard filtration.photoRecord.state == .new, let wanters = state.demand[index] else { return }
-            for (viewer, priority) in wanters {
-                want(index, priority, by: viewer, in: &state)
-            }
-        }
-    }
-
     func filtration(_ filtration: ImageFiltration, didMakePreview preview: EncodedImage) {
-        state.withLock { state in
+        let image = CachedImage(data: preview.data, format: preview.format)
+        update { state, effects in
             let index = filtration.index
-            store(preview, as: .preview, of: index, in: &state)
-            if case .filtering = filtration.photoRecord.state {
-                events.publish(.preview(index: index))
+            guard filtration.keepsResults else { return }
+            keep(image, as: .preview, of: index, in: &state, &effects)
+            effects.publishStateChanges(in: state)
+            if case .filtering = state.photoState(of: index) {
+                effects.publish(.preview(index: index))
             }
         }
     }
 
-    func filtration(
-        _ filtration: ImageFiltration,
-        didFinishWith result: Result<EncodedImage, ImageCodecError>,
-        cpuSeconds: Double
-    ) {
-        state.withLock { state in
+    func filtration(_ filtration: ImageFiltration, didFinishWith outcome: ImageFiltration.Outcome) {
+        let thumbnail: CachedImage? = if case .rendered(.success(let encoded), _) = outcome {
+            CachedImage(data: encoded.data, format: encoded.format)
+        } else {
+            nil
+        }
+        update { state, effects in
             let index = filtration.index
-            let record = filtration.photoRecord
+            effects.watch(index, in: state)
             state.pending.remove(filtration)
-            state.awaitingFiltration[index] = nil
-            state.work[index, default: PhotoWork()].filterSeconds += cpuSeconds
-            state.stats.filterSeconds += cpuSeconds
-            let outcome: OperationEvent.Outcome
-            switch result {
-            case .success(let thumbnail):
-                outcome = .finished
-                transition(record, to: .filtered)
-                store(thumbnail, as: .thumbnail, of: index, in: &state)
-                clearDemand(for: index, in: &state)
-            case .failure(.cancelled):
-                outcome = .cancelled
-                transition(record, to: restingState(of: index, in: state))
-            case .failure(let error):
-                outcome = .failed
-                transition(record, to: .failed(reason: error.description, detail: error.detail))
-                clearDemand(for: index, in: &state)
+            if state.pending.filtrationsInProgress[index] == nil { state.store.filtrationEnded(index) }
+            guard case .rendered(let result, let cpuSeconds) = outcome else {
+                // Nothing to filter: the download failed, or the stored original is gone. Not an
+                // operation that ran, so no event; the photo is fetched again if still wanted.
+                effects.publishStateChanges(in: state)
+                restartIfStillWanted(index, in: &state, &effects)
+                return
             }
-            end(filtration, outcome, in: &state)
+            state.ledger.add(filterSeconds: cpuSeconds, for: index)
+            let ending: OperationEvent.Outcome
+            switch result {
+            case .success:
+                ending = .finished
+                if let thumbnail, filtration.keepsResults { keep(thumbnail, as: .thumbnail, of: index, in: &state, &effects) }
+                state.demand.forget(index)
+            case .failure(.cancelled):
+                ending = .cancelled
+            case .failure(let error):
+                ending = .failed
+                state.failures[index] = .init(reason: error.description, detail: error.detail)
+                state.demand.forget(index)
+            }
+            end(filtration, ending, in: &state, &effects)
         }
     }
 
-    /// Counts the end of a started operation, frees its lane and tells subscribers.
-    private func end(_ operation: PhotoOperation, _ outcome: OperationEvent.Outcome, in state: inout State) {
-        let slot = operation.slot.withLock { $0 }
-        if let slot { state.pending.releaseSlot(slot, of: operation.queue) }
-        switch outcome {
-        case .finished: state.stats[operation.queue].finished += 1
-        case .failed: state.stats[operation.queue].failed += 1
-        case .cancelled: state.stats[operation.queue].cancelled += 1
-        case .started: break
-        }
-        events.publish(.operation(OperationEvent(
-            queue: operation.queue, index: operation.index, outcome: outcome, slot: slot)))
+    /// Frees a started operation's lane, announces the state it leaves its photo in and its end, and
+    /// starts the photo again if its cancelled work is still wanted. Under the lock.
+    private func end(
+        _ operation: PhotoOperation, _ outcome: OperationEvent.Outcome, in state: inout PipelineState, _ effects: inout Effects
+    ) {
+        let lane = state.pending.end(operation, outcome)
+        effects.publishStateChanges(in: state)
+        effects.publish(.operation(OperationEvent(
+            queue: operation.queue, index: operation.index, outcome: outcome, slot: lane)))
+        if outcome == .cancelled { restartIfStillWanted(operation.index, in: &state, &effects) }
     }
+}
+
+extension TransferProgress {
+    /// Bytes this attempt fetched from the network (not those it resumed from).
+    var fetched: Int64 { received - resumedFrom }
 }

@@ -1,15 +1,20 @@
 import Foundation
 import HTTPTransfer
 import PhotoCodecs
-import Synchronization
 
-/// The shared engine under every viewer: the records, one `PendingOperations`, the image cache and
+/// The shared engine under every viewer: the records, one `PendingOperations`, the image store and
 /// the event stream.
 ///
 /// Viewers (`PhotoListController`s) say which rows they want and whether they are scrolling; the
 /// pipeline runs each photo's download and filtration at most once at a time, however many viewers
-/// want it, and cancels it only when none does. All of its bookkeeping sits behind one lock; its
-/// methods are synchronous and may be called from any thread.
+/// want it, and cancels it only when none does. Its methods are synchronous and may be called from
+/// any thread.
+///
+/// Shape: one lock (`PipelineCore`) around `PipelineState`, whose parts each own one fact (demand,
+/// operations and lanes, work ledger, image store, failures). Every change is a locked section that
+/// decides and returns `Effects` (enqueue, cancel, gates, disk writes, events), carried out by
+/// `update` once the lock is released. Data flows forward: the download hands its bytes to the
+/// filtration that depends on it, and both report what they produced.
 public final class PhotoPipeline: Sendable {
     /// Every row of the list, ordered by name; a record's `index` is its position here.
     public let records: [PhotoRecord]
@@ -20,98 +25,82 @@ public final class PhotoPipeline: Sendable {
 
     let loop: TransferLoop
     let renderer: SepiaRenderer
-    /// Originals and results kept across restarts, when configured.
-    let disk: DiskCache?
-    let state: Mutex<State>
+    /// Results kept beyond memory (and across restarts), when configured.
+    let results: (any ResultStoring)?
+    /// Who runs each photo's work.
+    let claims: any WorkClaiming
+    let core: PipelineCore
 
-    struct State {
-        var pending: PendingOperations
-        /// Who wants each photo, and how much.
-        var demand: [Int: [ViewerID: RowPriority]] = [:]
-        var viewers: [ViewerID: ViewerDemand] = [:]
-        var cache: ImageCache
-        var stats = PipelineStats()
-        /// Rows some viewer has had on screen: work on any other row is waste.
-        var everVisible = Set<Int>()
-        var work: [Int: PhotoWork] = [:]
-        /// Downloaded bytes held for the photo's filtration, whatever the cache evicts meanwhile.
-        var awaitingFiltration: [Int: Data] = [:]
-    }
-
-    struct ViewerDemand {
-        var suspended = false
-        var wanted = Set<Int>()
-    }
-
-    /// What was spent on one photo, for the wasted-work figures.
-    struct PhotoWork {
-        var bytes: Int64 = 0
-        var bytesInFlight: Int64 = 0
-        var downloads = 0
-        var filterSeconds: Double = 0
-    }
+    /// How events reach subscribers: in one process, straight to `events`.
+    var transport: any EventTransporting { events }
 
     /// Creates the pipeline for `entries` (kept in the given order); entries with a problem start
     /// as failed with that reason, and entries whose results `disk` already holds start done.
+    /// `claims` decides who runs each photo's work (this process alone, by default).
     public init(
         entries: [PhotoEntry], configuration: PipelineConfiguration = .init(), loop: TransferLoop = .shared,
-        disk: DiskCache? = nil
+        disk: (any ResultStoring)? = nil, claims: any WorkClaiming = LocalWorkClaims()
     ) {
-        self.records = entries.enumerated().map { index, entry in
-            PhotoRecord(
-                index: index, name: entry.name, url: entry.url, cacheKey: entry.cacheKey,
-                state: entry.problem.map { .failed(reason: $0) } ?? .new)
-        }
         self.configuration = configuration
         self.loop = loop
         self.renderer = SepiaRenderer(intensity: configuration.sepiaIntensity, limits: configuration.decodeLimits)
-        self.disk = disk
-        self.state = Mutex(State(
+        self.results = disk
+        self.claims = claims
+        var failures: [Int: PipelineState.Failure] = [:]
+        var onDisk: [ImageCache.Key: String] = [:]
+        for (index, entry) in entries.enumerated() {
+            if let problem = entry.problem {
+                failures[index] = .init(reason: problem)
+                continue
+            }
+            // What the results store kept from an earlier run is done already.
+            for variant in ImageVariant.allCases {
+                let name = Self.diskKey(cacheKey: entry.cacheKey, variant: variant, configuration: configuration)
+                if disk?.contains(name) == true { onDisk[.init(index: index, variant: variant)] = name }
+            }
+        }
+        let core = PipelineCore(PipelineState(
             pending: PendingOperations(
                 maxConcurrentDownloads: max(1, configuration.maxConcurrentDownloads),
                 maxConcurrentFiltrations: max(1, configuration.maxConcurrentFiltrations)),
-            cache: ImageCache(budget: configuration.memoryBudgetBytes)))
-        // What the disk cache kept from an earlier run is done already: the same rule as after an eviction.
-        state.withLock { state in
-            for record in records where record.state == .new {
-                record.setState(restingState(of: record.index, in: state))
-            }
+            store: ImageStore(
+                memoryBudget: configuration.memoryBudgetBytes, resumeBudget: max(0, configuration.resumeBudgetBytes),
+                onDisk: onDisk),
+            failures: failures))
+        self.core = core
+        self.records = entries.enumerated().map { index, entry in
+            PhotoRecord(index: index, name: entry.name, url: entry.url, cacheKey: entry.cacheKey, states: core)
         }
     }
 
     /// Server totals, with the waste on rows no viewer has had on screen.
     public var stats: PipelineStats {
-        state.withLock { state in
-            var stats = state.stats
-            stats.cacheBytes = state.cache.totalBytes
-            for (queue, counts) in [(QueueKind.download, state.pending.downloadsInProgress.values.map { $0 as PhotoOperation }),
-                                    (.filtration, state.pending.filtrationsInProgress.values.map { $0 as PhotoOperation })] {
-                let executing = counts.filter(\.isExecuting).count
-                stats[queue].executing = executing
-                stats[queue].pending = counts.count - executing
-            }
-            for (index, work) in state.work where !state.everVisible.contains(index) {
-                stats.wastedBytes += work.bytes
-                stats.wastedDownloads += work.downloads
-                stats.wastedFilterSeconds += work.filterSeconds
-            }
+        core.lock.withLock { state in
+            var stats = PipelineStats()
+            stats.downloads = state.pending.counts(of: .download)
+            stats.filtrations = state.pending.counts(of: .filtration)
+            state.ledger.fill(&stats)
+            stats.cacheHits = state.store.hits
+            stats.cacheMisses = state.store.misses
+            stats.cacheBytes = state.store.memory.totalBytes
+            stats.resumableBytes = state.store.partials.totalBytes
             return stats
         }
     }
 
     /// One viewer's view of the queues.
     public func queueStatus(for viewer: ViewerID) -> ViewerQueueStatus {
-        state.withLock { state in
-            let viewerDemand = state.viewers[viewer] ?? ViewerDemand()
+        core.lock.withLock { state in
             var status = ViewerQueueStatus()
-            status.download.suspended = viewerDemand.suspended
-            status.filtration.suspended = viewerDemand.suspended
-            for index in viewerDemand.wanted {
-                if let downloader = state.pending.downloadsInProgress[index] {
-                    if downloader.isExecuting { status.download.executing += 1 } else { status.download.pending += 1 }
-                }
-                if let filtration = state.pending.filtrationsInProgress[index] {
-                    if filtration.isExecuting { status.filtration.executing += 1 } else { status.filtration.pending += 1 }
+            status.download.suspended = state.demand.isScrolling(viewer)
+            status.filtration.suspended = status.download.suspended
+            for index in state.demand.rows(wantedBy: viewer) {
+                for operation in state.pending.operations(for: index) {
+                    let running = state.pending.isRunning(operation)
+                    switch operation.queue {
+                    case .download: if running { status.download.executing += 1 } else { status.download.pending += 1 }
+                    case .filtration: if running { status.filtration.executing += 1 } else { status.filtration.pending += 1 }
+                    }
                 }
             }
             return status
@@ -120,61 +109,58 @@ public final class PhotoPipeline: Sendable {
 
     /// Rows `viewer` wants that still have work to do: the viewer's pending operations.
     public func pendingRows(of viewer: ViewerID) -> Set<Int> {
-        state.withLock { $0.viewers[viewer]?.wanted ?? [] }
+        core.lock.withLock { $0.demand.rows(wantedBy: viewer) }
     }
 
     /// Stops everything: cancels all work and ends every event stream.
     public func shutdown() {
-        let operations = state.withLock { state in
-            defer {
-                state.pending.downloadsInProgress.removeAll()
-                state.pending.filtrationsInProgress.removeAll()
-                state.demand.removeAll()
-                state.viewers.removeAll()
-            }
-            return state.pending.downloadsInProgress.values.map { $0 as PhotoOperation }
-                + state.pending.filtrationsInProgress.values.map { $0 as PhotoOperation }
+        update { state, effects in
+            state.pending.removeAll().forEach { effects.cancel($0) }
+            state.demand = Demand()
         }
-        operations.forEach { $0.cancel() }
-        disk?.flush()
+        results?.flush()
         events.finishAll()
     }
 
-    // MARK: Changing records
+    // MARK: Sections
 
-    /// Moves `record` to `newState` and tells subscribers; call with the lock held.
-    func transition(_ record: PhotoRecord, to newState: PhotoState) {
-        if record.setState(newState) {
-            events.publish(.photo(index: record.index, state: newState))
+    /// Runs `section` under the lock, then carries out the effects it decided on.
+    @discardableResult
+    func update<Result: Sendable>(_ section: (inout PipelineState, inout Effects) -> Result) -> Result {
+        let transport = transport
+        let (result, effects) = core.lock.withLock { state in
+            var effects = Effects(transport: transport)
+            let result = section(&state, &effects)
+            return (result, effects)
         }
+        apply(effects)
+        return result
     }
 
-    /// Puts each record whose cached images were evicted back in the resting state its remaining
-    /// images allow; call with the lock held.
-    func handleEvictions(_ keys: [ImageCache.Key], in state: State) {
-        for index in Set(keys.map(\.index)) {
-            let record = records[index]
-            switch record.state {
-            case .new, .downloaded, .filtered:
-                transition(record, to: restingState(of: index, in: state))
-            case .downloading, .filtering, .failed:
-                continue
+    /// Carries out `effects`, with the lock released: writes (forgetting what the results store
+    /// evicted for them), scheduling, links, enqueues, cancels, and last the events.
+    private func apply(_ effects: Effects) {
+        for write in effects.writes {
+            guard let gone = results?.write(write.data, for: write.name), !gone.isEmpty else { continue }
+            update { state, effects in
+                effects.storeChanged(state.store.forgetOnDisk(gone))
+                effects.publishStateChanges(in: state)
             }
         }
-    }
-
-    func restingState(of index: Int, in state: State) -> PhotoState {
-        if state.cache.contains(.init(index: index, variant: .thumbnail)) || onDisk(index, .thumbnail) { return .filtered }
-        if state.cache.contains(.init(index: index, variant: .original)) || state.awaitingFiltration[index] != nil
-            || onDisk(index, .original) {
-            return .downloaded
+        effects.decided.forEach { $0.applyDecision() }
+        for (filtration, download) in effects.dependencies {
+            filtration.addDependency(download)
         }
-        return .new
+        for (operation, queue) in effects.enqueued {
+            queue.addOperation(operation)
+        }
+        effects.cancelled.forEach { $0.cancel() }
+        transport.deliver(effects.events)
     }
 
-    // MARK: Disk
+    // MARK: Keeping results
 
-    /// The disk cache's name for a photo's `variant`: the hash of its cache key (its URL), and for
+    /// The results store's name for a photo's `variant`: the hash of its cache key (its URL), and for
     /// sepia results the settings that shaped them, so a change of height or intensity is not served stale.
     static func diskKey(cacheKey: String, variant: ImageVariant, configuration: PipelineConfiguration) -> String {
         let hash = ContentHash.of(cacheKey)
@@ -191,21 +177,14 @@ public final class PhotoPipeline: Sendable {
         Self.diskKey(cacheKey: records[index].cacheKey, variant: variant, configuration: configuration)
     }
 
-    func onDisk(_ index: Int, _ variant: ImageVariant) -> Bool {
-        disk?.contains(diskKey(index, variant)) ?? false
-    }
-
-    /// Keeps a rendered `image` as photo `index`'s `variant`, in the memory cache and on disk;
-    /// call with the lock held.
-    func store(_ image: EncodedImage, as variant: ImageVariant, of index: Int, in state: inout State) {
-        keepOnDisk(image.data, index, variant)
-        let evicted = state.cache.insert(
-            CachedImage(data: image.data, format: image.format), for: .init(index: index, variant: variant))
-        handleEvictions(evicted, in: state)
-    }
-
-    /// Keeps `data` on disk too, when there is a disk cache.
-    func keepOnDisk(_ data: Data, _ index: Int, _ variant: ImageVariant) {
-        disk?.write(data, for: diskKey(index, variant))
+    /// Keeps `image` as photo `index`'s `variant`: in memory now, in the results store once the lock
+    /// is released. Under the lock.
+    func keep(_ image: CachedImage, as variant: ImageVariant, of index: Int, in state: inout PipelineState, _ effects: inout Effects) {
+        let key = ImageCache.Key(index: index, variant: variant)
+        effects.storeChanged(state.store.keep(image, as: key))
+        guard results != nil else { return }
+        let name = diskKey(index, variant)
+        state.store.markOnDisk(key, as: name)
+        effects.write(image.data, as: name)
     }
 }

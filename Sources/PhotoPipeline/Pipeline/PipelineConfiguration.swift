@@ -16,6 +16,9 @@ public struct PipelineConfiguration: Sendable {
     public var memoryBudgetBytes: Int
     /// Bytes the disk cache (if the pipeline is given one) may hold. Default 1 GiB.
     public var diskBudgetBytes: Int
+    /// Bytes of cancelled downloads kept so that the next attempt asks only for the rest (`Range`),
+    /// least recently used out first. Default 64 MiB; 0 turns resuming off.
+    public var resumeBudgetBytes: Int
     /// Timeouts and size limits of each download.
     public var transferLimits: TransferLimits
     /// Pixel, memory and scan limits of each decode.
@@ -29,6 +32,7 @@ public struct PipelineConfiguration: Sendable {
         sepiaIntensity: Double = 0.8,
         memoryBudgetBytes: Int = 256 * 1024 * 1024,
         diskBudgetBytes: Int = 1024 * 1024 * 1024,
+        resumeBudgetBytes: Int = 64 * 1024 * 1024,
         transferLimits: TransferLimits = .init(),
         decodeLimits: DecodeLimits = .init()
     ) {
@@ -38,6 +42,7 @@ public struct PipelineConfiguration: Sendable {
         self.sepiaIntensity = sepiaIntensity
         self.memoryBudgetBytes = memoryBudgetBytes
         self.diskBudgetBytes = diskBudgetBytes
+        self.resumeBudgetBytes = resumeBudgetBytes
         self.transferLimits = transferLimits
         self.decodeLimits = decodeLimits
     }

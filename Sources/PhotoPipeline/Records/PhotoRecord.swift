@@ -1,8 +1,14 @@
-import Synchronization
+/// Where a record reads its state from: the pipeline, which derives it from what it holds and what
+/// runs. Takes the pipeline's lock, which never waits for another, so any thread may read.
+protocol PhotoStateReading: AnyObject, Sendable {
+    /// Photo `index`'s state now.
+    func state(of index: Int) -> PhotoState
+}
 
 /// One row of the list: the tutorial's `PhotoRecord` (name, URL, state), safe to read from any thread.
 ///
-/// Only the pipeline changes `state`, under its own lock; readers get a consistent snapshot.
+/// It keeps no state of its own: `state` is derived by the pipeline, each time, from its one record
+/// of each fact (what is held, what runs, what failed).
 public final class PhotoRecord: Sendable {
     /// Position in the list (records are ordered by name).
     public let index: Int
@@ -13,30 +19,20 @@ public final class PhotoRecord: Sendable {
     /// What the disk cache files the photo under (normally the URL).
     public let cacheKey: String
 
-    private let _state: Mutex<PhotoState>
+    private let states: any PhotoStateReading
 
-    /// Creates a record in `state` (`new` unless the entry is already known to be unusable).
-    public init(index: Int, name: String, url: String, cacheKey: String? = nil, state: PhotoState = .new) {
+    /// A record whose state `states` derives.
+    init(index: Int, name: String, url: String, cacheKey: String, states: any PhotoStateReading) {
         self.index = index
         self.name = name
         self.url = url
-        self.cacheKey = cacheKey ?? url
-        self._state = Mutex(state)
+        self.cacheKey = cacheKey
+        self.states = states
     }
 
     /// The record's current state.
     public var state: PhotoState {
-        _state.withLock { $0 }
-    }
-
-    /// Sets the state; returns false when it was already `newState` (so no event is owed).
-    @discardableResult
-    func setState(_ newState: PhotoState) -> Bool {
-        _state.withLock { state in
-            guard state != newState else { return false }
-            state = newState
-            return true
-        }
+        states.state(of: index)
     }
 }
 

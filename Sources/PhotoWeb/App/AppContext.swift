@@ -1,5 +1,7 @@
 import Foundation
+import Hummingbird
 import Logging
+import NIOCore
 import Mustache
 import PhotoPipeline
 
@@ -9,8 +11,12 @@ struct AppContext: Sendable {
     let library: PhotoLibrary
     let viewers: ViewerRegistry
     let templates: MustacheLibrary
-    /// Changes each start, so browsers fetch the new app.js / app.css after an upgrade.
-    let version: String
+    /// The page's files, read at start, with the version their URLs carry.
+    let staticFiles: StaticFiles
+    /// New viewers per client address.
+    let rateLimiter: ViewerRateLimiter
+    /// Peers whose `X-Forwarded-For` names the client.
+    let trustedProxies: ClientAddress.TrustedProxies
     let metrics: ServerMetrics
     let logger: Logger
 
@@ -19,7 +25,9 @@ struct AppContext: Sendable {
     func snapshot(for session: ViewerSession) -> [EventOutbox.Payload] {
         var payloads: [EventOutbox.Payload] = [.init(name: .source, data: EventPayloads.json(library.source))]
         guard let pipeline = library.pipeline else { return payloads }
-        payloads.append(.init(name: .snapshot, data: EventPayloads.json(EventPayloads.Snapshot(photos: library.photos))))
+        let strategy = session.strategy(default: configuration.strategy)
+        payloads.append(.init(name: .snapshot, data: EventPayloads.json(EventPayloads.Snapshot(
+            photos: library.photos, strategy: strategy.name, prefetch: strategy.prefetchMarginForDisplay))))
         if let queues = session.currentQueues() {
             payloads.append(.init(name: .queues, data: EventPayloads.json(queues)))
         }
@@ -57,13 +65,25 @@ struct AppContext: Sendable {
         return session
     }
 
+    /// A new viewer for the client of `request`: a 429 when that client made too many lately,
+    /// a 503 when the server is full.
+    func newViewer(for request: Request, peer: SocketAddress?) throws(APIError) -> ViewerSession {
+        let client = ClientAddress.of(peer: peer, forwardedFor: request.headers[.xForwardedFor], trusted: trustedProxies)
+        if let seconds = rateLimiter.admit(client) {
+            throw .tooManyRequests(
+                "too many new viewers from \(client) (at most \(rateLimiter.perMinute) a minute); try again in \(seconds) s",
+                retryAfter: seconds)
+        }
+        return try newViewer()
+    }
+
     /// A new viewer, or a 503 when the server is full.
     func newViewer() throws(APIError) -> ViewerSession {
         guard let session = viewers.create() else {
             logger.warning("viewer refused: at the maximum of \(viewers.maxViewers) viewers")
             throw .unavailable("the server has its maximum of \(viewers.maxViewers) viewers; try again shortly")
         }
-        logger.info("viewer joined", metadata: ["viewer": "\(session.id)", "viewers": "\(viewers.count)"])
+        logger.debug("viewer joined", metadata: ["viewer": "\(session.id)", "viewers": "\(viewers.count)"])
         if let pipeline = library.pipeline {
             _ = session.controller(on: pipeline, strategy: configuration.strategy)
         }

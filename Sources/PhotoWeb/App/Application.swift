@@ -1,14 +1,16 @@
-import FlyingFox
-import FlyingSocks
 import Foundation
 import HTTPTransfer
+import Hummingbird
 import Logging
 import Mustache
+import NIOCore
 import PhotoPipeline
 import SampleOrigin
+import ServiceLifecycle
 import Synchronization
 
-/// The running server: HTTP routes, viewers, and the photo list loading behind them.
+/// The running server: HTTP routes (Hummingbird on SwiftNIO), viewers, and the photo list loading
+/// behind them.
 ///
 /// `start` is used by `classic-photos serve` and by the tests alike.
 public final class Application: Sendable {
@@ -16,22 +18,25 @@ public final class Application: Sendable {
     public let configuration: ServerConfiguration
     /// The port it listens on (useful when configured with 0).
     public let port: UInt16
+    /// The connection cap in force.
+    public let maxConnections: Int
 
     let context: AppContext
-    private let server: HTTPServer
+    private let services: ServiceGroup
     private let serverTask: Task<Void, any Error>
     private let loading: Task<SampleOrigin?, Never>
     private let background: Task<Void, Never>
     private let stopping = Mutex(false)
 
     private init(
-        configuration: ServerConfiguration, port: UInt16, context: AppContext, server: HTTPServer,
+        configuration: ServerConfiguration, port: UInt16, maxConnections: Int, context: AppContext, services: ServiceGroup,
         serverTask: Task<Void, any Error>, loading: Task<SampleOrigin?, Never>, background: Task<Void, Never>
     ) {
         self.configuration = configuration
         self.port = port
+        self.maxConnections = maxConnections
         self.context = context
-        self.server = server
+        self.services = services
         self.serverTask = serverTask
         self.loading = loading
         self.background = background
@@ -49,41 +54,74 @@ public final class Application: Sendable {
         guard templates.getTemplate(named: "index") != nil else {
             throw ApplicationError.templates(configuration.templatesDirectory, "index.mustache is missing")
         }
-        let library = PhotoLibrary()
-        let viewers = ViewerRegistry(maxViewers: configuration.maxViewers, idleTimeout: configuration.viewerIdleTimeout)
+        let trustedProxies: ClientAddress.TrustedProxies
+        do {
+            trustedProxies = try ClientAddress.TrustedProxies(configuration.trustedProxies)
+        } catch {
+            throw ApplicationError.setting(error.description)
+        }
         var logger = Logger(label: "classic-photos")
         logger.logLevel = configuration.logLevel
+        let staticFiles = StaticFiles(directory: configuration.publicDirectory)
+        if staticFiles.files.isEmpty {
+            logger.warning("no static files: the page will have no script or styles", metadata: ["public-dir": "\(configuration.publicDirectory)"])
+        }
+        let library = PhotoLibrary()
+        let viewers = ViewerRegistry(
+            maxViewers: configuration.maxViewers, idleTimeout: configuration.viewerIdleTimeout,
+            connectTimeout: configuration.viewerConnectTimeout)
         let context = AppContext(
             configuration: configuration, library: library, viewers: viewers, templates: templates,
-            version: String(UInt64(Date().timeIntervalSince1970 * 1000), radix: 36),
-            metrics: ServerMetrics(), logger: logger)
+            staticFiles: staticFiles, rateLimiter: ViewerRateLimiter(perMinute: configuration.viewersPerMinute),
+            trustedProxies: trustedProxies, metrics: ServerMetrics(), logger: logger)
 
-        let address: sockaddr_in
+        let openFiles = OpenFilesLimit.raise()
+        let maxConnections = configuration.effectiveMaxConnections(openFilesLimit: openFiles)
+        let (running, announce) = AsyncStream<Int?>.makeStream()
+        let limits = GuardedHTTP1Channel.Limits(
+            maxHeaderBytes: configuration.maxHeaderBytes, maxURLLength: configuration.maxURLLength,
+            idleTimeout: .nanoseconds(Int64(configuration.idleTimeout.components.seconds) * 1_000_000_000
+                + configuration.idleTimeout.components.attoseconds / 1_000_000_000))
+        let router: Router<PhotoRequestContext>
         do {
-            address = try .inet(ip4: configuration.host, port: configuration.port)
+            router = try Routes.router(context: context)
         } catch {
-            throw ApplicationError.cannotListen("\(configuration.host):\(configuration.port)", "\(error)")
+            throw ApplicationError.templates(configuration.templatesDirectory, "\(error)")
         }
-        let timeout = configuration.requestTimeout
-        let server = HTTPServer(
-            address: address,
-            timeout: Double(timeout.components.seconds) + Double(timeout.components.attoseconds) * 1e-18,
-            pool: NoDelaySocketPool(base: HTTPServer.defaultPool()),
-            logger: .disabled)
-        await Routes.install(on: server, context: context)
-        let serverTask = Task { try await server.run() }
-        do {
-            try await server.waitUntilListening(timeout: 10)
-        } catch {
-            serverTask.cancel()
-            throw ApplicationError.cannotListen("\(configuration.host):\(configuration.port)", "\(error)")
+        let server = Hummingbird.Application(
+            responder: router.buildResponder(),
+            server: GuardedHTTP1Channel.builder(limits),
+            configuration: .init(
+                address: .hostname(configuration.host, port: Int(configuration.port)),
+                serverName: nil,
+                backlog: 1_024,
+                availableConnectionsDelegate: .maximum(maxConnections, logger: logger)),
+            onServerRunning: { channel in
+                announce.yield(channel.localAddress?.port)
+                announce.finish()
+            },
+            logger: quieter(logger))
+        let services = ServiceGroup(configuration: .init(services: [server], gracefulShutdownSignals: [], logger: quieter(logger)))
+        let serverTask = Task {
+            defer { announce.finish() }
+            try await services.run()
         }
-        guard case .ip4(_, let port) = await server.listeningAddress else {
-            serverTask.cancel()
-            throw ApplicationError.cannotListen("\(configuration.host):\(configuration.port)", "no IPv4 address")
+        var iterator = running.makeAsyncIterator()
+        guard let announced = await iterator.next(), let port = announced else {
+            let reason: String
+            do {
+                try await serverTask.value
+                reason = "the server stopped at once"
+            } catch {
+                reason = "\(error)"
+            }
+            throw ApplicationError.cannotListen("\(configuration.host):\(configuration.port)", reason)
         }
 
-        logger.info("listening", metadata: ["address": "\(configuration.host):\(port)", "strategy": "\(configuration.strategy.name)"])
+        logger.info("listening", metadata: [
+            "address": "\(configuration.host):\(port)", "strategy": "\(configuration.strategy.name)",
+            "max connections": "\(maxConnections)", "open files limit": "\(openFiles)",
+        ])
         let broadcaster = EventBroadcaster(
             viewers: viewers, library: library, tick: configuration.tick, heartbeat: configuration.heartbeatInterval,
             memoryLimit: configuration.effectiveMemoryLimit, logger: logger)
@@ -98,8 +136,15 @@ public final class Application: Sendable {
             }
         }
         return Application(
-            configuration: configuration, port: port, context: context, server: server,
-            serverTask: serverTask, loading: loading, background: background)
+            configuration: configuration, port: UInt16(port), maxConnections: maxConnections, context: context,
+            services: services, serverTask: serverTask, loading: loading, background: background)
+    }
+
+    /// Hummingbird's own logging, one level quieter than ours (it logs every connection at debug).
+    private static func quieter(_ logger: Logger) -> Logger {
+        var logger = logger
+        if logger.logLevel < .notice { logger.logLevel = .notice }
+        return logger
     }
 
     /// Waits until the photo list has loaded or failed.
@@ -119,7 +164,8 @@ public final class Application: Sendable {
         }
     }
 
-    /// Stops: tells viewers, ends their streams, cancels work, stops listening and the origin.
+    /// Stops: tells viewers, ends their streams, cancels work, stops listening (open requests
+    /// finish first) and the origin.
     public func stop() async {
         let alreadyStopping = stopping.withLock { stopping in
             defer { stopping = true }
@@ -134,8 +180,14 @@ public final class Application: Sendable {
         }
         background.cancel()
         context.library.pipeline?.shutdown()
-        await server.stop(timeout: 2)
-        serverTask.cancel()
+        await services.triggerGracefulShutdown()
+        // A client that never reads its response cannot hold the shutdown: after 2 s the rest is cut.
+        let cutOff = Task {
+            try await Task.sleep(for: .seconds(2))
+            serverTask.cancel()
+        }
+        _ = try? await serverTask.value
+        cutOff.cancel()
         await loading.value?.stop()
         context.logger.info("stopped")
     }
@@ -164,9 +216,13 @@ public final class Application: Sendable {
                     entries[position].cacheKey = origin.stableKey(for: entries[position].url)
                 }
             }
-            let disk = try DiskCache(
-                directory: URL(fileURLWithPath: configuration.imageCacheDirectory), budget: configuration.pipeline.diskBudgetBytes)
-            let pipeline = PhotoPipeline(entries: entries, configuration: configuration.pipeline, disk: disk)
+            let loadedEntries = entries
+            // Scanning the disk cache reads a folder and files: off the threads requests run on.
+            let pipeline = try await Blocking.run {
+                let disk = try DiskCache(
+                    directory: URL(fileURLWithPath: configuration.imageCacheDirectory), budget: configuration.pipeline.diskBudgetBytes)
+                return PhotoPipeline(entries: loadedEntries, configuration: configuration.pipeline, disk: disk)
+            }
             let done = pipeline.records.filter { $0.state == .filtered }.count
             logger.info("data source loaded", metadata: [
                 "source": "\(location)", "photos": "\(entries.count)",
@@ -191,15 +247,29 @@ public final class Application: Sendable {
     }
 }
 
+/// Runs blocking work (file reads, folder scans) on Dispatch's threads, never on the cooperative
+/// pool that answers requests.
+enum Blocking {
+    static func run<Value: Sendable>(_ work: @escaping @Sendable () throws -> Value) async throws -> Value {
+        try await withCheckedThrowingContinuation { continuation in
+            DispatchQueue.global(qos: .utility).async {
+                continuation.resume(with: Result { try work() })
+            }
+        }
+    }
+}
+
 /// Why the server could not start.
 public enum ApplicationError: Error, Sendable, CustomStringConvertible {
     case templates(String, String)
     case cannotListen(String, String)
+    case setting(String)
 
     public var description: String {
         switch self {
         case .templates(let directory, let reason): "cannot load templates from \(directory): \(reason)"
         case .cannotListen(let address, let reason): "cannot listen on \(address): \(reason)"
+        case .setting(let reason): reason
         }
     }
 }

@@ -1,39 +1,32 @@
-import FlyingFox
+import Hummingbird
 
 /// The HTTP contract (documented in the README), each route to its handler.
 enum Routes {
-    static func install(on server: HTTPServer, context: AppContext) async {
-        let routes: [(String, any HTTPHandler)] = [
-            ("GET /", PageHandler(context: context)),
-            ("GET /events", EventsHandler(context: context)),
-            ("POST /api/viewers", ViewersHandler(context: context)),
-            ("POST /api/viewport", ViewportHandler(context: context)),
-            ("GET /api/photos", PhotosHandler(context: context)),
-            ("GET /api/stats", StatsHandler(context: context)),
-            ("POST /api/photos/:index/retry", RetryHandler(context: context)),
-            ("GET /photos/:index/:variant", ImageHandler(context: context)),
-            ("GET,HEAD /static/:file", StaticFileHandler(directory: context.configuration.publicDirectory)),
-            ("GET /healthz", HealthHandler(context: context)),
-            ("GET /metrics", MetricsHandler(context: context)),
-            ("*", NotFoundHandler()),
-        ]
+    static func router(context: AppContext) throws -> Router<PhotoRequestContext> {
+        let router = Router(context: PhotoRequestContext.self, options: .autoGenerateHeadEndpoints)
+        router.add(middleware: RouteMiddleware(
+            metrics: context.metrics, logger: context.logger, maxBodyBytes: context.configuration.maxRequestBodyBytes))
+        let page = try PageHandler(context: context)
+        install(on: router, context: context, page: page)
+        // Behind a proxy that forwards the public prefix as is, the same routes answer under it too.
         let basePath = context.configuration.basePath
-        for (route, handler) in routes {
-            let wrapped = RouteHandler(route: route, handler: handler, metrics: context.metrics)
-            // Behind a proxy that forwards the public prefix as is, the same routes answer under it too.
-            if !basePath.isEmpty, let space = route.firstIndex(of: " ") {
-                let path = route[route.index(after: space)...]
-                await server.appendRoute(HTTPRoute("\(route[..<space]) \(basePath)\(path == "/" ? "" : path)"), to: wrapped)
-                if path == "/" { await server.appendRoute(HTTPRoute("\(route[..<space]) \(basePath)/"), to: wrapped) }
-            }
-            await server.appendRoute(HTTPRoute(route), to: wrapped)
+        if !basePath.isEmpty {
+            install(on: router.group(RouterPath(basePath)), context: context, page: page)
         }
+        return router
     }
-}
 
-/// Anything else: a 404 that says what was asked for.
-struct NotFoundHandler: HTTPHandler {
-    func handleRequest(_ request: HTTPRequest) async throws -> HTTPResponse {
-        throw APIError.notFound("no route for \(request.method.rawValue) \(request.path)")
+    private static func install(on routes: some RouterMethods<PhotoRequestContext>, context: AppContext, page: PageHandler) {
+        routes.get("/", use: page.handle)
+        routes.get("/events", use: EventsHandler(context: context).handle)
+        routes.post("/api/viewers", use: ViewersHandler(context: context).handle)
+        routes.post("/api/viewport", use: ViewportHandler(context: context).handle)
+        routes.get("/api/photos", use: PhotosHandler(context: context).handle)
+        routes.get("/api/stats", use: StatsHandler(context: context).handle)
+        routes.post("/api/photos/:index/retry", use: RetryHandler(context: context).handle)
+        routes.get("/photos/:index/:variant", use: ImageHandler(context: context).handle)
+        routes.get("/static/**", use: StaticFileHandler(files: context.staticFiles).handle)
+        routes.get("/healthz", use: HealthHandler(context: context).handle)
+        routes.get("/metrics", use: MetricsHandler(context: context).handle)
     }
 }

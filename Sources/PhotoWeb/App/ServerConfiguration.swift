@@ -6,7 +6,7 @@ import SampleOrigin
 /// Every setting of `classic-photos serve`, with documented defaults: one value, read once at start,
 /// used by `main` and the tests alike.
 public struct ServerConfiguration: Sendable {
-    /// Address to listen on. Default 127.0.0.1 (put a reverse proxy in front to expose it).
+    /// Address to listen on: an IPv4 or IPv6 address (`::` for every address). Default 127.0.0.1.
     public var host: String = "127.0.0.1"
     /// Port to listen on; 0 picks a free one. Default 8080.
     public var port: UInt16 = 8080
@@ -38,10 +38,25 @@ public struct ServerConfiguration: Sendable {
     public var sseRetry: Duration = .seconds(2)
     /// How often queue counts and totals are pushed when they change. Default 250 ms.
     public var tick: Duration = .milliseconds(250)
-    /// Largest request body accepted. Default 16 KiB.
+    /// Largest request body accepted; larger gets 413. Default 16 KiB.
     public var maxRequestBodyBytes = 16 * 1024
-    /// Seconds a handler may take to answer (not counting a streamed body). Default 30.
-    public var requestTimeout: Duration = .seconds(30)
+    /// Largest request head (request line and header fields); larger gets 431. Default 16 KiB.
+    public var maxHeaderBytes = 16 * 1024
+    /// Longest request target (path and query); longer gets 414. Default 8 KiB.
+    public var maxURLLength = 8 * 1024
+    /// A connection that does not send a complete request within this is closed, however slowly
+    /// it drips bytes; a response being written (an event stream) does not count. Default 30 s.
+    public var idleTimeout: Duration = .seconds(30)
+    /// Open connections at most; past it accepting pauses until one closes. Default: derived from
+    /// the open-files limit at start (see `effectiveMaxConnections`).
+    public var maxConnections: Int?
+    /// New viewers per client address per minute; more get 429 with `Retry-After`. Default 60.
+    public var viewersPerMinute = 60
+    /// Peers whose `X-Forwarded-For` is believed (addresses or CIDR prefixes, e.g. the compose
+    /// edge's network). Default none: the client address is the peer's.
+    public var trustedProxies: [String] = []
+    /// A viewer that has not opened its event stream within this is forgotten. Default 10 s.
+    public var viewerConnectTimeout: Duration = .seconds(10)
     /// Resident memory past which the server does what the tutorial does on a memory warning: cancel
     /// all queued work and empty the image cache. Default: the memory budget plus 512 MiB.
     public var memoryLimitBytes: Int?
@@ -52,6 +67,12 @@ public struct ServerConfiguration: Sendable {
     public init() {
         cacheDirectory = Self.defaultCacheDirectory()
         sample = SampleOriginConfiguration(directory: cacheDirectory)
+    }
+
+    /// The connection cap in force: the configured one, or what the open-files limit leaves after
+    /// the pipeline's own files and transfers (at least 64).
+    func effectiveMaxConnections(openFilesLimit: Int) -> Int {
+        maxConnections ?? max(64, openFilesLimit - 256)
     }
 
     /// The resident memory that triggers a memory warning.

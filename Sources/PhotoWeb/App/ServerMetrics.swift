@@ -29,6 +29,11 @@ final class ServerMetrics: Sendable {
         counter.increment()
     }
 
+    /// Counts one request that failed with an error of ours (answered 500).
+    func recordFault() {
+        Counter(label: "http_internal_errors_total", factory: factory).increment()
+    }
+
     /// The exposition text, with the pipeline's totals brought up to date first.
     func exposition(stats: PipelineStats?, viewers: Int) -> String {
         if let stats { update(stats) }

@@ -6,7 +6,8 @@ import PhotoPipeline
 /// its queue counts, everyone the server totals, heartbeats to quiet streams, and drops viewers
 /// that left.
 ///
-/// Each event's JSON is encoded once and shared by all outboxes.
+/// Each event's JSON is encoded once and shared by all outboxes. A photo's update goes only to the
+/// viewers whose list is near that row.
 struct EventBroadcaster: Sendable {
     let viewers: ViewerRegistry
     let library: PhotoLibrary
@@ -38,8 +39,15 @@ struct EventBroadcaster: Sendable {
             case .operation(let operation):
                 payload = .init(name: .operation, data: EventPayloads.json(EventPayloads.Operation(operation, time: event.time)))
             }
-            for session in viewers.all {
-                session.outbox.enqueue(payload)
+            // A photo's update goes only to viewers whose list is near it (see ViewerSession.follow).
+            if let index = payload.photoIndex {
+                for session in viewers.all where session.wants(index) {
+                    session.outbox.enqueue(payload)
+                }
+            } else {
+                for session in viewers.all {
+                    session.outbox.enqueue(payload)
+                }
             }
         }
     }
@@ -78,7 +86,7 @@ struct EventBroadcaster: Sendable {
             let idleSince = ContinuousClock.now - heartbeat
             sessions.forEach { $0.outbox.heartbeatIfIdle(since: idleSince) }
             for session in viewers.dropIdle() {
-                logger.info("viewer left", metadata: ["viewer": "\(session.id)", "viewers": "\(viewers.count)"])
+                logger.debug("viewer left", metadata: ["viewer": "\(session.id)", "viewers": "\(viewers.count)"])
             }
         }
     }

@@ -28,6 +28,8 @@ final class EventOutbox: Sendable {
         var historyStart = 0
         var generation = 0
         var attached = false
+        /// Whether a stream was ever attached: a viewer that never connects is forgotten sooner.
+        var everAttached = false
         var needsSnapshot = false
         var heartbeatDue = false
         /// The id of the last snapshot sent: a reconnect from before it needs a new one.
@@ -40,6 +42,9 @@ final class EventOutbox: Sendable {
         var snapshotting: Int?
         /// Events that arrived while that snapshot was being made.
         var held: [Payload] = []
+        /// Closes the current stream's connection: called when its reader has fallen so far behind
+        /// that it is cut off, since a writer stuck on a full socket would never see the cut.
+        var cutConnection: (@Sendable () -> Void)?
     }
 
     let limit: Int
@@ -58,6 +63,7 @@ final class EventOutbox: Sendable {
 
     /// Queues an event for the viewer; closes its stream instead when too much is unsent.
     func enqueue(_ payload: Payload) {
+        var cut: (@Sendable () -> Void)?
         let resume: (CheckedContinuation<Item?, Never>, Item?)? = state.withLock { state in
             guard !state.needsSnapshot else { return nil }
             if state.snapshotting != nil {
@@ -68,6 +74,7 @@ final class EventOutbox: Sendable {
                     state.held = []
                     state.needsSnapshot = true
                     state.generation += 1
+                    cut = state.cutConnection.take()
                 }
                 return nil
             }
@@ -79,11 +86,13 @@ final class EventOutbox: Sendable {
                 state.needsSnapshot = true
                 state.pending.removeAll()
                 state.generation += 1
+                cut = state.cutConnection.take()
                 return state.waiter.take().map { ($0.continuation, nil) }
             }
             return takeWaiter(in: &state)
         }
         resume.map { $0.0.resume(returning: $0.1) }
+        cut?()
     }
 
     /// Starts a new stream (closing any earlier one). Replays what came after `lastEventID` when
@@ -92,10 +101,14 @@ final class EventOutbox: Sendable {
     ///
     /// `snapshot` is called without the outbox's lock (it reads the pipeline and the registry, which
     /// take their own locks); events enqueued while it runs are held and follow the snapshot.
-    func attach(lastEventID: UInt64?, snapshot: () -> [Payload]) -> Int {
+    /// `cutConnection` closes this stream's connection; it is called (outside the lock) if the
+    /// reader falls so far behind that the stream is cut off.
+    func attach(lastEventID: UInt64?, cutConnection: (@Sendable () -> Void)? = nil, snapshot: () -> [Payload]) -> Int {
         let (generation, replayed, stale) = state.withLock { state in
             state.generation += 1
+            state.cutConnection = cutConnection
             state.attached = true
+            state.everAttached = true
             state.lastActivity = .now
             let stale = state.waiter.take()
             let firstKept = state.history.first.map { _ in state.history[state.historyStart].id }
@@ -164,6 +177,7 @@ final class EventOutbox: Sendable {
         let waiter = state.withLock { state -> CheckedContinuation<Item?, Never>? in
             guard state.generation == generation else { return nil }
             state.attached = false
+            state.cutConnection = nil
             state.lastActivity = .now
             state.generation += 1
             return state.waiter.take()?.continuation
@@ -173,9 +187,12 @@ final class EventOutbox: Sendable {
 
     /// Ends this outbox for good if no stream has read from it for longer than `timeout`; returns
     /// whether it did. Checked and closed in one step, so a stream attaching meanwhile is never cut.
-    func closeIfIdle(now: ContinuousClock.Instant, timeout: Duration) -> Bool {
+    /// `connectTimeout` applies to a viewer whose stream never opened (a client that only made
+    /// viewers), `timeout` to one whose stream went away.
+    func closeIfIdle(now: ContinuousClock.Instant, timeout: Duration, connectTimeout: Duration? = nil) -> Bool {
         state.withLock { state in
-            guard !state.attached, state.snapshotting == nil, now - state.lastActivity > timeout else { return false }
+            let limit = state.everAttached ? timeout : min(timeout, connectTimeout ?? timeout)
+            guard !state.attached, state.snapshotting == nil, now - state.lastActivity > limit else { return false }
             state.closing = true
             return true
         }

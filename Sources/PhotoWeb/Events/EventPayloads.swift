@@ -59,6 +59,9 @@ enum EventPayloads {
     /// `event: snapshot`.
     struct Snapshot: Encodable {
         var photos: [Photo]
+        /// The viewer's strategy (its tab's choice or the server's default) and prefetch margin.
+        var strategy: String?
+        var prefetch: Int?
     }
 
     /// `GET /api/photos`.
@@ -78,10 +81,15 @@ enum EventPayloads {
         }
         var download: Queue
         var filtration: Queue
+        /// The strategy this viewer's work follows, and its prefetch margin.
+        var strategy: String
+        var prefetch: Int
 
-        init(_ status: ViewerQueueStatus) {
+        init(_ status: ViewerQueueStatus, strategy: SchedulingStrategy) {
             download = Queue(pending: status.download.pending, executing: status.download.executing, suspended: status.download.suspended)
             filtration = Queue(pending: status.filtration.pending, executing: status.filtration.executing, suspended: status.filtration.suspended)
+            self.strategy = strategy.name
+            prefetch = strategy.prefetchMarginForDisplay
         }
     }
 
@@ -170,10 +178,11 @@ enum EventPayloads {
         var error: String
     }
 
-    /// Encodes `value` as compact JSON on one line (SSE data must not contain newlines).
+    /// Encodes `value` as compact JSON on one line (SSE data must not contain newlines), keys
+    /// sorted so the same value is always the same bytes (caches and gzip negotiation compare them).
     static func json(_ value: some Encodable) -> Data {
         let encoder = JSONEncoder()
-        encoder.outputFormatting = [.withoutEscapingSlashes]
+        encoder.outputFormatting = [.withoutEscapingSlashes, .sortedKeys]
         // Encoding these plain structs cannot fail; an empty object keeps the stream well-formed if it did.
         return (try? encoder.encode(value)) ?? Data("{}".utf8)
     }

@@ -1,5 +1,5 @@
-import FlyingFox
 import Foundation
+import Hummingbird
 import PhotoPipeline
 
 /// Every error the web layer answers with. The HTTP status is chosen here and nowhere else;
@@ -9,33 +9,42 @@ enum APIError: Error, Sendable, Equatable, CustomStringConvertible {
     case badRequest(String)
     /// The thing asked for does not exist (an unknown viewer, a photo not there yet).
     case notFound(String)
+    /// The route exists but not for this method.
+    case methodNotAllowed(String)
     /// The request is well-formed but cannot apply now (the list is still loading).
     case conflict(String)
     /// Well-formed but out of range (rows past the end of the list).
     case unprocessable(String)
     /// The body is larger than the server accepts.
     case payloadTooLarge(limit: Int)
-    /// The server is at its capacity (too many viewers).
+    /// This client asked for too much too fast; it may try again after `retryAfter` seconds.
+    case tooManyRequests(String, retryAfter: Int)
+    /// The server is at its capacity (too many viewers) or not ready.
     case unavailable(String)
+    /// A fault of ours (logged and counted where it is caught).
+    case `internal`(String)
 
     var description: String {
         switch self {
-        case .badRequest(let reason), .notFound(let reason), .conflict(let reason),
-             .unprocessable(let reason), .unavailable(let reason):
+        case .badRequest(let reason), .notFound(let reason), .methodNotAllowed(let reason), .conflict(let reason),
+             .unprocessable(let reason), .unavailable(let reason), .tooManyRequests(let reason, _), .internal(let reason):
             reason
         case .payloadTooLarge(let limit):
             "request body is larger than \(limit) bytes"
         }
     }
 
-    var status: HTTPStatusCode {
+    var status: HTTPResponse.Status {
         switch self {
         case .badRequest: .badRequest
         case .notFound: .notFound
+        case .methodNotAllowed: .methodNotAllowed
         case .conflict: .conflict
         case .unprocessable: .unprocessableContent
-        case .payloadTooLarge: .payloadTooLarge
+        case .payloadTooLarge: .contentTooLarge
+        case .tooManyRequests: .tooManyRequests
         case .unavailable: .serviceUnavailable
+        case .internal: .internalServerError
         }
     }
 
@@ -48,28 +57,14 @@ enum APIError: Error, Sendable, Equatable, CustomStringConvertible {
         }
     }
 
-    var response: HTTPResponse {
-        var headers: HTTPHeaders = [.contentType: "application/json", .cacheControl: "no-store"]
-        if case .unavailable = self { headers[HTTPHeader("Retry-After")] = "10" }
-        return HTTPResponse(statusCode: status, headers: headers, body: EventPayloads.json(EventPayloads.Failure(error: description)))
-    }
-}
-
-/// Wraps every route: turns a thrown `APIError` into its response and counts the answer by route
-/// and status for `/metrics`.
-struct RouteHandler: HTTPHandler {
-    let route: String
-    let handler: any HTTPHandler
-    let metrics: ServerMetrics
-
-    func handleRequest(_ request: HTTPRequest) async throws -> HTTPResponse {
-        let response: HTTPResponse
-        do {
-            response = try await handler.handleRequest(request)
-        } catch let error as APIError {
-            response = error.response
+    /// The response, JSON `{"error": reason}`, never cached.
+    var response: Response {
+        var response = Response.json(EventPayloads.Failure(error: description), status: status)
+        switch self {
+        case .unavailable: response.headers[.retryAfter] = "10"
+        case .tooManyRequests(_, let seconds): response.headers[.retryAfter] = String(seconds)
+        default: break
         }
-        metrics.recordRequest(route: route, status: response.statusCode.code)
         return response
     }
 }

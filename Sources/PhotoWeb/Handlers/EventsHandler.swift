@@ -1,24 +1,28 @@
-import FlyingFox
 import Foundation
+import HTTPTypes
+import Hummingbird
 
 /// `GET /events?viewer=ID`: the viewer's server-sent events. A reconnect with `Last-Event-ID`
 /// gets what it missed, or a snapshot when too much was missed.
-struct EventsHandler: HTTPHandler {
+struct EventsHandler: Sendable {
     let context: AppContext
 
-    func handleRequest(_ request: HTTPRequest) async throws -> HTTPResponse {
+    func handle(_ request: Request, context requestContext: PhotoRequestContext) async throws -> Response {
         let session = try context.session(request.queryValue("viewer"))
-        let lastEventID = (request.headers[HTTPHeader("Last-Event-ID")] ?? request.queryValue("lastEventId"))
+        let lastEventID = (request.headers[.lastEventID] ?? request.queryValue("lastEventId"))
             .flatMap { UInt64($0.trimmingCharacters(in: .whitespaces)) }
-        let generation = session.outbox.attach(lastEventID: lastEventID) { context.snapshot(for: session) }
+        let channel = requestContext.channel
+        let generation = session.outbox.attach(lastEventID: lastEventID, cutConnection: { channel.close(promise: nil) }) {
+            context.snapshot(for: session)
+        }
         let stream = ServerSentEventStream(outbox: session.outbox, generation: generation, retry: context.configuration.sseRetry)
-        return HTTPResponse(
-            statusCode: .ok,
+        return Response(
+            status: .ok,
             headers: [
                 .contentType: "text/event-stream; charset=utf-8",
                 .cacheControl: "no-cache, no-transform",
-                HTTPHeader("X-Accel-Buffering"): "no",
+                .xAccelBuffering: "no",
             ],
-            body: HTTPBodySequence(from: stream, suggestedBufferSize: 16 * 1024))
+            body: ResponseBody { writer in try await stream.write(to: &writer) })
     }
 }

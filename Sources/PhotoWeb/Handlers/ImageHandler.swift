@@ -1,19 +1,21 @@
-import FlyingFox
 import Foundation
+import Hummingbird
+import NIOCore
 import PhotoPipeline
 
 /// `GET /photos/N/thumbnail`, `/photos/N/preview` (the thumbnail before sepia), `/photos/N/sepia`
 /// (full size, made on request) and `/photos/N/original`.
 ///
 /// Serves only what is already there (the full-size sepia aside): asking for a thumbnail never
-/// starts work the viewport did not ask for.
-struct ImageHandler: HTTPHandler {
+/// starts work the viewport did not ask for. A cached image is answered from memory, head and
+/// body in one write.
+struct ImageHandler: Sendable {
     let context: AppContext
 
-    func handleRequest(_ request: HTTPRequest) async throws -> HTTPResponse {
-        let parameters = request.routeParameters
-        let index = try AppContext.photoIndex(parameters["index"])
-        guard let variant = parameters["variant"].flatMap(ImageVariant.init(rawValue:)) else {
+    func handle(_ request: Request, context requestContext: PhotoRequestContext) async throws -> Response {
+        let parameters = requestContext.parameters
+        let index = try AppContext.photoIndex(parameters.get("index"))
+        guard let variant = parameters.get("variant").flatMap(ImageVariant.init(rawValue:)) else {
             throw APIError.notFound("no such image: use thumbnail, preview, sepia or original")
         }
         let pipeline = try context.loadedPipeline()
@@ -24,16 +26,13 @@ struct ImageHandler: HTTPHandler {
             throw APIError(error)
         }
         let tag = "\"\(variant.rawValue)-\(index)-\(image.contentHash)\""
-        if request.headers[.ifNoneMatch] == tag {
-            return HTTPResponse(statusCode: .notModified, headers: HTTPHeaders([.eTag: tag]))
+        // URLs are the same across restarts and data sources: the browser keeps the bytes but
+        // revalidates with the ETag each time.
+        var headers: HTTPFields = [.eTag: tag, .cacheControl: "no-cache"]
+        if request.headers[values: .ifNoneMatch].contains(where: { $0 == tag || $0 == "*" }) {
+            return .empty(.notModified, headers: headers)
         }
-        let headers: HTTPHeaders = [
-            .contentType: image.format?.mimeType ?? "application/octet-stream",
-            .eTag: tag,
-            // URLs are the same across restarts and data sources: let the browser keep the bytes but
-            // revalidate with the ETag each time.
-            .cacheControl: "no-cache",
-        ]
-        return HTTPResponse(statusCode: .ok, headers: headers, body: image.data)
+        headers[.contentType] = image.format?.mimeType ?? "application/octet-stream"
+        return Response(status: .ok, headers: headers, body: .init(byteBuffer: ByteBuffer(data: image.data)))
     }
 }

@@ -1,13 +1,13 @@
-import FlyingFox
+import Hummingbird
 import PhotoPipeline
 
 /// `POST /api/photos/N/retry`: a failed photo is forgotten as failed and worked on again for every
 /// viewer that has it on screen (the others ask for it with their next viewport report). `202`.
-struct RetryHandler: HTTPHandler {
+struct RetryHandler: Sendable {
     let context: AppContext
 
-    func handleRequest(_ request: HTTPRequest) async throws -> HTTPResponse {
-        let index = try AppContext.photoIndex(request.routeParameters["index"])
+    func handle(_ request: Request, context requestContext: PhotoRequestContext) async throws -> Response {
+        let index = try AppContext.photoIndex(requestContext.parameters.get("index"))
         let pipeline = try context.loadedPipeline()
         let record: PhotoRecord
         do {

@@ -1,51 +1,36 @@
-import FlyingFox
 import Foundation
-import PhotoPipeline
-import Synchronization
+import Hummingbird
+import NIOCore
 
-/// `GET /static/FILE`: the files of `Public/` (flat, no subfolders), with content types, an ETag
-/// and caching. Files are read once and kept: they are small and never change while running.
-final class StaticFileHandler: HTTPHandler, Sendable {
-    private let directory: URL
-    private let files = Mutex<[String: (data: Data, tag: String)]>([:])
+/// `GET /static/v/VERSION/PATH` (what the page names: cached for a year, the version changes with
+/// any file's content) and `GET /static/PATH` (the same files, revalidated by ETag each time).
+struct StaticFileHandler: Sendable {
+    let files: StaticFiles
 
-    init(directory: String) {
-        self.directory = URL(fileURLWithPath: directory)
-    }
-
-    func handleRequest(_ request: HTTPRequest) async throws -> HTTPResponse {
-        guard let name = request.routeParameters["file"],
-              !name.hasPrefix("."), !name.contains("/"), !name.contains("\\"),
-              let file = load(name)
-        else {
+    func handle(_ request: Request, context: PhotoRequestContext) async throws -> Response {
+        var path = context.parameters.getCatchAll()
+        var cacheControl = "no-cache"
+        if path.count > 2, path[0] == "v" {
+            // An old version's name gets today's file, but only revalidated: it must not be kept
+            // for a year under a name that promised other bytes.
+            if path[1] == files.version { cacheControl = "public, max-age=31536000, immutable" }
+            path = Array(path.dropFirst(2))
+        }
+        guard let file = files.file(at: path) else {
             throw APIError.notFound("no such static file")
         }
-        if request.headers[.ifNoneMatch] == file.tag {
-            return HTTPResponse(statusCode: .notModified, headers: HTTPHeaders([.eTag: file.tag]))
+        let gzip = file.gzipped != nil && Compression.accepted(by: request)
+        let tag = gzip ? String(file.tag.dropLast()) + "-gz\"" : file.tag
+        var headers: HTTPFields = [.eTag: tag, .cacheControl: cacheControl]
+        if file.gzipped != nil { headers[.vary] = "Accept-Encoding" }
+        if request.headers[values: .ifNoneMatch].contains(where: { $0 == tag || $0 == "*" }) {
+            return .empty(.notModified, headers: headers)
         }
-        let headers: HTTPHeaders = [.contentType: Self.contentType(of: name), .eTag: file.tag, .cacheControl: "public, max-age=300"]
-        return HTTPResponse(statusCode: .ok, headers: headers, body: file.data)
-    }
-
-    private func load(_ name: String) -> (data: Data, tag: String)? {
-        if let cached = files.withLock({ $0[name] }) { return cached }
-        guard let data = try? Data(contentsOf: directory.appendingPathComponent(name)) else { return nil }
-        let file = (data: data, tag: "\"\(ContentHash.of(data))\"")
-        files.withLock { $0[name] = file }
-        return file
-    }
-
-    static func contentType(of name: String) -> String {
-        switch (name as NSString).pathExtension.lowercased() {
-        case "js": "text/javascript; charset=utf-8"
-        case "css": "text/css; charset=utf-8"
-        case "svg": "image/svg+xml"
-        case "png": "image/png"
-        case "jpg", "jpeg": "image/jpeg"
-        case "ico": "image/x-icon"
-        case "json": "application/json"
-        case "html": "text/html; charset=utf-8"
-        default: "application/octet-stream"
+        headers[.contentType] = file.contentType
+        if gzip, let gzipped = file.gzipped {
+            headers[.contentEncoding] = "gzip"
+            return Response(status: .ok, headers: headers, body: .init(byteBuffer: ByteBuffer(data: gzipped)))
         }
+        return Response(status: .ok, headers: headers, body: .init(byteBuffer: ByteBuffer(data: file.data)))
     }
 }

@@ -1,11 +1,26 @@
-import FlyingFox
+import Foundation
+import Hummingbird
+import PhotoPipeline
 
 /// `POST /api/viewers`: a viewer for a client that is not the page.
-struct ViewersHandler: HTTPHandler {
+struct ViewersHandler: Sendable {
     let context: AppContext
 
-    func handleRequest(_ request: HTTPRequest) async throws -> HTTPResponse {
-        let session = try context.newViewer()
+    func handle(_ request: Request, context requestContext: PhotoRequestContext) async throws -> Response {
+        // An optional body {"strategy", "prefetch"}: the tab's own strategy from the start.
+        let body = try await request.body(limit: context.configuration.maxRequestBodyBytes)
+        var strategy: SchedulingStrategy?
+        if !body.isEmpty {
+            guard let fields = (try? JSONSerialization.jsonObject(with: body)) as? [String: Any] else {
+                throw APIError.badRequest("body must be empty or a JSON object {\"strategy\", \"prefetch\"}")
+            }
+            strategy = try ViewportHandler.strategy(in: fields)
+        }
+        let session = try context.newViewer(for: request, peer: requestContext.peer)
+        session.choose(strategy)
+        if let pipeline = context.library.pipeline, strategy != nil {
+            _ = session.controller(on: pipeline, strategy: context.configuration.strategy)
+        }
         return .json(EventPayloads.Viewer(viewer: session.id.rawValue), status: .created)
     }
 }

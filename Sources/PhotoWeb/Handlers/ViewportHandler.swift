@@ -1,11 +1,12 @@
-import FlyingFox
 import Foundation
+import Hummingbird
+import PhotoPipeline
 
 /// `POST /api/viewport`: `{"viewer": ID, "scrolling": true|false, "first": N, "last": M}`.
 ///
 /// Scrolling suspends the viewer's queued work (the tutorial's `scrollViewWillBeginDragging`);
 /// a report with scrolling false runs `loadImagesForOnscreenRows` for rows first...last.
-struct ViewportHandler: HTTPHandler {
+struct ViewportHandler: Sendable {
     let context: AppContext
 
     /// A parsed, validated report.
@@ -13,22 +14,33 @@ struct ViewportHandler: HTTPHandler {
         var viewer: String
         var scrolling: Bool
         var rows: ClosedRange<Int>?
+        /// The tab's own strategy, when it asks for one.
+        var strategy: SchedulingStrategy? = nil
     }
 
-    func handleRequest(_ request: HTTPRequest) async throws -> HTTPResponse {
+    func handle(_ request: Request, context requestContext: PhotoRequestContext) async throws -> Response {
         let report = try Self.parse(try await request.body(limit: context.configuration.maxRequestBodyBytes))
         let session = try context.session(report.viewer)
         let pipeline = try context.loadedPipeline()
         if let rows = report.rows, rows.upperBound >= pipeline.records.count {
             throw APIError.unprocessable("rows \(rows.lowerBound)...\(rows.upperBound) are past the end of the list (\(pipeline.records.count) photos, last row \(pipeline.records.count - 1))")
         }
+        if let rows = report.rows {
+            // Rows coming into the viewer's interest missed updates while outside it: their state now.
+            for index in session.follow(rows, rowCount: pipeline.records.count) {
+                let record = pipeline.records[index]
+                session.outbox.enqueue(.init(
+                    name: .photo, data: EventPayloads.json(EventPayloads.Photo(index: index, state: record.state)), photoIndex: index))
+            }
+        }
+        session.choose(report.strategy)
         let controller = session.controller(on: pipeline, strategy: context.configuration.strategy)
         if report.scrolling {
             controller.suspendAllOperations()
         } else if let rows = report.rows {
             controller.loadImagesForOnscreenRows(rows)
         }
-        return HTTPResponse(statusCode: .noContent, headers: HTTPHeaders([.cacheControl: "no-store"]))
+        return .empty(.noContent, headers: [.cacheControl: "no-store"])
     }
 
     /// Parses the body, saying exactly what is wrong with a bad one.
@@ -44,16 +56,30 @@ struct ViewportHandler: HTTPHandler {
         guard let scrolling = try field("scrolling", Bool.self, in: fields) else {
             throw .badRequest("\"scrolling\" must be true or false")
         }
+        let strategy = try strategy(in: fields)
         switch (try field("first", Int.self, in: fields), try field("last", Int.self, in: fields)) {
         case (nil, nil):
             guard scrolling else { throw .badRequest("\"first\" and \"last\" are required when not scrolling") }
-            return Report(viewer: viewer, scrolling: true, rows: nil)
+            return Report(viewer: viewer, scrolling: true, rows: nil, strategy: strategy)
         case (let first?, let last?):
             guard first >= 0 else { throw .unprocessable("\"first\" must not be negative (got \(first))") }
             guard first <= last else { throw .unprocessable("\"first\" (\(first)) is after \"last\" (\(last))") }
-            return Report(viewer: viewer, scrolling: scrolling, rows: first...last)
+            return Report(viewer: viewer, scrolling: scrolling, rows: first...last, strategy: strategy)
         default:
             throw .badRequest("\"first\" and \"last\" go together")
+        }
+    }
+
+    /// The optional `"strategy"` (eager, visible, prefetch) and `"prefetch"` (rows, 0...50) fields.
+    static func strategy(in fields: [String: Any]) throws(APIError) -> SchedulingStrategy? {
+        guard let name = try field("strategy", String.self, in: fields) else { return nil }
+        let margin = try field("prefetch", Int.self, in: fields) ?? 3
+        guard (0...50).contains(margin) else { throw .unprocessable("\"prefetch\" must be 0 to 50 rows (got \(margin))") }
+        switch name {
+        case "eager": return .eager
+        case "visible": return .visible
+        case "prefetch": return .prefetch(margin: margin)
+        default: throw .badRequest("\"strategy\" must be eager, visible or prefetch (got \(name))")
         }
     }
 
@@ -73,6 +99,7 @@ struct ViewportHandler: HTTPHandler {
         switch field {
         case "viewer": "a string"
         case "scrolling": "true or false"
+        case "strategy": "a string"
         default: "a whole number"
         }
     }

@@ -3,18 +3,21 @@ import PhotoPipeline
 import Synchronization
 
 /// All viewers, by id. A viewer with no event stream for `idleTimeout` is dropped and its work
-/// cancelled.
+/// cancelled; one that never opened its stream goes after `connectTimeout`, so viewers made and
+/// never used cannot fill `maxViewers` for long.
 ///
 /// Lock order: the registry's lock is a leaf. Nothing else is locked or called while it is held;
 /// sessions and their outboxes are read after it is released.
 final class ViewerRegistry: Sendable {
     let maxViewers: Int
     let idleTimeout: Duration
+    let connectTimeout: Duration
     private let sessions = Mutex<[ViewerID: ViewerSession]>([:])
 
-    init(maxViewers: Int, idleTimeout: Duration) {
+    init(maxViewers: Int, idleTimeout: Duration, connectTimeout: Duration? = nil) {
         self.maxViewers = maxViewers
         self.idleTimeout = idleTimeout
+        self.connectTimeout = connectTimeout ?? idleTimeout
     }
 
     /// A new viewer, or nil when the server already has `maxViewers`.
@@ -46,7 +49,7 @@ final class ViewerRegistry: Sendable {
     /// registry, never the registry under the outbox).
     @discardableResult
     func dropIdle(now: ContinuousClock.Instant = .now) -> [ViewerSession] {
-        let idle = all.filter { $0.outbox.closeIfIdle(now: now, timeout: idleTimeout) }
+        let idle = all.filter { $0.outbox.closeIfIdle(now: now, timeout: idleTimeout, connectTimeout: connectTimeout) }
         sessions.withLock { sessions in idle.forEach { sessions[$0.id] = nil } }
         idle.forEach { $0.close() }
         return idle

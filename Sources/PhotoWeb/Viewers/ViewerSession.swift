@@ -10,7 +10,16 @@ final class ViewerSession: Sendable {
     private struct State {
         var controller: PhotoListController?
         var lastQueues: EventPayloads.Queues?
+        /// The rows whose updates this viewer is sent: around its last viewport. Nil (everything)
+        /// until it reports one.
+        var interest: ClosedRange<Int>?
+        /// The strategy this viewer asked for (its tab's URL or control); nil: the server's default.
+        var chosen: SchedulingStrategy?
     }
+
+    /// Rows beyond each edge of the viewport that are kept up to date: a scroll this far lands on
+    /// rows already current, and fan-out does not grow with every viewer for every photo.
+    static let interestMargin = 100
 
     /// Lock order: a leaf. The controller and the pipeline are called after it is released.
     private let state = Mutex(State())
@@ -20,16 +29,41 @@ final class ViewerSession: Sendable {
         self.outbox = outbox
     }
 
-    /// The viewer's controller, made on first use once the list is loaded. Made outside this
-    /// session's lock (an eager controller asks the pipeline for every row as it is made).
-    func controller(on pipeline: PhotoPipeline, strategy: SchedulingStrategy) -> PhotoListController {
-        if let controller = state.withLock({ $0.controller }) { return controller }
-        let made = PhotoListController(pipeline: pipeline, viewer: id, strategy: strategy)
+    /// The viewer's controller, made on first use once the list is loaded, following the strategy
+    /// the viewer chose or else `strategy` (the server's default). Made outside this session's lock
+    /// (an eager controller asks the pipeline for every row as it is made); a controller of another
+    /// strategy is replaced, and what only it wanted is cancelled.
+    func controller(on pipeline: PhotoPipeline, strategy defaultStrategy: SchedulingStrategy) -> PhotoListController {
+        // Decided under the lock: keep the controller, or take out one of another strategy.
+        let (current, replaced, wanted) = state.withLock { state -> (PhotoListController?, PhotoListController?, SchedulingStrategy) in
+            let wanted = state.chosen ?? defaultStrategy
+            guard let controller = state.controller else { return (nil, nil, wanted) }
+            if controller.strategy == wanted { return (controller, nil, wanted) }
+            state.controller = nil
+            state.lastQueues = nil
+            return (nil, controller, wanted)
+        }
+        if let current { return current }
+        // Done after it: the old controller's work is given up before the new one asks for any
+        // (both speak for the same viewer).
+        replaced?.close()
+        let made = PhotoListController(pipeline: pipeline, viewer: id, strategy: wanted)
         return state.withLock { state in
             if let controller = state.controller { return controller }
             state.controller = made
             return made
         }
+    }
+
+    /// Records the strategy this viewer asked for; the next `controller(on:strategy:)` follows it.
+    func choose(_ strategy: SchedulingStrategy?) {
+        guard let strategy else { return }
+        state.withLock { $0.chosen = strategy }
+    }
+
+    /// The strategy this viewer follows, given the server's default.
+    func strategy(default defaultStrategy: SchedulingStrategy) -> SchedulingStrategy {
+        state.withLock { $0.chosen ?? defaultStrategy }
     }
 
     /// The viewer's controller, if it has one yet.
@@ -51,12 +85,31 @@ final class ViewerSession: Sendable {
     /// them as sent.
     private func takeQueues(onlyIfChanged: Bool) -> EventPayloads.Queues? {
         guard let controller = state.withLock({ $0.controller }) else { return nil }
-        let queues = EventPayloads.Queues(controller.queueStatus)
+        let queues = EventPayloads.Queues(controller.queueStatus, strategy: controller.strategy)
         return state.withLock { state in
             if onlyIfChanged, queues == state.lastQueues { return nil }
             state.lastQueues = queues
             return queues
         }
+    }
+
+    /// Whether updates of row `index` are sent to this viewer.
+    func wants(_ index: Int) -> Bool {
+        state.withLock { $0.interest?.contains(index) ?? true }
+    }
+
+    /// Moves the rows of interest around `visible`; returns the rows newly inside, whose current
+    /// state the viewer must be sent (it missed their updates while they were outside).
+    func follow(_ visible: ClosedRange<Int>, rowCount: Int) -> [Int] {
+        let lower = max(0, visible.lowerBound - Self.interestMargin)
+        let upper = min(max(rowCount - 1, lower), visible.upperBound + Self.interestMargin)
+        let interest = lower...upper
+        let previous = state.withLock { state in
+            defer { state.interest = interest }
+            return state.interest
+        }
+        guard let previous else { return [] }
+        return interest.filter { !previous.contains($0) }
     }
 
     /// The viewer left: cancel what only it wanted.

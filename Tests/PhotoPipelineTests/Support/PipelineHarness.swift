@@ -12,16 +12,17 @@ final class PipelineHarness: Sendable {
     let recorder: EventRecorder
 
     /// Serves `photos` (path -> behaviour) and lists them as entries named after their paths
-    /// (so list order is the paths' order).
+    /// (so list order is the paths' order); `claims` decides who runs each photo's work.
     init(
         photos: [(path: String, behaviour: TestOrigin.Behaviour)],
-        configuration: PipelineConfiguration = PipelineConfiguration(maxConcurrentDownloads: 4, maxConcurrentFiltrations: 2)
+        configuration: PipelineConfiguration = PipelineConfiguration(maxConcurrentDownloads: 4, maxConcurrentFiltrations: 2),
+        claims: any WorkClaiming = LocalWorkClaims()
     ) throws {
         let origin = try TestOrigin(routes: Dictionary(uniqueKeysWithValues: photos.map { ($0.path, $0.behaviour) }))
         self.origin = origin
         loop = TransferLoop(name: "test-transfer-loop")
         let entries = photos.map { PhotoEntry(name: $0.path, url: origin.url($0.path)) }
-        pipeline = PhotoPipeline(entries: entries, configuration: configuration, loop: loop)
+        pipeline = PhotoPipeline(entries: entries, configuration: configuration, loop: loop, claims: claims)
         recorder = EventRecorder(pipeline)
     }
 

@@ -1,4 +1,3 @@
-import FlyingFox
 import Foundation
 #if canImport(Glibc)
 import Glibc
@@ -6,7 +5,7 @@ import Glibc
 
 /// Reads a server-sent event stream over a real socket, as a browser's EventSource does.
 ///
-/// FlyingFox's client reads whole bodies, so this one is its own: a thread reads the socket and
+/// The test client reads whole bodies, so this one is its own: a thread reads the socket and
 /// hands chunks to the test through an `AsyncStream`; the chunked encoding is undone here.
 final class EventStreamReader {
     struct Event {

@@ -1,6 +1,7 @@
-import FlyingFox
-import FlyingSocks
 import Foundation
+import HTTPTypes
+import HummingbirdTesting
+import NIOCore
 import PhotoPipeline
 @testable import PhotoWeb
 
@@ -27,6 +28,8 @@ struct WebHarness {
         configuration.pipeline.maxConcurrentFiltrations = 2
         configuration.strategy = .visible
         configuration.tick = .milliseconds(50)
+        // Tests make viewers far faster than a person; the limit has tests of its own.
+        configuration.viewersPerMinute = 1_000_000
         configure(&configuration)
         let application = try await Application.start(configuration)
         await application.waitUntilLoaded()
@@ -55,13 +58,15 @@ struct WebHarness {
 
     var pipeline: PhotoPipeline { application.pipeline! }
 
-    /// One request over a new connection; the whole body is read.
-    func request(_ method: HTTPMethod, _ target: String, headers: HTTPHeaders = [:], body: Data = Data()) async throws -> TestResponse {
-        var client = HTTPClient()
-        let response = try await client.sendHTTPRequest(
-            HTTPRequest.make(method, target, headers: headers, body: body, port: application.port),
-            to: try sockaddr_in.inet(ip4: "127.0.0.1", port: application.port))
-        return TestResponse(status: response.statusCode.code, headers: response.headers, body: try await response.bodyData)
+    /// One request over a new connection (Hummingbird's NIO test client); the whole body is read.
+    func request(
+        _ method: TestMethod, _ target: String, headers: HTTPFields = [:], body: Data = Data(), host: String = "127.0.0.1"
+    ) async throws -> TestResponse {
+        let response = try await TestClient.withClient(host: host, port: Int(application.port)) { client in
+            try await client.execute(.init(
+                target, method: method.method, headers: headers, body: body.isEmpty ? nil : ByteBuffer(data: body)))
+        }
+        return TestResponse(status: response.status.code, headers: response.headers, body: response.body.map { Data($0.readableBytesView) } ?? Data())
     }
 
     /// POSTs `json` (a literal body, possibly malformed on purpose).
@@ -86,9 +91,22 @@ struct WebHarness {
     }
 }
 
+/// The methods the tests use.
+enum TestMethod {
+    case GET, POST, HEAD
+
+    var method: HTTPRequest.Method {
+        switch self {
+        case .GET: .get
+        case .POST: .post
+        case .HEAD: .head
+        }
+    }
+}
+
 struct TestResponse {
     var status: Int
-    var headers: HTTPHeaders
+    var headers: HTTPFields
     var body: Data
 
     var text: String { String(decoding: body, as: UTF8.self) }
@@ -98,19 +116,6 @@ struct TestResponse {
 struct TestFailure: Error, CustomStringConvertible {
     let description: String
     init(_ description: String) { self.description = description }
-}
-
-extension HTTPRequest {
-    /// A request for `target` ("/path?query"), with Host and Content-Length set.
-    static func make(_ method: HTTPMethod, _ target: String, headers: HTTPHeaders = [:], body: Data = Data(), port: UInt16) -> HTTPRequest {
-        let parts = target.split(separator: "?", maxSplits: 1).map(String.init)
-        var headers = headers
-        headers[.host] = "127.0.0.1:\(port)"
-        return HTTPRequest(
-            method: method, version: .http11,
-            target: .init(path: parts[0], query: parts.count > 1 ? parts[1] : ""),
-            headers: headers, body: HTTPBodySequence(data: body))
-    }
 }
 
 import Testing

@@ -1,0 +1,22 @@
+import Foundation
+
+/// Where finished results (originals, sepia thumbnails, previews, full-size sepia images) are kept
+/// beyond memory, by name. In one process: `DiskCache`, a folder. Several instances would share one
+/// (a PostgreSQL table or an object store that every instance reads).
+///
+/// The pipeline calls it only with its own lock released: reads on a Dispatch or filtration thread,
+/// writes right after the decision to keep something.
+public protocol ResultStoring: Sendable {
+    /// Whether a result named `name` is held.
+    func contains(_ name: String) -> Bool
+    /// The bytes of `name`, or nil when they are not held (any more). May block on I/O.
+    func read(_ name: String) -> Data?
+    /// Keeps `data` as `name`; returns the names no longer held because of it (evicted past the
+    /// budget, or `name` itself when it cannot be kept).
+    @discardableResult
+    func write(_ data: Data, for name: String) -> [String]
+    /// Waits until every write is kept (shutdown).
+    func flush()
+}
+
+extension DiskCache: ResultStoring {}

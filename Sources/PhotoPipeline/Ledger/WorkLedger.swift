@@ -1,0 +1,61 @@
+/// What the work on each photo cost (bytes, downloads, aborted transfers, filter CPU time, bytes a
+/// resume saved) and which photos a viewer has had on screen: the server totals and the waste (work
+/// on photos nobody saw) are derived from here and kept nowhere else.
+///
+/// A value type with no lock of its own: the pipeline keeps it behind its one lock.
+struct WorkLedger {
+    /// What was spent on one photo.
+    struct PhotoWork: Equatable {
+        /// Body bytes received from the network, aborted transfers included.
+        var bytes: Int64 = 0
+        var downloads = 0
+        var aborts = 0
+        var filterSeconds: Double = 0
+        /// Bytes not fetched again: a resumed transfer continued from them.
+        var resumedBytes: Int64 = 0
+    }
+
+    private(set) var work: [Int: PhotoWork] = [:]
+    /// Rows some viewer has had on screen: work on any other row is waste.
+    private var seen = Set<Int>()
+
+    /// Rows `rows` have been on some viewer's screen.
+    mutating func markSeen(_ rows: ClosedRange<Int>) {
+        seen.formUnion(rows)
+    }
+
+    /// `bytes` more arrived from the network for photo `index`.
+    mutating func add(bytes: Int64, for index: Int) {
+        work[index, default: PhotoWork()].bytes += bytes
+    }
+
+    /// A download of photo `index` finished, continuing `resumedBytes` an earlier attempt had fetched.
+    mutating func countDownload(of index: Int, resumedBytes: Int) {
+        work[index, default: PhotoWork()].downloads += 1
+        work[index, default: PhotoWork()].resumedBytes += Int64(resumedBytes)
+    }
+
+    /// A transfer of photo `index` was aborted while running.
+    mutating func countAbort(of index: Int) {
+        work[index, default: PhotoWork()].aborts += 1
+    }
+
+    /// A filtration of photo `index` used `seconds` of CPU.
+    mutating func add(filterSeconds seconds: Double, for index: Int) {
+        work[index, default: PhotoWork()].filterSeconds += seconds
+    }
+
+    /// Writes the totals and the waste into `stats`.
+    func fill(_ stats: inout PipelineStats) {
+        for (index, photo) in work {
+            stats.bytesDownloaded += photo.bytes
+            stats.transfersAborted += photo.aborts
+            stats.filterSeconds += photo.filterSeconds
+            stats.resumedBytes += photo.resumedBytes
+            guard !seen.contains(index) else { continue }
+            stats.wastedBytes += photo.bytes
+            stats.wastedDownloads += photo.downloads
+            stats.wastedFilterSeconds += photo.filterSeconds
+        }
+    }
+}

@@ -1,0 +1,49 @@
+import Synchronization
+
+/// Everything the pipeline knows, each fact kept by one owner: who wants what (`demand`), what is
+/// queued and what runs where (`pending`), what the work cost (`ledger`), what is held where
+/// (`store`), and why photos failed (`failures`). A photo's state is derived from these.
+struct PipelineState {
+    /// Why a photo failed, for people and for the log.
+    struct Failure: Equatable {
+        var reason: String
+        var detail: String = ""
+    }
+
+    var demand = Demand()
+    var pending: PendingOperations
+    var ledger = WorkLedger()
+    var store: ImageStore
+    /// The failed photos; only `retry` forgets one.
+    var failures: [Int: Failure] = [:]
+
+    /// Photo `index`'s state: failed, else what runs for it, else what the store holds of it.
+    func photoState(of index: Int) -> PhotoState {
+        if let failure = failures[index] {
+            return .failed(reason: failure.reason, detail: failure.detail)
+        }
+        return pending.activity(of: index) ?? store.restingState(of: index)
+    }
+
+    /// Whether photo `index` is at rest: not failed, nothing running for it; its state is then the store's.
+    func isAtRest(_ index: Int) -> Bool {
+        failures[index] == nil && pending.activity(of: index) == nil
+    }
+}
+
+/// The pipeline's state behind its one lock, which the records read their state through.
+///
+/// Lock order: this lock is a leaf. While it is held only value types and atomics are touched (an
+/// operation is made under it, but no shared operation, queue, store, publisher or record is called):
+/// a locked section returns `Effects`, which are carried out after it is released.
+final class PipelineCore: PhotoStateReading {
+    let lock: Mutex<PipelineState>
+
+    init(_ state: sending PipelineState) {
+        lock = Mutex(state)
+    }
+
+    func state(of index: Int) -> PhotoState {
+        lock.withLock { $0.photoState(of: index) }
+    }
+}

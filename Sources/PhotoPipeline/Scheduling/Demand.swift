@@ -1,0 +1,84 @@
+/// Who wants which photo, how much, and who is scrolling: the one record of viewers' interest.
+///
+/// The table is by photo; `rowsByViewer` indexes the same entries by viewer, for the per-viewer
+/// counts read every tick. Only the methods below change either, together.
+///
+/// A value type with no lock of its own: the pipeline keeps it behind its one lock.
+struct Demand {
+    /// How much each viewer wants each photo.
+    private var table: [Int: [ViewerID: RowPriority]] = [:]
+    private var rowsByViewer: [ViewerID: Set<Int>] = [:]
+    /// Viewers scrolling now: nothing starts only for them.
+    private var scrolling: Set<ViewerID> = []
+
+    /// How the work on one photo should be scheduled, from the viewers that want it.
+    struct Scheduling: Equatable {
+        /// The highest priority among the wanting viewers that are not scrolling (among all, if all are).
+        var priority: RowPriority
+        /// Whether at least one wanting viewer is not scrolling: only then may the work start.
+        var mayStart: Bool
+    }
+
+    /// Records that `viewer` wants photo `index` with `priority` (replacing what it said before).
+    mutating func want(_ index: Int, _ priority: RowPriority, by viewer: ViewerID) {
+        table[index, default: [:]][viewer] = priority
+        rowsByViewer[viewer, default: []].insert(index)
+    }
+
+    /// Withdraws `viewer`'s interest in photo `index`; returns true when no viewer wants it any more.
+    mutating func release(_ index: Int, by viewer: ViewerID) -> Bool {
+        table[index]?[viewer] = nil
+        rowsByViewer[viewer]?.remove(index)
+        guard table[index]?.isEmpty ?? true else { return false }
+        table[index] = nil
+        return true
+    }
+
+    /// Forgets every viewer's interest in photo `index`: its work is done or failed.
+    mutating func forget(_ index: Int) {
+        guard let wanters = table.removeValue(forKey: index) else { return }
+        for viewer in wanters.keys {
+            rowsByViewer[viewer]?.remove(index)
+        }
+    }
+
+    /// Forgets every viewer's interest in every photo, keeping who is scrolling.
+    mutating func forgetAllWants() {
+        table.removeAll()
+        rowsByViewer.removeAll()
+    }
+
+    /// Sets whether `viewer` is scrolling.
+    mutating func setScrolling(_ isScrolling: Bool, for viewer: ViewerID) {
+        if isScrolling { scrolling.insert(viewer) } else { scrolling.remove(viewer) }
+    }
+
+    /// Forgets `viewer` (it left); its wants must have been released first.
+    mutating func remove(_ viewer: ViewerID) {
+        scrolling.remove(viewer)
+        rowsByViewer[viewer] = nil
+    }
+
+    /// Whether `viewer` is scrolling.
+    func isScrolling(_ viewer: ViewerID) -> Bool {
+        scrolling.contains(viewer)
+    }
+
+    /// The photos `viewer` wants.
+    func rows(wantedBy viewer: ViewerID) -> Set<Int> {
+        rowsByViewer[viewer] ?? []
+    }
+
+    /// Whether any viewer wants photo `index`.
+    func isWanted(_ index: Int) -> Bool {
+        table[index] != nil
+    }
+
+    /// How photo `index`'s work should be scheduled; background and closed when nobody wants it.
+    func scheduling(of index: Int) -> Scheduling {
+        let wanters = table[index] ?? [:]
+        let active = wanters.filter { !scrolling.contains($0.key) }
+        let priority = (active.isEmpty ? wanters : active).values.max() ?? .background
+        return Scheduling(priority: priority, mayStart: !active.isEmpty)
+    }
+}

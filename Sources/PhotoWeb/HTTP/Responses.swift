@@ -1,0 +1,91 @@
+import CompressNIO
+import Foundation
+import HTTPTypes
+import Hummingbird
+import NIOCore
+
+extension Response {
+    /// A 200 (or `status`) response with `value` as JSON, never cached.
+    static func json(_ value: some Encodable, status: HTTPResponse.Status = .ok) -> Response {
+        Response(
+            status: status,
+            headers: [.contentType: "application/json", .cacheControl: "no-store"],
+            body: .init(byteBuffer: ByteBuffer(data: EventPayloads.json(value))))
+    }
+
+    /// A body-less answer (204, 304) with these headers.
+    static func empty(_ status: HTTPResponse.Status, headers: HTTPFields = [:]) -> Response {
+        Response(status: status, headers: headers)
+    }
+}
+
+/// Gzip for text, when the client accepts it: the page, scripts, styles, JSON.
+enum Compression {
+    /// Bodies smaller than this go as they are: the gzip header and a round of CPU cost more than they save.
+    static let minimumBytes = 1_024
+
+    /// Whether `request` accepts gzip (`Accept-Encoding: gzip`, not with `q=0`).
+    static func accepted(by request: Request) -> Bool {
+        guard let value = request.headers[.acceptEncoding]?.lowercased() else { return false }
+        return value.split(separator: ",").contains { part in
+            let fields = part.split(separator: ";").map { $0.trimmingCharacters(in: .whitespaces) }
+            guard fields.first == "gzip" || fields.first == "*" else { return false }
+            let quality = fields.dropFirst().first { $0.hasPrefix("q=") }.flatMap { Double($0.dropFirst(2)) } ?? 1
+            return quality > 0
+        }
+    }
+
+    static func isCompressible(contentType: String) -> Bool {
+        contentType.hasPrefix("text/") || contentType.hasPrefix("application/json")
+            || contentType.hasPrefix("image/svg+xml") || contentType.hasPrefix("application/javascript")
+    }
+
+    /// `data` gzipped, or nil when that would not pay.
+    static func gzip(_ data: Data) -> ByteBuffer? {
+        guard data.count >= minimumBytes else { return nil }
+        var buffer = ByteBuffer(data: data)
+        guard let compressed = try? buffer.compress(with: .gzip()), compressed.readableBytes < data.count else { return nil }
+        return compressed
+    }
+
+    /// A text response: gzipped when `request` accepts it and it pays, with `Vary` either way
+    /// (caches must keep the two forms apart).
+    static func response(
+        _ data: Data, contentType: String, status: HTTPResponse.Status = .ok, headers: HTTPFields = [:], for request: Request
+    ) -> Response {
+        var headers = headers
+        headers[.contentType] = contentType
+        headers[.vary] = "Accept-Encoding"
+        if accepted(by: request), let compressed = gzip(data) {
+            headers[.contentEncoding] = "gzip"
+            return Response(status: status, headers: headers, body: .init(byteBuffer: compressed))
+        }
+        return Response(status: status, headers: headers, body: .init(byteBuffer: ByteBuffer(data: data)))
+    }
+}
+
+extension Request {
+    /// The body, refusing one larger than `limit` (before reading it when the length is declared).
+    func body(limit: Int) async throws -> Data {
+        if let declared = headers[.contentLength].flatMap(Int.init), declared > limit {
+            throw APIError.payloadTooLarge(limit: limit)
+        }
+        do {
+            let buffer = try await body.collect(upTo: limit)
+            return Data(buffer.readableBytesView)
+        } catch let error as HTTPError where error.status == .contentTooLarge {
+            throw APIError.payloadTooLarge(limit: limit)
+        }
+    }
+
+    /// The value of query parameter `name`.
+    func queryValue(_ name: String) -> String? {
+        uri.queryParameters.get(name)
+    }
+}
+
+extension HTTPField.Name {
+    static let lastEventID = Self("Last-Event-ID")!
+    static let xAccelBuffering = Self("X-Accel-Buffering")!
+    static let xForwardedFor = Self("X-Forwarded-For")!
+}

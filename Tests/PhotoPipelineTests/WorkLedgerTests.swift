@@ -1,0 +1,49 @@
+@testable import PhotoPipeline
+import Testing
+
+@Suite("Work ledger: what each photo cost, and what was wasted")
+struct WorkLedgerTests {
+    func totals(_ ledger: WorkLedger) -> PipelineStats {
+        var stats = PipelineStats()
+        ledger.fill(&stats)
+        return stats
+    }
+
+    @Test func totalsAndWasteAreDerivedWhenRead() {
+        // Given work on photo 0 (seen) and photo 1 (not yet)
+        var ledger = WorkLedger()
+        ledger.markSeen(0...0)
+        ledger.add(bytes: 1_000, for: 0)
+        ledger.countDownload(of: 0, resumedBytes: 0)
+        ledger.add(bytes: 600, for: 1)
+        ledger.add(bytes: 400, for: 1)
+        ledger.countDownload(of: 1, resumedBytes: 0)
+        ledger.add(filterSeconds: 0.25, for: 1)
+
+        // Then the totals count both, the waste only photo 1
+        let stats = totals(ledger)
+        #expect(stats.bytesDownloaded == 2_000)
+        #expect(stats.filterSeconds == 0.25)
+        #expect(stats.wastedBytes == 1_000 && stats.wastedDownloads == 1 && stats.wastedFilterSeconds == 0.25)
+
+        // And once photo 1 comes on screen its work is no longer waste: nothing was stored twice
+        ledger.markSeen(1...1)
+        let later = totals(ledger)
+        #expect(later.wastedBytes == 0 && later.wastedDownloads == 0 && later.wastedFilterSeconds == 0)
+        #expect(later.bytesDownloaded == 2_000)
+    }
+
+    @Test func abortedTransfersAndResumedBytesAddUp() {
+        var ledger = WorkLedger()
+        ledger.add(bytes: 300, for: 2)
+        ledger.countAbort(of: 2)
+        ledger.add(bytes: 700, for: 2)
+        ledger.countDownload(of: 2, resumedBytes: 300)
+
+        let stats = totals(ledger)
+        #expect(stats.transfersAborted == 1)
+        #expect(stats.resumedBytes == 300)
+        #expect(stats.bytesDownloaded == 1_000)
+        #expect(ledger.work[2] == .init(bytes: 1_000, downloads: 1, aborts: 1, filterSeconds: 0, resumedBytes: 300))
+    }
+}

@@ -1,0 +1,206 @@
+import Foundation
+import HTTPTypes
+@testable import PhotoWeb
+import Testing
+
+/// The limits a public demo URL needs, against the bare server on loopback: each refusal is the
+/// right answer, and a normal request is served afterwards.
+@Suite("HTTP limits", .serialized)
+struct HTTPLimitsTests {
+    @Test func anOversizedHeadIs431AndAnOversizedURLIs414AndTheServerCarriesOn() async throws {
+        try await WebHarness.with(configure: { $0.maxHeaderBytes = 4_096; $0.maxURLLength = 1_024 }) { harness in
+            let header = try RawConnection(port: harness.application.port)
+            header.send("GET /healthz HTTP/1.1\r\nHost: x\r\nX-Big: \(String(repeating: "a", count: 64 * 1024))\r\n\r\n")
+            let headerAnswer = await header.readUntilClosed()
+            #expect(headerAnswer.text.hasPrefix("HTTP/1.1 431"))
+            #expect(headerAnswer.closed)
+
+            let many = try RawConnection(port: harness.application.port)
+            many.send("GET /healthz HTTP/1.1\r\nHost: x\r\n" + (0..<10_000).map { "X-\($0): 1\r\n" }.joined() + "\r\n")
+            #expect(await many.readUntilClosed().text.hasPrefix("HTTP/1.1 431"))
+
+            let url = try RawConnection(port: harness.application.port)
+            url.send("GET /\(String(repeating: "a", count: 1024 * 1024)) HTTP/1.1\r\nHost: x\r\n\r\n")
+            let urlAnswer = await url.readUntilClosed()
+            #expect(urlAnswer.text.hasPrefix("HTTP/1.1 414"))
+            #expect(urlAnswer.closed)
+
+            #expect(try await harness.request(.GET, "/healthz").status == 200)
+        }
+    }
+
+    @Test func aClientThatDripsItsHeadIsClosedButAnOpenEventStreamIsNot() async throws {
+        try await WebHarness.with(configure: {
+            $0.idleTimeout = .seconds(1)
+            $0.heartbeatInterval = .milliseconds(200)
+        }) { harness in
+            let viewer = try await harness.newViewer()
+            let stream = try await EventStreamReader(port: harness.application.port, target: "/events?viewer=\(viewer)")
+
+            // One header byte every 100 ms never completes a request: closed at the deadline,
+            // although bytes keep coming.
+            let drip = try RawConnection(port: harness.application.port)
+            let closed = Task.detached {
+                await drip.readUntilClosed().closed
+            }
+            let dripping = Task.detached {
+                for byte in "GET /healthz HTTP/1.1\r\nX-Slow: \(String(repeating: "a", count: 600))".utf8 {
+                    guard drip.send([byte]) else { return }
+                    try? await Task.sleep(for: .milliseconds(100))
+                }
+            }
+            #expect(await closed.value)
+            dripping.cancel()
+
+            // The stream has been open past the deadline (heartbeats every 200 ms count the time)
+            // and still delivers.
+            for _ in 0..<100 where stream.comments.count < 10 {
+                _ = try? await stream.next(timeout: .milliseconds(500))
+            }
+            #expect(stream.comments.count >= 10)
+            try await harness.report(viewer, scrolling: false, rows: 0...0)
+            let filtered = try await stream.next { $0.name == "photo" && $0.json["state"] as? String == "filtered" }
+            #expect(filtered.json["index"] as? Int == 0)
+        }
+    }
+
+    @Test func headAnswersHeadersOnlyAndTextIsGzippedWhenAccepted() async throws {
+        try await WebHarness.with { harness in
+            let get = try await harness.request(.GET, "/static/app.js")
+            let head = try await harness.request(.HEAD, "/static/app.js")
+            #expect(head.status == 200)
+            #expect(head.body.isEmpty)
+            #expect(head.headers[.contentLength] == String(get.body.count))
+            #expect(get.headers[.date] != nil)
+
+            let zipped = try await harness.request(.GET, "/api/photos", headers: [.acceptEncoding: "gzip, deflate"])
+            #expect(zipped.headers[.contentEncoding] == "gzip")
+            #expect(zipped.headers[.vary] == "Accept-Encoding")
+            let plain = try await harness.request(.GET, "/api/photos")
+            #expect(plain.headers[.contentEncoding] == nil)
+            // The same document (JSON key order is not fixed between encodings).
+            let inflated = try JSONSerialization.jsonObject(with: try gunzip(zipped.body)) as? NSDictionary
+            #expect(inflated == (try JSONSerialization.jsonObject(with: plain.body) as? NSDictionary))
+            #expect(zipped.body.count < plain.body.count)
+            let refused = try await harness.request(.GET, "/api/photos", headers: [.acceptEncoding: "gzip;q=0"])
+            #expect(refused.headers[.contentEncoding] == nil)
+        }
+    }
+
+    @Test func staticFilesAreVersionedByContentAndA304RepeatsItsValidators() async throws {
+        try await WebHarness.with { harness in
+            let version = harness.application.context.staticFiles.version
+            let versioned = try await harness.request(.GET, "/static/v/\(version)/app.css")
+            #expect(versioned.status == 200)
+            #expect(versioned.headers[.cacheControl] == "public, max-age=31536000, immutable")
+            let page = try await harness.request(.GET, "/")
+            #expect(page.text.contains(version))
+
+            let old = try await harness.request(.GET, "/static/v/0123456789ab/app.css")
+            #expect(old.status == 200)
+            #expect(old.headers[.cacheControl] == "no-cache")
+
+            let tag = try #require(versioned.headers[.eTag])
+            let again = try await harness.request(.GET, "/static/v/\(version)/app.css", headers: [.ifNoneMatch: tag])
+            #expect(again.status == 304)
+            #expect(again.headers[.eTag] == tag)
+            #expect(again.headers[.cacheControl] == versioned.headers[.cacheControl])
+            #expect(again.body.isEmpty)
+        }
+    }
+
+    @Test func nothingOutsidePublicIsServedNotEvenThroughASymlink() async throws {
+        let folder = NSTemporaryDirectory() + "classic-photos-public-" + UUID().uuidString
+        let secret = NSTemporaryDirectory() + "classic-photos-secret-" + UUID().uuidString
+        try FileManager.default.createDirectory(atPath: folder + "/js", withIntermediateDirectories: true)
+        try Data("body{}".utf8).write(to: URL(fileURLWithPath: folder + "/app.css"))
+        try Data("export {}".utf8).write(to: URL(fileURLWithPath: folder + "/js/list.js"))
+        try Data("secret".utf8).write(to: URL(fileURLWithPath: secret))
+        try FileManager.default.createSymbolicLink(atPath: folder + "/linked.css", withDestinationPath: secret)
+        defer {
+            try? FileManager.default.removeItem(atPath: folder)
+            try? FileManager.default.removeItem(atPath: secret)
+        }
+        try await WebHarness.with(configure: { $0.publicDirectory = folder }) { harness in
+            #expect(try await harness.request(.GET, "/static/app.css").status == 200)
+            #expect(try await harness.request(.GET, "/static/js/list.js").status == 200)
+            for attack in [
+                "/static/linked.css", "/static/..%2F..%2Fetc%2Fpasswd", "/static/%2e%2e/%2e%2e/etc/passwd",
+                "/static/%252e%252e%252fPackage.swift", "/static//etc/passwd", "/static/js/..%5c..%5capp.css",
+                "/static/v/x/..%2f..%2fetc%2fpasswd", "/static/.hidden", "/static/\(secret)",
+            ] {
+                let response = try await harness.request(.GET, attack)
+                #expect(response.status == 404, "\(attack) answered \(response.status)")
+                #expect(!response.text.contains("secret"))
+            }
+        }
+    }
+
+    @Test func newViewersAreRateLimitedPerClientAndOnlyATrustedProxyNamesTheClient() async throws {
+        try await WebHarness.with(configure: { $0.viewersPerMinute = 3; $0.trustedProxies = ["127.0.0.0/8"] }) { harness in
+            for _ in 0..<3 {
+                #expect(try await harness.request(.POST, "/api/viewers").status == 201)
+            }
+            let refused = try await harness.request(.POST, "/api/viewers")
+            #expect(refused.status == 429)
+            #expect(Int(refused.headers[.retryAfter] ?? "") ?? 0 >= 1)
+            #expect((refused.json["error"] as? String)?.contains("too many new viewers") == true)
+            #expect(try await harness.request(.GET, "/").status == 429)
+            // Another client behind the trusted proxy has its own allowance.
+            let forwarded: HTTPFields = [HTTPField.Name("X-Forwarded-For")!: "203.0.113.7"]
+            #expect(try await harness.request(.POST, "/api/viewers", headers: forwarded).status == 201)
+        }
+        try await WebHarness.with(configure: { $0.viewersPerMinute = 1 }) { (harness) async throws in
+            #expect(try await harness.request(.POST, "/api/viewers").status == 201)
+            // Not trusted: a claimed address changes nothing.
+            let forwarded: HTTPFields = [HTTPField.Name("X-Forwarded-For")!: "203.0.113.8"]
+            #expect(try await harness.request(.POST, "/api/viewers", headers: forwarded).status == 429)
+        }
+    }
+
+    @Test func itListensOnIPv6() async throws {
+        try await WebHarness.with(configure: { $0.host = "::1" }) { harness in
+            let response = try await harness.request(.GET, "/healthz", host: "::1")
+            #expect(response.status == 200)
+        }
+    }
+
+    @Test func malformedFramingIsRefusedAndNothingAfterItIsRun() async throws {
+        try await WebHarness.with { harness in
+            let smuggle = "GET /healthz HTTP/1.1\r\nHost: x\r\n\r\n"
+            for framing in [
+                "POST /api/viewport HTTP/1.1\r\nHost: x\r\nContent-Length: 4\r\nTransfer-Encoding: chunked\r\n\r\n0\r\n\r\n",
+                "POST /api/viewport HTTP/1.1\r\nHost: x\r\nContent-Length: 2\r\nContent-Length: 40\r\n\r\n{}",
+                "POST /api/viewport HTTP/1.1\r\nHost: x\r\nContent-Length: +2\r\n\r\n{}",
+                "POST /api/viewport HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: chunked\r\n\r\nzz\r\n{}\r\n0\r\n\r\n",
+                "POST /api/viewport HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: gzip, chunked\r\n\r\n2\r\n{}\r\n0\r\n\r\n",
+            ] {
+                let connection = try RawConnection(port: harness.application.port)
+                connection.send(framing + smuggle)
+                let answer = await connection.readUntilClosed()
+                #expect(answer.closed)
+                let statuses = answer.text.components(separatedBy: "HTTP/1.1 ").dropFirst().map { String($0.prefix(3)) }
+                #expect(statuses.count == 1, "\(framing.debugDescription) got \(statuses)")
+                #expect(statuses.first == "400" || statuses.first == "501", "\(framing.debugDescription) got \(statuses)")
+            }
+            #expect(try await harness.request(.GET, "/healthz").status == 200)
+        }
+    }
+}
+
+/// Inflates a gzip body with the system's zlib (through `gzip -dc`), independent of the server's.
+func gunzip(_ data: Data) throws -> Data {
+    let process = Process()
+    process.executableURL = URL(fileURLWithPath: "/bin/gzip")
+    process.arguments = ["-dc"]
+    let input = Pipe()
+    let output = Pipe()
+    process.standardInput = input
+    process.standardOutput = output
+    try process.run()
+    input.fileHandleForWriting.write(data)
+    try input.fileHandleForWriting.close()
+    let result = output.fileHandleForReading.readDataToEndOfFile()
+    process.waitUntilExit()
+    return result
+}

@@ -1,0 +1,71 @@
+import Foundation
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// A plain TCP connection for requests no well-behaved client sends: oversized heads, bytes
+/// dripped one at a time, malformed framing. Reads block on a thread of their own (the test
+/// awaits them), bounded by a receive timeout that is only the failure bound.
+final class RawConnection: @unchecked Sendable {
+    let socket: Int32
+
+    init(port: UInt16) throws {
+        socket = try EventStreamReader.connectToLoopback(port: port)
+        var timeout = timeval(tv_sec: 30, tv_usec: 0)
+        setsockopt(socket, SOL_SOCKET, SO_RCVTIMEO, &timeout, socklen_t(MemoryLayout<timeval>.size))
+    }
+
+    deinit {
+        close(socket)
+    }
+
+    /// Sends `bytes`; false when the server has closed the connection.
+    @discardableResult
+    func send(_ bytes: some Collection<UInt8>) -> Bool {
+        let array = Array(bytes)
+        var offset = 0
+        while offset < array.count {
+            let sent = array[offset...].withUnsafeBytes { Glibc.send(socket, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL)) }
+            guard sent > 0 else { return false }
+            offset += sent
+        }
+        return true
+    }
+
+    func send(_ text: String) -> Bool { send(Array(text.utf8)) }
+
+    /// Everything the server sends until it closes the connection (or the failure bound passes).
+    func readUntilClosed() async -> (text: String, closed: Bool) {
+        let socket = socket
+        return await withCheckedContinuation { continuation in
+            Thread.detachNewThread {
+                var received: [UInt8] = []
+                var buffer = [UInt8](repeating: 0, count: 16_384)
+                var closed = false
+                while true {
+                    let count = recv(socket, &buffer, buffer.count, 0)
+                    if count == 0 { closed = true; break }
+                    if count < 0 { closed = errno == ECONNRESET; break }
+                    received += buffer[..<count]
+                }
+                continuation.resume(returning: (String(decoding: received, as: UTF8.self), closed))
+            }
+        }
+    }
+
+    /// The first response's status line and head, read until its blank line.
+    func readHead() async -> String {
+        let socket = socket
+        return await withCheckedContinuation { continuation in
+            Thread.detachNewThread {
+                var received: [UInt8] = []
+                var byte: UInt8 = 0
+                while recv(socket, &byte, 1, 0) == 1 {
+                    received.append(byte)
+                    if received.suffix(4) == [13, 10, 13, 10] { break }
+                }
+                continuation.resume(returning: String(decoding: received, as: UTF8.self))
+            }
+        }
+    }
+}
