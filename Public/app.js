@@ -83,7 +83,7 @@ const timeline = createTimelineView({
     list.focus({ preventScroll: true });
   },
 });
-const panel = attachPanel({ store, root: document, timeline });
+const panel = attachPanel({ store, root: document, timeline, timelineModel });
 attachStrategyControl({ store, select: $('strategy-select'), prefetch: $('prefetch-input'), note: $('strategy-note') });
 attachIntro({
   intro: $('intro'),
