@@ -88,7 +88,10 @@ export function createListView({ store, list, rowsEl, messageEl, rows, images, v
     } else {
       messageEl.hidden = true;
     }
-    schedule(); // in the next frame, with the layout it needs anyway
+    // The images can be asked for now (the viewport's size is known without a layout); the rows
+    // are made in the next frame, with the layout it needs anyway.
+    images.refresh(viewport.nearRange());
+    schedule();
   }
 
   function showSource() {
