@@ -28,7 +28,7 @@ import time
 from pathlib import Path
 
 import common
-from common import HOST, ROOT, log, percentile, table
+from common import HOST, log, percentile, table
 
 PROBE = """
     // Runs before the page's own scripts: records when every first-screen thumbnail has loaded.
@@ -53,7 +53,7 @@ PROBE = """
             if (!img || !settled(img)) return false;
             if (!list) return true;
             const src = img.getAttribute('src') || '';
-            return src.endsWith('/thumbnail') || src.endsWith('failed.svg');
+            return src.endsWith('/thumbnail') || src.includes('failed.svg');
         });
         if (ready) window.__bench.done = performance.now();
         else afterFrame();
@@ -126,24 +126,23 @@ def load(driver, url: str, timeout: float = 60) -> tuple[float, list[int]]:
     raise SystemExit(f"{url}: the first screen never finished loading")
 
 
-def warm(server: common.Server, driver, url: str) -> None:
-    """Loads the page until its first screen is sepia on the server (the server's cache is warm)."""
-    load(driver, url, timeout=300)
-
-
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--rounds", type=int, default=15, help="loads of each page per cache mode (default 15)")
     parser.add_argument("--photos", type=int, default=300, help="photos in the list (default 300)")
     parser.add_argument("--size", default="1280x800", help="viewport, WIDTHxHEIGHT (default 1280x800)")
     parser.add_argument("--binary", type=Path, help="the server (default: the release build of scripts/bench.sh)")
+    parser.add_argument("--page-from", type=Path, metavar="DIR",
+                        help="serve the Public/ and Templates/ of DIR instead (e.g. an older commit's, from git archive)")
     args = parser.parse_args()
     if args.binary:
         common.BINARY = args.binary.resolve()
+    if args.page_from:
+        common.ROOT = args.page_from.resolve()
     width, height = (int(n) for n in args.size.split("x"))
 
     log(f"6. First paint: {args.photos} photos, viewport {width}x{height}, {args.rounds} loads of each page "
-        f"per cache mode, alternating; server {common.BINARY.relative_to(ROOT) if common.BINARY.is_relative_to(ROOT) else common.BINARY}")
+        f"per cache mode, alternating; server {common.BINARY}, page from {common.ROOT}")
     with common.Server(["--photo-count", str(args.photos), "--sample-latency-ms", "20"]) as server:
         base = f"http://{HOST}:{server.port}"
         photos = json.loads(common.http("GET", server.port, "/api/photos")[1])["photos"]
@@ -153,7 +152,7 @@ def main() -> None:
         try:
             with file_server(folder) as files:
                 pages = {"page": base + "/", "plain": files + "/plain.html"}
-                warm(server, driver, pages["page"])
+                load(driver, pages["page"], timeout=300)  # the server's cache is warm after this
                 results = {}
                 for mode in ("warm", "cold"):
                     driver.execute_cdp_cmd("Network.setCacheDisabled", {"cacheDisabled": mode == "cold"})
