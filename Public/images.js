@@ -124,7 +124,6 @@ export function createImages({ store, onLoaded }) {
     refresh,
     photoChanged,
     pump,
-    isNear: inNear,
     stats: {
       get inFlight() { return inFlight.size; },
       get queued() { return queue.size; },

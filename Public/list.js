@@ -136,8 +136,6 @@ export function createListView({ store, list, rowsEl, messageEl, rows, images, v
       const el = rendered.get(index);
       if (el) renderRow(index, el);
     },
-    /** The row element of `index`, if rendered. */
-    rowElement: (index) => rendered.get(index) || null,
     get renderedCount() { return rendered.size; },
   };
 }

@@ -85,6 +85,5 @@ export function attachPanel({ store, root, timeline, timelineModel }) {
 
   return {
     get suspendedSeen() { return suspendedSeen; },
-    get suspendedShown() { return suspendedShown; },
   };
 }

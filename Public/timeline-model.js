@@ -118,7 +118,6 @@ export function createTimelineModel({ isOwn }) {
     subscribe(fn) { listeners.add(fn); return () => listeners.delete(fn); },
     get items() { return items; },
     get running() { return open.size; },
-    get started() { return offset != null; },
     /** This page's finished, cancelled and failed operations per queue, since it opened. */
     get ownWork() { return ownWork; },
   };
