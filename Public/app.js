@@ -83,7 +83,7 @@ const timeline = createTimelineView({
     list.focus({ preventScroll: true });
   },
 });
-const panel = attachPanel({ store, root: document, timeline });
+const panel = attachPanel({ store, root: document, timeline, timelineModel });
 attachStrategyControl({ store, select: $('strategy-select'), prefetch: $('prefetch-input'), note: $('strategy-note') });
 attachIntro({
   intro: $('intro'),
@@ -105,12 +105,18 @@ stream = createEventStream({
   onOperation: (op) => timelineModel.add(op),
   onSnapshot: () => {
     timelineModel.closeOpen(false);
-    if (!restored) {
-      restored = true;
-      viewport.jumpTo(rowFromURL() * rowHeight); // a shared link's scroll position
-      store.setActiveRow(viewport.visibleRange() ? viewport.visibleRange().first : 0);
+    const row = restored ? 0 : rowFromURL(); // a shared link's scroll position
+    restored = true;
+    if (row > 0) {
+      viewport.jumpTo(row * rowHeight);
+      store.setActiveRow(viewport.visibleRange().first);
     }
-    viewport.reportVisible();
+    // With the layout of the next frame (reading it now would lay the page out twice); a hidden
+    // tab has no frames, and reports after a moment instead.
+    let reported = false;
+    const report = () => { if (!reported) { reported = true; viewport.reportVisible(); } };
+    requestAnimationFrame(report);
+    setTimeout(report, 100);
   },
   onRenewed: () => {
     timelineModel.closeOpen(true);
@@ -142,6 +148,7 @@ window.classicPhotos = Object.freeze({
   get counts() { return Object.assign({}, store.state.counts); },
   get connection() { return stream.readyState; },
   get lastEventId() { return stream.lastEventId; },
+  get openedEarly() { return stream.adoptedEarly; },
   get activeRow() { return store.state.activeRow; },
   get strategy() { return { requested: store.state.requested, applied: store.state.applied }; },
   get renderedRows() { return listView.renderedCount; },

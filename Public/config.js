@@ -14,8 +14,8 @@ const whole = (text, fallback) => {
 /** Read once at start; never changes. */
 export const config = Object.freeze({
   basePath: (data.basePath || '').replace(/\/+$/, ''),
-  // The versioned prefix of Public/ (…/static/v/HASH), or …/static on a server that has none.
-  staticBase: (data.staticBase || (data.basePath || '') + '/static').replace(/\/+$/, ''),
+  // Public/ under its content-versioned prefix (…/static/v/HASH).
+  staticBase: (data.staticBase || '').replace(/\/+$/, ''),
   viewer: data.viewer || '',
   serverStrategy: data.strategy || 'prefetch',
   serverPrefetch: whole(data.prefetch, 3),

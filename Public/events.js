@@ -1,6 +1,8 @@
 // The event stream: one EventSource brings every row's state, this viewer's queues, the server's
-// totals and the operations for the timeline, and puts them into the store. When the server no
-// longer knows this viewer (it restarted), the page asks for a new viewer id and connects again.
+// totals and the operations for the timeline, and puts them into the store. The page's inline
+// script opens it before the modules load (the snapshot is on its way meanwhile); this module takes
+// it over. When the server no longer knows this viewer (it restarted), the page asks for a new
+// viewer id and connects again.
 
 import { url } from './config.js';
 
@@ -12,6 +14,7 @@ export function createEventStream({ store, onOperation, onSnapshot, onRenewed })
   let renewAttempts = 0;
   const seen = { total: 0 };
   let lastEventId = null;
+  let adoptedEarly = false;
 
   // Photo events come in bursts (download progress): they go to the store once per frame.
   const pendingPhotos = new Map();
@@ -64,12 +67,27 @@ export function createEventStream({ store, onOperation, onSnapshot, onRenewed })
     }
   }
 
+  /** The stream the page's inline script opened while the modules loaded, with the events it
+   * kept meanwhile; null when there is none for this viewer. */
+  function takeEarlyStream() {
+    const early = window.classicPhotosEarlyStream;
+    window.classicPhotosEarlyStream = null;
+    if (!early || early.viewer !== store.state.viewer || early.es.readyState === EventSource.CLOSED) {
+      if (early) early.es.close();
+      return null;
+    }
+    early.stop();
+    return early;
+  }
+
   function connect() {
     if (source) source.close();
-    const es = new EventSource(url('/events?viewer=' + encodeURIComponent(store.state.viewer)));
+    const early = takeEarlyStream();
+    if (early) adoptedEarly = true;
+    const es = early ? early.es : new EventSource(url('/events?viewer=' + encodeURIComponent(store.state.viewer)));
     source = es;
     store.setConnection('connecting');
-    es.onopen = () => {
+    const opened = () => {
       if (es !== source) return;
       loadStats();
       renewAttempts = 0;
@@ -77,6 +95,7 @@ export function createEventStream({ store, onOperation, onSnapshot, onRenewed })
       store.setNotice('shutdown', null);
       store.setNotice('connection', null);
     };
+    es.onopen = opened;
     es.onerror = () => {
       if (es !== source) return;
       if (es.readyState === EventSource.CLOSED) {
@@ -88,17 +107,20 @@ export function createEventStream({ store, onOperation, onSnapshot, onRenewed })
         store.setConnection('reconnecting');
       }
     };
-    for (const [type, handler] of Object.entries(handlers)) {
-      es.addEventListener(type, (event) => {
-        if (es !== source) return;
-        const data = parse(event);
-        if (!data || typeof data !== 'object') return;
-        try {
-          handler(data);
-        } catch (error) {
-          console.error('handling', type, 'failed:', error);
-        }
-      });
+    const dispatch = (type, event) => {
+      if (es !== source) return;
+      const data = parse(event);
+      if (!data || typeof data !== 'object') return;
+      try {
+        handlers[type](data);
+      } catch (error) {
+        console.error('handling', type, 'failed:', error);
+      }
+    };
+    for (const type of Object.keys(handlers)) es.addEventListener(type, (event) => dispatch(type, event));
+    if (early) {
+      if (es.readyState === EventSource.OPEN) opened();
+      for (const event of early.events) dispatch(event.type, event);
     }
   }
 
@@ -106,7 +128,7 @@ export function createEventStream({ store, onOperation, onSnapshot, onRenewed })
   async function loadStats() {
     const before = seen.stats || 0;
     try {
-      const response = await fetch(url('/api/stats'), { cache: 'no-store' });
+      const response = await fetch(url('/api/stats'), { cache: 'no-store', priority: 'low' });
       if (!response.ok) return;
       const stats = await response.json();
       if ((seen.stats || 0) === before && stats && typeof stats === 'object') store.setStats(stats);
@@ -155,6 +177,8 @@ export function createEventStream({ store, onOperation, onSnapshot, onRenewed })
     get renewing() { return renewing != null; },
     get readyState() { return source ? ['connecting', 'open', 'closed'][source.readyState] : 'none'; },
     get lastEventId() { return lastEventId; },
+    /** Whether the stream the page's inline script opened was taken over. */
+    get adoptedEarly() { return adoptedEarly; },
     seen,
   };
 }

@@ -1,11 +1,11 @@
 // Row images: at most MAX_LOADS requests at once, visible rows first, only for rows on or near the
-// screen, so the browser's six connections per origin are never all taken by images (one is the
-// event stream, one is for viewport reports). An image is fetched by a detached Image; once it has
+// screen, so images never take all of the browser's six connections per origin: one is the event
+// stream's, one is for viewport reports. An image is fetched by a detached Image; once it has
 // loaded, a row shows the same URL, which the browser answers from its memory cache.
 
 import { url, FAILED } from './config.js';
 
-const MAX_LOADS = 3;
+const MAX_LOADS = 4;
 
 const previewURL = (index) => url('/photos/' + index + '/preview');
 const thumbnailURL = (index) => url('/photos/' + index + '/thumbnail');
@@ -77,6 +77,10 @@ export function createImages({ store, onLoaded }) {
   function load(src, index) {
     const image = new Image();
     image.decoding = 'async';
+    // A detached image is fetched at low priority, which the browser holds back while the page
+    // loads; a visible row's is what the page is for.
+    const { first, last } = near.visible;
+    image.fetchPriority = index >= first && index <= last ? 'high' : 'low';
     inFlight.set(src, index);
     counters.started += 1;
     counters.maxInFlight = Math.max(counters.maxInFlight, inFlight.size);

@@ -88,7 +88,7 @@ export function createListView({ store, list, rowsEl, messageEl, rows, images, v
     } else {
       messageEl.hidden = true;
     }
-    render();
+    schedule(); // in the next frame, with the layout it needs anyway
   }
 
   function showSource() {

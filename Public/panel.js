@@ -6,7 +6,7 @@ import { formatBytes, formatCount, formatSeconds, plural, setText } from './form
 const SUSPENDED_HOLD_MS = 700; // a slow wheel scroll does not make the badge flicker
 
 /** Wires the panel's elements (found by id in `root`) to the store. */
-export function attachPanel({ store, root, timeline }) {
+export function attachPanel({ store, root, timeline, timelineModel }) {
   const $ = (id) => root.getElementById(id);
   let suspendedShown = false;
   let hideTimer = null;
@@ -42,9 +42,8 @@ export function attachPanel({ store, root, timeline }) {
     const suspended = !!(dl.suspended || ft.suspended);
     if (suspended) suspendedSeen += 1;
     showSuspended(suspended);
-    setText($('panel-summary'),
-      'Downloads ' + formatCount(dl.executing) + ' running, ' + formatCount(dl.pending) + ' queued · Sepia '
-      + formatCount(ft.executing) + ' running, ' + formatCount(ft.pending) + ' queued' + (suspended ? ' · suspended' : ''));
+    setText($('panel-summary'), formatCount(dl.executing) + ' downloading · ' + formatCount(ft.executing)
+      + ' filtering · ' + formatCount((dl.pending || 0) + (ft.pending || 0)) + ' queued' + (suspended ? ' · suspended' : ''));
   }
 
   function showStats() {
@@ -71,10 +70,18 @@ export function attachPanel({ store, root, timeline }) {
     timeline.setLanes(downloads, filters);
   }
 
+  function showOwnWork() {
+    const { download, filtration } = timelineModel.ownWork;
+    setText($('page-work'), plural(download.finished, 'download') + ' and ' + plural(filtration.finished, 'sepia filter')
+      + ' finished, ' + formatCount(download.cancelled + filtration.cancelled) + ' cancelled'
+      + (download.failed + filtration.failed ? ', ' + formatCount(download.failed + filtration.failed) + ' failed' : ''));
+  }
+
   store.subscribe((kind) => {
     if (kind === 'queues') showQueues();
     else if (kind === 'stats') showStats();
   });
+  timelineModel.subscribe((kind) => { if (kind === 'own') showOwnWork(); });
 
   return {
     get suspendedSeen() { return suspendedSeen; },

@@ -14,6 +14,13 @@ export function createTimelineModel({ isOwn }) {
   const open = new Map(); // "queue:slot" -> bar
   let offset = null; // server time minus page time, in seconds
   let nextId = 1;
+  // This page's operations since it opened, by queue and outcome (items are dropped, these stay).
+  const ownWork = { download: { finished: 0, cancelled: 0, failed: 0 }, filtration: { finished: 0, cancelled: 0, failed: 0 } };
+  const countOwn = (item) => {
+    if (!item.own || !(item.outcome in ownWork[item.queue])) return;
+    ownWork[item.queue][item.outcome] += 1;
+    emit('own');
+  };
 
   const clientNow = () => performance.now() / 1000;
   const serverNow = () => (offset == null ? 0 : clientNow() + offset);
@@ -30,6 +37,7 @@ export function createTimelineModel({ isOwn }) {
     bar.outcome = outcome;
     if (op && Number.isFinite(op.bytes)) bar.bytes = op.bytes;
     emit('update', bar);
+    countOwn(bar);
   }
 
   function reset() {
@@ -56,7 +64,9 @@ export function createTimelineModel({ isOwn }) {
     const sure = typeof op.mine === 'boolean'; // else `own` is the page's guess
     if (!Number.isInteger(op.slot)) {
       // Cancelled while still queued: a mark at the moment of cancel on the queue it waited in.
-      push({ kind: 'mark', queue, slot: null, index, start: time, end: time, outcome: 'cancelled', own, sure, bytes: null });
+      const mark = { kind: 'mark', queue, slot: null, index, start: time, end: time, outcome: 'cancelled', own, sure, bytes: null };
+      push(mark);
+      countOwn(mark);
       return;
     }
     const key = queue + ':' + op.slot;
@@ -109,5 +119,7 @@ export function createTimelineModel({ isOwn }) {
     get items() { return items; },
     get running() { return open.size; },
     get started() { return offset != null; },
+    /** This page's finished, cancelled and failed operations per queue, since it opened. */
+    get ownWork() { return ownWork; },
   };
 }

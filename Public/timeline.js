@@ -86,7 +86,7 @@ export function createTimelineView({ root, controls, model, store, tips, onSelec
     }));
     const height = laneTop('filtration', lanes.filtration - 1) + LANE;
     root.style.setProperty('--plot-height', height + 'px');
-    resize();
+    for (const item of model.items) { const el = elements.get(item.id); if (el) place(item, el); }
   }
 
   function resize() {
@@ -184,7 +184,6 @@ export function createTimelineView({ root, controls, model, store, tips, onSelec
       if (download === lanes.download && filtration === lanes.filtration) return;
       lanes = { download, filtration };
       layoutLanes();
-      for (const item of model.items) { const el = elements.get(item.id); if (el) place(item, el); }
     },
     schedule,
     get paused() { return pausedAt != null; },

@@ -9,6 +9,7 @@ import pytest
 
 from test_page import ROW_HEIGHT, Page, wait_for
 
+PUBLIC = Path(__file__).resolve().parents[2] / "Public"
 SIZES = {"desktop": (1366, 800), "tall-narrow": (800, 900), "phone": (390, 844), "phone-landscape": (844, 390)}
 
 
@@ -45,6 +46,17 @@ def test_the_introduction_can_be_dismissed_for_good(server, driver):
     assert driver.find_element("id", "intro").is_displayed() and about.get_attribute("aria-expanded") == "true"
 
 
+def test_every_module_is_fetched_while_the_page_is_parsed(server, driver):
+    """Each ES module is preloaded by the template, so no level of imports waits for the one before."""
+    page = Page(driver, server).open()
+    preloaded = page.js("return [...document.querySelectorAll('link[rel=modulepreload]')].map(l => l.href)")
+    names = sorted(href.rsplit("/", 1)[-1] for href in preloaded)
+    modules = sorted(p.name for p in PUBLIC.glob("*.js") if p.name != "app.js")
+    assert names == modules
+    # And the event stream was opened before the modules ran (the inline script in <head>).
+    assert page.js("return classicPhotos.openedEarly")
+
+
 def layout(page: Page) -> dict:
     return page.js("""
         const box = (id) => document.getElementById(id).getBoundingClientRect();
@@ -73,7 +85,7 @@ def test_on_small_screens_the_panel_is_a_sheet_under_the_list(server, driver, si
             assert box["list"] >= 7 * ROW_HEIGHT, box
     # The sheet's summary says what the queues do even when folded.
     driver.find_element("css selector", "#panel-details > summary").click()
-    assert "Downloads" in driver.find_element("id", "panel-summary").text
+    assert "downloading" in driver.find_element("id", "panel-summary").text
 
 
 CONTRAST = """

@@ -10,7 +10,7 @@ from test_page import ROW_HEIGHT, Page, screens, wait_for
 FIGURES = """
     // Every number and badge of the panel, each with the element that explains it.
     const out = [];
-    for (const el of document.querySelectorAll('#panel .num, #panel .badge, #panel dd, #panel td[id], #panel th, #panel #stat-viewers')) {
+    for (const el of document.querySelectorAll('#panel .num, #panel .badge, #panel dd, #panel td[id], #panel th, #panel #stat-viewers, #panel #page-work')) {
         const owner = el.closest('.has-tip');
         const ids = owner ? (owner.getAttribute('aria-describedby') || '').split(/\\s+/) : [];
         const text = ids.map((id) => document.getElementById(id)).filter(Boolean).map((d) => d.textContent.trim()).join(' ');
@@ -143,6 +143,9 @@ def test_each_tab_asks_for_its_own_strategy(server, driver):
     assert not driver.find_element("id", "prefetch-input").is_enabled()
     report = page.js("return classicPhotos.reports.lastAcknowledged")
     assert report["strategy"] == "visible" and report["prefetch"] == 0, report
+    wait_for(driver, lambda d: d.execute_script(
+        "const a = classicPhotos.strategy.applied; return !!a && a.strategy === 'visible'"), 10,
+        "the server never said it applies the URL's strategy")
 
     select.select_by_value("prefetch")
     prefetch = driver.find_element("id", "prefetch-input")
@@ -153,5 +156,10 @@ def test_each_tab_asks_for_its_own_strategy(server, driver):
         return r.strategy === 'prefetch' && r.prefetch === 7 && !classicPhotos.reports.inFlight;
     """), 10, "the new strategy was never reported")
     assert "strategy=prefetch" in driver.current_url and "prefetch=7" in driver.current_url, driver.current_url
+    # The server applies it to this viewer, and its queues events say so.
+    wait_for(driver, lambda d: d.execute_script("""
+        const a = classicPhotos.strategy.applied;
+        return !!a && a.strategy === 'prefetch' && a.prefetch === 7;
+    """), 10, "the server never said it applies the tab's strategy")
     note = driver.find_element("id", "strategy-note").text
-    assert "prefetch ±7" in note, note
+    assert note.startswith("The server schedules this page’s work by prefetch ±7"), note
