@@ -9,9 +9,9 @@ export function attachKeyboard({ store, list, viewport, rowHeight, act }) {
 
   /** Rows wholly on screen (at least one). */
   function wholeRows() {
-    const top = list.scrollTop;
+    const { top, height } = viewport.metrics();
     const first = Math.ceil(top / rowHeight);
-    const last = Math.floor((top + list.clientHeight) / rowHeight) - 1;
+    const last = Math.floor((top + height) / rowHeight) - 1;
     const count = store.state.photos.length;
     return { first: Math.min(first, count - 1), last: Math.max(Math.min(last, count - 1), Math.min(first, count - 1)) };
   }

@@ -12,9 +12,9 @@ export function createListView({ store, list, rowsEl, messageEl, rows, images, v
 
   function windowRange() {
     const n = store.state.photos.length;
-    const top = Math.max(0, list.scrollTop);
+    const { top, height } = viewport.metrics();
     const first = Math.max(0, Math.floor(top / rowHeight) - OVERSCAN);
-    const last = Math.min(n - 1, Math.floor((top + Math.max(list.clientHeight, rowHeight)) / rowHeight) + OVERSCAN);
+    const last = Math.min(n - 1, Math.floor((top + Math.max(height, rowHeight)) / rowHeight) + OVERSCAN);
     return { first, last };
   }
 
@@ -88,7 +88,10 @@ export function createListView({ store, list, rowsEl, messageEl, rows, images, v
     } else {
       messageEl.hidden = true;
     }
-    schedule(); // in the next frame, with the layout it needs anyway
+    // The images can be asked for now (the viewport's size is known without a layout); the rows
+    // are made in the next frame, with the layout it needs anyway.
+    images.refresh(viewport.nearRange());
+    schedule();
   }
 
   function showSource() {

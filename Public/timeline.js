@@ -20,6 +20,7 @@ export function createTimelineView({ root, controls, model, store, tips, onSelec
   const elements = new Map(); // item id -> element
   let lanes = { download: 0, filtration: 0 };
   let pps = 1; // pixels per second
+  let plotWidth = 0; // as the resize observer last saw it (reading it per frame would force layouts)
   let epoch = null; // the server time of strip x = 0
   let pausedAt = null; // server time the view froze at, or null when live
   let back = 0; // seconds scrubbed back from pausedAt
@@ -29,7 +30,8 @@ export function createTimelineView({ root, controls, model, store, tips, onSelec
   const laneTop = (queue, slot) => (queue === 'download' ? 0 : (lanes.download + 1) * LANE + GAP)
     + (slot == null ? 0 : (slot + 1) * LANE);
   const viewEnd = () => (pausedAt == null ? model.serverNow() : pausedAt - back);
-  const visibleNow = () => !document.hidden && root.offsetParent !== null;
+  const sheet = root.closest('details');
+  const visibleNow = () => !document.hidden && (!sheet || sheet.open);
 
   function place(item, el) {
     if (epoch == null) epoch = item.start;
@@ -90,14 +92,15 @@ export function createTimelineView({ root, controls, model, store, tips, onSelec
   }
 
   function resize() {
-    pps = Math.max(1, plot.clientWidth) / WINDOW_SECONDS;
+    plotWidth = plot.clientWidth;
+    pps = Math.max(1, plotWidth) / WINDOW_SECONDS;
     for (const item of model.items) { const el = elements.get(item.id); if (el) place(item, el); }
     schedule(true);
   }
 
   function draw() {
     const end = viewEnd();
-    if (epoch != null) strip.style.transform = 'translateX(' + (plot.clientWidth - (end - epoch) * pps).toFixed(1) + 'px)';
+    if (epoch != null) strip.style.transform = 'translateX(' + (plotWidth - (end - epoch) * pps).toFixed(1) + 'px)';
     for (const item of model.items) {
       if (item.end != null) continue;
       const el = elements.get(item.id);

@@ -13,18 +13,25 @@ export function createViewport({ store, list, reporter, rowHeight }) {
   let scrollTimer = null;
   let expectedTop = null; // the scrollTop of a jump the page made itself
   let resizeTimer = null;
-  let lastHeight = -1;
+  // The list's scroll position and height as last seen (from scroll events and the resize
+  // observer): reading them when asked would make the browser lay the page out at that moment.
+  let top = 0;
+  let height = 0; // 0 until the list has been laid out once
 
   const count = () => store.state.photos.length;
+
+  /** The list's scroll position and height; before its first layout, the window's height. */
+  function metrics() {
+    return { top, height: height || window.innerHeight, measured: height > 0 };
+  }
 
   /** The rows at least partly on screen, inclusive; null before the list is there. */
   function visibleRange() {
     const n = count();
-    const height = list.clientHeight;
-    if (!n || height <= 0) return null;
-    const top = Math.max(0, list.scrollTop);
+    const { height: h } = metrics();
+    if (!n || h <= 0) return null;
     const first = Math.min(n - 1, Math.floor(top / rowHeight));
-    const last = Math.min(n - 1, Math.max(first, Math.floor((top + height - 1) / rowHeight)));
+    const last = Math.min(n - 1, Math.max(first, Math.floor((top + h - 1) / rowHeight)));
     return { first, last };
   }
 
@@ -41,7 +48,7 @@ export function createViewport({ store, list, reporter, rowHeight }) {
   }
 
   function reportVisible() {
-    if (store.state.scrolling || store.state.source.status !== 'ready') return;
+    if (store.state.scrolling || store.state.source.status !== 'ready' || !height) return;
     const visible = visibleRange();
     if (!visible) return;
     reporter.report({ scrolling: false, first: visible.first, last: visible.last });
@@ -49,6 +56,7 @@ export function createViewport({ store, list, reporter, rowHeight }) {
   }
 
   function onScroll() {
+    top = Math.max(0, list.scrollTop);
     if (!count()) return;
     if (expectedTop != null && Math.abs(list.scrollTop - expectedTop) < 1) {
       expectedTop = null;
@@ -60,41 +68,56 @@ export function createViewport({ store, list, reporter, rowHeight }) {
       reporter.report({ scrolling: true });
     }
     clearTimeout(scrollTimer);
-    scrollTimer = setTimeout(() => {
-      scrollTimer = null;
-      store.setScrolling(false);
-      reportVisible();
-    }, SCROLL_END_MS);
+    scrollTimer = setTimeout(scrollMayHaveEnded, SCROLL_END_MS);
   }
 
-  /** Scrolls by the page's own doing to `top`, and reports the new rows at once. */
-  function jumpTo(top) {
-    const max = Math.max(0, count() * rowHeight - list.clientHeight);
-    top = Math.max(0, Math.min(max, Math.round(top)));
-    if (Math.abs(list.scrollTop - top) < 1) return;
-    if (!store.state.scrolling) expectedTop = top;
-    list.scrollTop = top;
+  // Scrolling has ended when the position has stood still for SCROLL_END_MS; on a slow frame the
+  // next scroll event may still be due, so the position itself is looked at.
+  function scrollMayHaveEnded() {
+    const now = Math.max(0, list.scrollTop);
+    if (Math.abs(now - top) >= 1) {
+      top = now;
+      scrollTimer = setTimeout(scrollMayHaveEnded, SCROLL_END_MS);
+      return;
+    }
+    scrollTimer = null;
+    store.setScrolling(false);
+    reportVisible();
+  }
+
+  /** Scrolls by the page's own doing to `to`, and reports the new rows at once. */
+  function jumpTo(to) {
+    const max = Math.max(0, count() * rowHeight - metrics().height);
+    to = Math.max(0, Math.min(max, Math.round(to)));
+    if (Math.abs(top - to) < 1) return;
+    if (!store.state.scrolling) expectedTop = to;
+    list.scrollTop = to;
+    top = to;
     if (!store.state.scrolling) reportVisible();
   }
 
   /** Brings row `index` on screen, moving as little as needed (or to the top with `align`). */
   function reveal(index, align) {
-    const top = index * rowHeight;
-    const bottom = top + rowHeight;
-    if (align === 'top') jumpTo(top);
-    else if (top < list.scrollTop) jumpTo(top);
-    else if (bottom > list.scrollTop + list.clientHeight) jumpTo(bottom - list.clientHeight);
+    const rowTop = index * rowHeight;
+    const rowBottom = rowTop + rowHeight;
+    const h = metrics().height;
+    if (align === 'top' || rowTop < top) jumpTo(rowTop);
+    else if (rowBottom > top + h) jumpTo(rowBottom - h);
   }
 
+  // After each layout that changed the list's height (the first one included).
   function onResize() {
-    if (list.clientHeight === lastHeight) return;
-    lastHeight = list.clientHeight;
+    const first = !height;
+    if (list.clientHeight === height) return;
+    height = list.clientHeight;
+    top = Math.max(0, list.scrollTop);
     clearTimeout(resizeTimer);
-    resizeTimer = setTimeout(reportVisible, SCROLL_END_MS);
+    if (first) reportVisible();
+    else resizeTimer = setTimeout(reportVisible, SCROLL_END_MS);
   }
 
   list.addEventListener('scroll', onScroll, { passive: true });
   new ResizeObserver(onResize).observe(list);
 
-  return { visibleRange, nearRange, reportVisible, jumpTo, reveal };
+  return { visibleRange, nearRange, reportVisible, jumpTo, reveal, metrics };
 }
