@@ -23,6 +23,7 @@ import random
 import time
 
 from common import (Server, log, mb, ms, new_viewer, open_events, percentile, post_viewport, table)
+from range_origin import RangeOrigin, sample_photos
 
 DONE = {"filtered", "failed"}
 
@@ -93,6 +94,70 @@ def traces(rows: int, screen: int, seed: int, stops: int) -> list[tuple[str, flo
     return steps
 
 
+def impatient(rows: int, screen: int, rounds: int) -> list[tuple[str, float, int, float]]:
+    """Back and forth between two places in the list, moving on after a quarter of a second (the
+    dwell is the patience here) whether or not the rows are done: the transfers in flight are
+    aborted, and wanted again on the way back. Then a patient stop at each place, so that every run
+    ends having loaded the same photos."""
+    places = [min(rows - screen, rows // 10), min(rows - screen, rows * 6 // 10)]
+    return [("impatient", 0.1, places[i % 2], 0.25) for i in range(rounds * 2)] \
+        + [("settle", 0.1, place, 0.5) for place in places]
+
+
+async def replay(port: int, steps: list[tuple[str, float, int, float]], args, viewer: Viewer | None = None) -> Viewer:
+    """Replays `steps` as one viewer (the first call makes it); an impatient stop waits only its dwell."""
+    if viewer is None:
+        viewer = Viewer(port)
+        await viewer.start()
+        await asyncio.sleep(0.2)  # the snapshot
+    for trace, scroll, first, dwell in steps:
+        if scroll:
+            await viewer.scroll(scroll)
+        patient = trace != "impatient"
+        await viewer.stop_at(first, first + args.screen - 1, args.stop_timeout if patient else dwell)
+        if patient:
+            await asyncio.sleep(dwell)
+    return viewer
+
+
+async def run_resume(honour_ranges: bool, files, args) -> dict:
+    """The traces and the impatient one, strategy prefetch, on an origin that honours or ignores Range."""
+    with RangeOrigin(files, args.latency_ms / 1000, args.resume_bandwidth, honour_ranges) as origin:
+        with Server(["--strategy", "prefetch", "--source", origin.source]) as server:
+            viewer = await replay(server.port, traces(len(files), args.screen, args.seed, args.stops), args)
+            standard = server.stats()
+            await replay(server.port, impatient(len(files), args.screen, args.stops), args, viewer)
+            stats = server.stats()
+            viewer.stream.close()
+    return {"standard": standard, "all": stats, "requests": origin.requests, "ranged": origin.ranged,
+            "partial": origin.partial, "sent": origin.bytes_sent}
+
+
+def compare_resume(args) -> None:
+    """Bytes downloaded with and without resume, the same traces against the same files."""
+    files = sample_photos(args.rows)
+    log(f"\n== resume: the traces above, then {args.stops} impatient round trips between two places; prefetch; "
+        f"{len(files)} sample photos from an origin that answers Range as nginx does, or ignores it "
+        f"({args.latency_ms} ms, {args.resume_bandwidth / 1e6:g} MB/s per transfer)")
+    results = [("Range ignored", asyncio.run(run_resume(False, files, args))),
+               ("Range honoured", asyncio.run(run_resume(True, files, args)))]
+    def per_photo(stats: dict) -> str:
+        finished = stats["downloads"]["finished"]
+        return f"{stats['bytesDownloaded'] / finished / 1e3:.0f} KB" if finished else "n/a"
+
+    rows = [[name, mb(r["standard"]["bytesDownloaded"]), r["standard"]["transfersAborted"], per_photo(r["standard"]),
+             mb(r["all"]["bytesDownloaded"]), r["all"]["transfersAborted"], r["all"]["downloads"]["finished"],
+             per_photo(r["all"]), r["requests"], r["ranged"], r["partial"], mb(r["sent"])] for name, r in results]
+    log(table(["origin", "traces: downloaded", "aborted", "per photo", "+ impatient: downloaded", "aborted",
+               "photos", "per photo", "requests", "with Range", "206", "origin sent"], rows))
+    (_, without), (_, resumed) = results
+    saved = without["all"]["bytesDownloaded"] - resumed["all"]["bytesDownloaded"]
+    if without["all"]["bytesDownloaded"]:
+        log(f"  resume saves {mb(saved)} of {mb(without['all']['bytesDownloaded'])} "
+            f"({saved / without['all']['bytesDownloaded']:.1%}); photos loaded: "
+            f"{without['all']['downloads']['finished']} without, {resumed['all']['downloads']['finished']} with")
+
+
 async def run_strategy(strategy: str, args) -> dict:
     server_args = ["--strategy", strategy, "--photo-count", str(args.rows),
                    "--sample-latency-ms", str(args.latency_ms), "--sample-bandwidth", str(args.bandwidth)]
@@ -130,12 +195,15 @@ def main() -> None:
     parser.add_argument("--stop-timeout", type=float, default=20.0)
     parser.add_argument("--seed", type=int, default=5)
     parser.add_argument("--strategies", default="eager,visible,prefetch")
+    parser.add_argument("--no-resume", action="store_true", help="skip the comparison with and without resume")
+    parser.add_argument("--resume-bandwidth", type=int, default=500_000,
+                        help="bytes/s per transfer in the resume comparison: slow enough that transfers outlast a move")
     args = parser.parse_args()
 
     log(f"== 1. scroll traces: {args.rows} rows, {args.screen} visible, sample origin {args.latency_ms} ms latency, "
         f"{args.bandwidth / 1e6:g} MB/s per transfer; stops bounded at {args.stop_timeout:g} s (a stop that "
         f"hits the bound counts as the bound)")
-    results = [asyncio.run(run_strategy(s, args)) for s in args.strategies.split(",")]
+    results = [asyncio.run(run_strategy(s, args)) for s in args.strategies.split(",") if s]
     rows = []
     for r in results:
         s = r["stats"]
@@ -167,6 +235,8 @@ def main() -> None:
             * 20 > len(by["eager"]["all"]) else ""
         log(f"  prefetch p95 / eager p95 = {prefetch / eager:.3f} (target <= 0.2): "
             f"{'met' if prefetch <= eager / 5 else 'MISSED'}{censored}")
+    if not args.no_resume:
+        compare_resume(args)
 
 
 if __name__ == "__main__":

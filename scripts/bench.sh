@@ -42,12 +42,14 @@ quick=()
         echo; python3 http_throughput.py --duration 5 --rounds 1
         echo; python3 thumbnails.py --seconds 3 --vips-rounds 3
         echo; python3 memory.py --budgets 32
+        echo; python3 resident.py --requests 300000 --close-requests 50000
     else
         python3 scroll_traces.py
         echo; python3 viewers.py
         echo; python3 http_throughput.py
         echo; python3 thumbnails.py
         echo; python3 memory.py
+        echo; python3 resident.py
     fi
 } 2>&1 | tee "$out"
 echo "written to $out"

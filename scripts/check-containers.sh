@@ -147,6 +147,7 @@ wait_for() {
         [[ "$code" == "$want" ]] && return 0
         sleep 0.2
     done
+    tail -n 5 "$work"/*/error.log >&2 2>/dev/null || true  # nginx's reason, if one of ours did not start
     fail "$url answered ${code:-nothing}, not $want"
 }
 # Asserts what `curl` prints for a request: expect STATUS BODY_PATTERN -- CURL_ARGS...
@@ -286,6 +287,10 @@ print(f"   ok: 150 viewport reports in a burst: {codes.count(204)} x 204, {codes
 PY
 
 # ---------------------------------------------------------------- photos profile
+# A port chosen now, not at the nginx -t step: since then the apps above have bound ports of their
+# own (their sample origins on any free port), and one of them may have taken the earlier choice.
+origin_port=$(free_port)
+local_copy deploy/nginx/photos.conf origin "$origin_port" >/dev/null
 step "smoke test, profile photos: photos-list.sh, the photos origin on 127.0.0.1:$origin_port, the app downloading from it"
 # A few photos: JPEGs the sample origin generated above, and the golden PNG of the codec tests.
 mapfile -t jpegs < <(find "$work/sample-cache" -name '*.jpg' | sort | head -3)

@@ -21,18 +21,15 @@ public final class SampleOrigin: Sendable {
     /// Files of a user's folder that are not listed, with why.
     public let skipped: [SkippedFile]
 
-    private let services: ServiceGroup
-    private let task: Task<Void, any Error>
+    private let server: RunningServer
 
     private init(
-        configuration: SampleOriginConfiguration, folder: String, skipped: [SkippedFile], services: ServiceGroup,
-        task: Task<Void, any Error>, port: UInt16
+        configuration: SampleOriginConfiguration, folder: String, skipped: [SkippedFile], server: RunningServer, port: UInt16
     ) {
         self.configuration = configuration
         self.folder = folder
         self.skipped = skipped
-        self.services = services
-        self.task = task
+        self.server = server
         self.port = port
         self.dataSourceURL = "http://127.0.0.1:\(port)/photos.plist"
     }
@@ -68,37 +65,25 @@ public final class SampleOrigin: Sendable {
             return Self.photoResponse(data, file: file, request: request, bandwidth: bandwidth)
         }
 
-        let (running, announce) = AsyncStream<Int?>.makeStream()
         var logger = Logger(label: "sample-origin")
         logger.logLevel = .warning
-        let server = Application(
-            router: router,
-            configuration: .init(address: .hostname("127.0.0.1", port: Int(configuration.port)), serverName: nil),
-            onServerRunning: { channel in
-                announce.yield(channel.localAddress?.port)
-                announce.finish()
-            },
-            logger: logger)
-        let services = ServiceGroup(configuration: .init(services: [server], gracefulShutdownSignals: [], logger: logger))
-        let task = Task {
-            defer { announce.finish() }
-            try await services.run()
-        }
-        var iterator = running.makeAsyncIterator()
-        guard let announced = await iterator.next(), let port = announced else {
-            let reason: String
-            do {
-                try await task.value
-                reason = "stopped at once"
-            } catch {
-                reason = "\(error)"
+        let server: RunningServer
+        do {
+            server = try await RunningServer.start(logger: logger) { onServerRunning in
+                Application(
+                    router: router,
+                    configuration: .init(address: .hostname("127.0.0.1", port: Int(configuration.port)), serverName: nil),
+                    onServerRunning: onServerRunning,
+                    logger: logger)
             }
-            throw SampleOriginError.cannotListen(reason)
+        } catch {
+            throw SampleOriginError.cannotListen(error.reason)
         }
+        let port = server.port
         let baseURL = "http://127.0.0.1:\(port)"
         plist.withLock { $0 = try? library.propertyList(baseURL: baseURL) }
         return SampleOrigin(
-            configuration: configuration, folder: library.directory.path, skipped: library.skipped, services: services, task: task,
+            configuration: configuration, folder: library.directory.path, skipped: library.skipped, server: server,
             port: UInt16(port))
     }
 
@@ -137,12 +122,6 @@ public final class SampleOrigin: Sendable {
 
     /// Stops serving.
     public func stop() async {
-        await services.triggerGracefulShutdown()
-        let cutOff = Task {
-            try await Task.sleep(for: .seconds(1))
-            task.cancel()
-        }
-        _ = try? await task.value
-        cutOff.cancel()
+        await server.stop(cutOff: .seconds(1))
     }
 }

@@ -137,9 +137,11 @@ public final class PhotoPipeline: Sendable {
         return result
     }
 
-    /// Carries out `effects`, with the lock released: writes (forgetting what the results store
-    /// evicted for them), scheduling, links, enqueues, cancels, and last the events.
+    /// Carries out `effects`, with the lock released: first the events (the publisher holds back
+    /// every later-stamped event until these arrive), then writes (forgetting what the results store
+    /// evicted for them), scheduling, links, enqueues and cancels.
     private func apply(_ effects: Effects) {
+        transport.deliver(effects.events)
         for write in effects.writes {
             guard let gone = results?.write(write.data, for: write.name), !gone.isEmpty else { continue }
             update { state, effects in
@@ -155,7 +157,6 @@ public final class PhotoPipeline: Sendable {
             queue.addOperation(operation)
         }
         effects.cancelled.forEach { $0.cancel() }
-        transport.deliver(effects.events)
     }
 
     // MARK: Keeping results

@@ -22,22 +22,20 @@ public final class Application: Sendable {
     public let maxConnections: Int
 
     let context: AppContext
-    private let services: ServiceGroup
-    private let serverTask: Task<Void, any Error>
+    private let server: RunningServer
     private let loading: Task<SampleOrigin?, Never>
     private let background: Task<Void, Never>
     private let stopping = Mutex(false)
 
     private init(
-        configuration: ServerConfiguration, port: UInt16, maxConnections: Int, context: AppContext, services: ServiceGroup,
-        serverTask: Task<Void, any Error>, loading: Task<SampleOrigin?, Never>, background: Task<Void, Never>
+        configuration: ServerConfiguration, port: UInt16, maxConnections: Int, context: AppContext, server: RunningServer,
+        loading: Task<SampleOrigin?, Never>, background: Task<Void, Never>
     ) {
         self.configuration = configuration
         self.port = port
         self.maxConnections = maxConnections
         self.context = context
-        self.services = services
-        self.serverTask = serverTask
+        self.server = server
         self.loading = loading
         self.background = background
     }
@@ -77,7 +75,6 @@ public final class Application: Sendable {
 
         let openFiles = OpenFilesLimit.raise()
         let maxConnections = configuration.effectiveMaxConnections(openFilesLimit: openFiles)
-        let (running, announce) = AsyncStream<Int?>.makeStream()
         let limits = GuardedHTTP1Channel.Limits(
             maxHeaderBytes: configuration.maxHeaderBytes, maxURLLength: configuration.maxURLLength,
             idleTimeout: .nanoseconds(Int64(configuration.idleTimeout.components.seconds) * 1_000_000_000
@@ -88,35 +85,24 @@ public final class Application: Sendable {
         } catch {
             throw ApplicationError.templates(configuration.templatesDirectory, "\(error)")
         }
-        let server = Hummingbird.Application(
-            responder: router.buildResponder(),
-            server: GuardedHTTP1Channel.builder(limits),
-            configuration: .init(
-                address: .hostname(configuration.host, port: Int(configuration.port)),
-                serverName: nil,
-                backlog: 1_024,
-                availableConnectionsDelegate: .maximum(maxConnections, logger: logger)),
-            onServerRunning: { channel in
-                announce.yield(channel.localAddress?.port)
-                announce.finish()
-            },
-            logger: quieter(logger))
-        let services = ServiceGroup(configuration: .init(services: [server], gracefulShutdownSignals: [], logger: quieter(logger)))
-        let serverTask = Task {
-            defer { announce.finish() }
-            try await services.run()
-        }
-        var iterator = running.makeAsyncIterator()
-        guard let announced = await iterator.next(), let port = announced else {
-            let reason: String
-            do {
-                try await serverTask.value
-                reason = "the server stopped at once"
-            } catch {
-                reason = "\(error)"
+        let server: RunningServer
+        do {
+            server = try await RunningServer.start(logger: quieter(logger)) { onServerRunning in
+                Hummingbird.Application(
+                    responder: router.buildResponder(),
+                    server: GuardedHTTP1Channel.builder(limits),
+                    configuration: .init(
+                        address: .hostname(configuration.host, port: Int(configuration.port)),
+                        serverName: nil,
+                        backlog: 1_024,
+                        availableConnectionsDelegate: .maximum(maxConnections, logger: logger)),
+                    onServerRunning: onServerRunning,
+                    logger: quieter(logger))
             }
-            throw ApplicationError.cannotListen("\(configuration.host):\(configuration.port)", reason)
+        } catch {
+            throw ApplicationError.cannotListen("\(configuration.host):\(configuration.port)", error.reason)
         }
+        let port = server.port
 
         logger.info("listening", metadata: [
             "address": "\(configuration.host):\(port)", "strategy": "\(configuration.strategy.name)",
@@ -137,7 +123,7 @@ public final class Application: Sendable {
         }
         return Application(
             configuration: configuration, port: UInt16(port), maxConnections: maxConnections, context: context,
-            services: services, serverTask: serverTask, loading: loading, background: background)
+            server: server, loading: loading, background: background)
     }
 
     /// Hummingbird's own logging, one level quieter than ours (it logs every connection at debug).
@@ -158,7 +144,7 @@ public final class Application: Sendable {
     /// Runs until the server stops (or fails).
     public func run() async throws {
         do {
-            try await serverTask.value
+            try await server.waitUntilStopped()
         } catch where stopping.withLock({ $0 }) {
             return
         }
@@ -180,14 +166,8 @@ public final class Application: Sendable {
         }
         background.cancel()
         context.library.pipeline?.shutdown()
-        await services.triggerGracefulShutdown()
         // A client that never reads its response cannot hold the shutdown: after 2 s the rest is cut.
-        let cutOff = Task {
-            try await Task.sleep(for: .seconds(2))
-            serverTask.cancel()
-        }
-        _ = try? await serverTask.value
-        cutOff.cancel()
+        await server.stop(cutOff: .seconds(2))
         await loading.value?.stop()
         context.logger.info("stopped")
     }

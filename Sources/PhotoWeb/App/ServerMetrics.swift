@@ -65,6 +65,8 @@ final class ServerMetrics: Sendable {
         counter("classic_photos_transfers_aborted_total", [], by: stats.transfersAborted - previous.transfersAborted)
         counter("classic_photos_cache_requests_total", [("result", "hit")], by: stats.cacheHits - previous.cacheHits)
         counter("classic_photos_cache_requests_total", [("result", "miss")], by: stats.cacheMisses - previous.cacheMisses)
+        counter("classic_photos_resumed_bytes_total", [], by: Int(stats.resumedBytes - previous.resumedBytes))
+        Gauge(label: "classic_photos_resumable_bytes", factory: factory).record(stats.resumableBytes)
         Gauge(label: "classic_photos_cache_bytes", factory: factory).record(stats.cacheBytes)
         Gauge(label: "classic_photos_wasted_bytes", factory: factory).record(Int(stats.wastedBytes))
         Gauge(label: "classic_photos_wasted_downloads", factory: factory).record(stats.wastedDownloads)

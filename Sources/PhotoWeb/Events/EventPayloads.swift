@@ -106,6 +106,9 @@ enum EventPayloads {
         var filtrations: Counts
         var bytesDownloaded: Int64
         var transfersAborted: Int
+        /// Bytes kept from cancelled transfers, to resume from; bytes that resumed transfers did not fetch again.
+        var resumableBytes: Int
+        var resumedBytes: Int64
         var cacheHits: Int
         var cacheMisses: Int
         var cacheBytes: Int
@@ -122,6 +125,8 @@ enum EventPayloads {
             filtrations = Counts(stats.filtrations)
             bytesDownloaded = stats.bytesDownloaded
             transfersAborted = stats.transfersAborted
+            resumableBytes = stats.resumableBytes
+            resumedBytes = stats.resumedBytes
             cacheHits = stats.cacheHits
             cacheMisses = stats.cacheMisses
             cacheBytes = stats.cacheBytes
