@@ -50,6 +50,7 @@ quick=()
         echo; python3 thumbnails.py
         echo; python3 memory.py
         echo; python3 resident.py
+        echo; python3 first_paint.py
     fi
 } 2>&1 | tee "$out"
 echo "written to $out"

@@ -25,10 +25,14 @@ if ((${#missing[@]})); then
 fi
 
 if [[ "${1:-}" == "--tests" ]]; then
-    for requirements in "$(dirname "$0")"/../Tests/{browser,hostile}/requirements.txt; do
-        [[ -f "$requirements" ]] || continue
+    pip_install() {
         # Debian's own Python refuses pip installs outside a virtualenv unless told otherwise (PEP 668).
-        python3 -m pip install -q -r "$requirements" 2>/dev/null \
-            || python3 -m pip install -q --break-system-packages -r "$requirements"
+        python3 -m pip install -q "$@" 2>/dev/null || python3 -m pip install -q --break-system-packages "$@"
+    }
+    for requirements in "$(dirname "$0")"/../Tests/{browser,hostile}/requirements.txt; do
+        if [[ -f "$requirements" ]]; then pip_install -r "$requirements"; fi
     done
+    # axe-core's axe.min.js, carried by a package whose own dependencies (playwright) the tests do not use.
+    no_deps="$(dirname "$0")/../Tests/browser/requirements-no-deps.txt"
+    if [[ -f "$no_deps" ]]; then pip_install --no-deps -r "$no_deps"; fi
 fi
