@@ -55,7 +55,7 @@ final class EventStreamReader {
     }
 
     /// The next event (comments are collected, not returned), or nil when the stream ends.
-    func next(timeout: Duration = .seconds(20)) async throws -> Event? {
+    func next(timeout: Duration = .seconds(60)) async throws -> Event? {
         let deadline = ContinuousClock.now + timeout
         while true {
             if let event = takeEvent() { return event }
@@ -65,7 +65,7 @@ final class EventStreamReader {
     }
 
     /// Reads events until one satisfies `condition`, returning it.
-    func next(where condition: (Event) -> Bool, timeout: Duration = .seconds(20)) async throws -> Event {
+    func next(where condition: (Event) -> Bool, timeout: Duration = .seconds(60)) async throws -> Event {
         let deadline = ContinuousClock.now + timeout
         while let event = try await next(timeout: deadline - ContinuousClock.now) {
             if ProcessInfo.processInfo.environment["SSE_DEBUG"] != nil { print("SSE", event.id ?? 0, event.name, event.data.prefix(160)) }
@@ -75,7 +75,7 @@ final class EventStreamReader {
     }
 
     /// Reads events until every row in `rows` has been reported filtered, in whatever order.
-    func waitUntilFiltered(_ rows: ClosedRange<Int>, timeout: Duration = .seconds(20)) async throws {
+    func waitUntilFiltered(_ rows: ClosedRange<Int>, timeout: Duration = .seconds(60)) async throws {
         var waiting = Set(rows)
         let deadline = ContinuousClock.now + timeout
         while !waiting.isEmpty {
@@ -86,7 +86,7 @@ final class EventStreamReader {
     }
 
     /// Waits until a comment line (a heartbeat) arrives.
-    func nextComment(timeout: Duration = .seconds(20)) async throws -> String {
+    func nextComment(timeout: Duration = .seconds(60)) async throws -> String {
         let seen = comments.count
         let deadline = ContinuousClock.now + timeout
         while comments.count == seen {

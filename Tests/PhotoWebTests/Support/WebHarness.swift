@@ -62,7 +62,11 @@ struct WebHarness {
     func request(
         _ method: TestMethod, _ target: String, headers: HTTPFields = [:], body: Data = Data(), host: String = "127.0.0.1"
     ) async throws -> TestResponse {
-        let response = try await TestClient.withClient(host: host, port: Int(application.port)) { client in
+        // The timeout is only the failure bound: other suites share the machine and NIO's threads
+        // (one runs 1,000 streams nobody reads), so an answer may be slow but must come.
+        let response = try await TestClient.withClient(
+            host: host, port: Int(application.port), configuration: .init(timeout: .seconds(90))
+        ) { client in
             try await client.execute(.init(
                 target, method: method.method, headers: headers, body: body.isEmpty ? nil : ByteBuffer(data: body)))
         }
