@@ -65,25 +65,26 @@ struct AppContext: Sendable {
         return session
     }
 
-    /// A new viewer for the client of `request`: a 429 when that client made too many lately,
-    /// a 503 when the server is full.
-    func newViewer(for request: Request, peer: SocketAddress?) throws(APIError) -> ViewerSession {
+    /// A new viewer for the client of `request`, following `strategy` (nil: the server's default):
+    /// a 429 when that client made too many lately, a 503 when the server is full.
+    func newViewer(for request: Request, peer: SocketAddress?, strategy: SchedulingStrategy? = nil) throws(APIError) -> ViewerSession {
         let client = ClientAddress.of(peer: peer, forwardedFor: request.headers[.xForwardedFor], trusted: trustedProxies)
         if let seconds = rateLimiter.admit(client) {
             throw .tooManyRequests(
                 "too many new viewers from \(client) (at most \(rateLimiter.perMinute) a minute); try again in \(seconds) s",
                 retryAfter: seconds)
         }
-        return try newViewer()
+        return try newViewer(strategy: strategy)
     }
 
     /// A new viewer, or a 503 when the server is full.
-    func newViewer() throws(APIError) -> ViewerSession {
+    func newViewer(strategy: SchedulingStrategy? = nil) throws(APIError) -> ViewerSession {
         guard let session = viewers.create() else {
             logger.warning("viewer refused: at the maximum of \(viewers.maxViewers) viewers")
             throw .unavailable("the server has its maximum of \(viewers.maxViewers) viewers; try again shortly")
         }
         logger.debug("viewer joined", metadata: ["viewer": "\(session.id)", "viewers": "\(viewers.count)"])
+        session.choose(strategy)
         if let pipeline = library.pipeline {
             _ = session.controller(on: pipeline, strategy: configuration.strategy)
         }

@@ -77,8 +77,7 @@ public final class Application: Sendable {
         let maxConnections = configuration.effectiveMaxConnections(openFilesLimit: openFiles)
         let limits = GuardedHTTP1Channel.Limits(
             maxHeaderBytes: configuration.maxHeaderBytes, maxURLLength: configuration.maxURLLength,
-            idleTimeout: .nanoseconds(Int64(configuration.idleTimeout.components.seconds) * 1_000_000_000
-                + configuration.idleTimeout.components.attoseconds / 1_000_000_000))
+            idleTimeout: TimeAmount(configuration.idleTimeout))
         let router: Router<PhotoRequestContext>
         do {
             router = try Routes.router(context: context)

@@ -33,21 +33,15 @@ struct EventBroadcaster: Sendable {
                         "index": "\(index)", "name": "\(pipeline.records[index].name)", "reason": "\(reason)", "detail": "\(detail)",
                     ])
                 }
-                payload = .init(name: .photo, data: EventPayloads.json(EventPayloads.Photo(index: index, state: state)), photoIndex: index)
+                payload = .photo(index, state)
             case .preview(let index):
-                payload = .init(name: .photo, data: EventPayloads.json(EventPayloads.Photo(index: index, state: .filtering, preview: true)), photoIndex: index)
+                payload = .photo(index, .filtering, preview: true)
             case .operation(let operation):
                 payload = .init(name: .operation, data: EventPayloads.json(EventPayloads.Operation(operation, time: event.time)))
             }
             // A photo's update goes only to viewers whose list is near it (see ViewerSession.follow).
-            if let index = payload.photoIndex {
-                for session in viewers.all where session.wants(index) {
-                    session.outbox.enqueue(payload)
-                }
-            } else {
-                for session in viewers.all {
-                    session.outbox.enqueue(payload)
-                }
+            for session in viewers.all where payload.photoIndex.map(session.wants) ?? true {
+                session.outbox.enqueue(payload)
             }
         }
     }

@@ -1,4 +1,5 @@
 import Foundation
+import PhotoPipeline
 import Synchronization
 
 /// One viewer's outgoing events: bounded, coalescing, replayable.
@@ -19,6 +20,11 @@ final class EventOutbox: Sendable {
         var name: OutgoingEvent.Name
         var data: Data
         var photoIndex: Int? = nil
+
+        /// A `photo` event: row `index` is in `state` (`preview`: its unfiltered thumbnail is ready).
+        static func photo(_ index: Int, _ state: PhotoState, preview: Bool = false) -> Payload {
+            Payload(name: .photo, data: EventPayloads.json(EventPayloads.Photo(index: index, state: state, preview: preview)), photoIndex: index)
+        }
     }
 
     private struct State {

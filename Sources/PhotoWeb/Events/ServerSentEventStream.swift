@@ -13,8 +13,7 @@ struct ServerSentEventStream: Sendable {
 
     func write(to writer: inout any ResponseBodyWriter) async throws {
         defer { outbox.detach(generation: generation) }
-        let milliseconds = retry.components.seconds * 1_000 + retry.components.attoseconds / 1_000_000_000_000_000
-        try await writer.write(ByteBuffer(string: "retry: \(milliseconds)\n\n"))
+        try await writer.write(ByteBuffer(string: "retry: \(Int(retry / .milliseconds(1)))\n\n"))
         while let item = await outbox.next(generation: generation) {
             switch item {
             case .event(let event): try await writer.write(ByteBuffer(data: event.encoded))

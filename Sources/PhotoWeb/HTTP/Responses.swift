@@ -78,6 +78,11 @@ extension Request {
         }
     }
 
+    /// Whether `If-None-Match` names `tag` (or `*`): the client's copy is current, a 304 will do.
+    func hasCurrentCopy(tagged tag: String) -> Bool {
+        headers[values: .ifNoneMatch].contains { $0 == tag || $0 == "*" }
+    }
+
     /// The value of query parameter `name`.
     func queryValue(_ name: String) -> String? {
         uri.queryParameters.get(name)

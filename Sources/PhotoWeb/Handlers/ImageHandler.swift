@@ -29,7 +29,7 @@ struct ImageHandler: Sendable {
         // URLs are the same across restarts and data sources: the browser keeps the bytes but
         // revalidates with the ETag each time.
         var headers: HTTPFields = [.eTag: tag, .cacheControl: "no-cache"]
-        if request.headers[values: .ifNoneMatch].contains(where: { $0 == tag || $0 == "*" }) {
+        if request.hasCurrentCopy(tagged: tag) {
             return .empty(.notModified, headers: headers)
         }
         headers[.contentType] = image.format?.mimeType ?? "application/octet-stream"

@@ -23,7 +23,7 @@ struct StaticFileHandler: Sendable {
         let tag = gzip ? String(file.tag.dropLast()) + "-gz\"" : file.tag
         var headers: HTTPFields = [.eTag: tag, .cacheControl: cacheControl]
         if file.gzipped != nil { headers[.vary] = "Accept-Encoding" }
-        if request.headers[values: .ifNoneMatch].contains(where: { $0 == tag || $0 == "*" }) {
+        if request.hasCurrentCopy(tagged: tag) {
             return .empty(.notModified, headers: headers)
         }
         headers[.contentType] = file.contentType

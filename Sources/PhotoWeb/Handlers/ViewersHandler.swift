@@ -16,11 +16,7 @@ struct ViewersHandler: Sendable {
             }
             strategy = try ViewportHandler.strategy(in: fields)
         }
-        let session = try context.newViewer(for: request, peer: requestContext.peer)
-        session.choose(strategy)
-        if let pipeline = context.library.pipeline, strategy != nil {
-            _ = session.controller(on: pipeline, strategy: context.configuration.strategy)
-        }
+        let session = try context.newViewer(for: request, peer: requestContext.peer, strategy: strategy)
         return .json(EventPayloads.Viewer(viewer: session.id.rawValue), status: .created)
     }
 }

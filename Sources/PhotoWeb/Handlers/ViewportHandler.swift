@@ -28,9 +28,7 @@ struct ViewportHandler: Sendable {
         if let rows = report.rows {
             // Rows coming into the viewer's interest missed updates while outside it: their state now.
             for index in session.follow(rows, rowCount: pipeline.records.count) {
-                let record = pipeline.records[index]
-                session.outbox.enqueue(.init(
-                    name: .photo, data: EventPayloads.json(EventPayloads.Photo(index: index, state: record.state)), photoIndex: index))
+                session.outbox.enqueue(.photo(index, pipeline.records[index].state))
             }
         }
         session.choose(report.strategy)

@@ -10,6 +10,11 @@ final class ViewerRateLimiter: Sendable {
     private struct Bucket {
         var tokens: Double
         var updated: ContinuousClock.Instant
+
+        /// The tokens at `now`: refilled at `rate` a second since the last update, up to `capacity`.
+        func tokens(at now: ContinuousClock.Instant, rate: Double, capacity: Double) -> Double {
+            min(capacity, tokens + (now - updated) / .seconds(1) * rate)
+        }
     }
 
     let perMinute: Int
@@ -21,25 +26,18 @@ final class ViewerRateLimiter: Sendable {
 
     /// Takes a token for `client`; nil when allowed, else the seconds until one is free.
     func admit(_ client: String, now: ContinuousClock.Instant = .now) -> Int? {
-        let rate = Double(perMinute) / 60
+        let (rate, capacity) = (Double(perMinute) / 60, Double(perMinute))
         return buckets.withLock { buckets -> Int? in
-            if buckets.count > 100_000 { Self.forgetFull(&buckets, now: now, rate: rate, capacity: Double(perMinute)) }
-            var bucket = buckets[client] ?? Bucket(tokens: Double(perMinute), updated: now)
-            let elapsed = now - bucket.updated
-            let seconds = Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) * 1e-18
-            bucket.tokens = min(Double(perMinute), bucket.tokens + seconds * rate)
+            if buckets.count > 100_000 {
+                buckets = buckets.filter { $0.value.tokens(at: now, rate: rate, capacity: capacity) < capacity }
+            }
+            var bucket = buckets[client] ?? Bucket(tokens: capacity, updated: now)
+            bucket.tokens = bucket.tokens(at: now, rate: rate, capacity: capacity)
             bucket.updated = now
             defer { buckets[client] = bucket }
             guard bucket.tokens >= 1 else { return max(1, Int(((1 - bucket.tokens) / rate).rounded(.up))) }
             bucket.tokens -= 1
             return nil
-        }
-    }
-
-    private static func forgetFull(_ buckets: inout [String: Bucket], now: ContinuousClock.Instant, rate: Double, capacity: Double) {
-        buckets = buckets.filter { _, bucket in
-            let elapsed = now - bucket.updated
-            return bucket.tokens + Double(elapsed.components.seconds) * rate < capacity
         }
     }
 }
