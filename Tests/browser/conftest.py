@@ -8,10 +8,10 @@ from __future__ import annotations
 
 import json
 import os
-import select
 import shutil
 import socket
 import subprocess
+import sys
 import tempfile
 import threading
 import time
@@ -21,8 +21,12 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 
 import pytest
+
 from selenium import webdriver
 from selenium.webdriver.chrome.service import Service
+
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "pysupport"))
+from server_process import read_address_line  # noqa: E402
 
 REPO = Path(__file__).resolve().parents[2]
 ARTIFACTS = REPO / "artifacts"
@@ -172,17 +176,7 @@ class Server:
                 pytest.fail(f"the server was not ready within {timeout:.0f} s; " + self.describe(), pytrace=False)
             return left
 
-        line = b""
-        while not line.endswith(b"\n"):
-            readable, _, _ = select.select([self.process.stdout], [], [], remaining())
-            chunk = os.read(self.process.stdout.fileno(), 4096) if readable else b""
-            if readable and not chunk:
-                self.process.wait(timeout=10)
-                pytest.fail(f"the server exited with status {self.process.returncode} before it was ready; "
-                            + self.describe(), pytrace=False)
-            line += chunk
-        self._stdout.write(line)
-        self._stdout.flush()
+        read_address_line(self.process, remaining, self.describe, self._stdout)
         while True:
             # A stream open while the list loads is closed when it is ready (a fresh snapshot is
             # due), so the next one starts with the outcome.

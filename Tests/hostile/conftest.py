@@ -13,16 +13,19 @@ to it rather than failing on an unknown flag.
 from __future__ import annotations
 
 import os
-import select
 import shutil
 import socket
 import subprocess
+import sys
 import tempfile
 import time
 from itertools import count
 from pathlib import Path
 
 import pytest
+
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "pysupport"))
+from server_process import read_address_line  # noqa: E402
 
 import support
 
@@ -122,17 +125,7 @@ class Server:
                 pytest.fail(f"the server was not ready within {timeout:.0f} s; " + self.describe(), pytrace=False)
             return left
 
-        line = b""
-        while not line.endswith(b"\n"):
-            readable, _, _ = select.select([self.process.stdout], [], [], remaining())
-            chunk = os.read(self.process.stdout.fileno(), 4096) if readable else b""
-            if readable and not chunk:
-                self.process.wait(timeout=10)
-                pytest.fail(f"the server exited with status {self.process.returncode} before it listened; "
-                            + self.describe(), pytrace=False)
-            line += chunk
-        self._stdout_log.write(line)
-        self._stdout_log.flush()
+        read_address_line(self.process, remaining, self.describe, self._stdout_log)
         last = None
         while True:
             if not self.alive():

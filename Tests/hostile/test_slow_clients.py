@@ -118,21 +118,28 @@ def test_normal_client_served_beside_slow_clients(start_server):
     support.assert_normal_client_served(server.host, server.port, when="after the slow clients left")
 
 
-def test_idle_timeout_closes_slowloris(start_server):
-    """A connection that has not sent a complete request head within the idle timeout is closed,
-    however steadily it drips."""
-    server = start_server("idle-timeout", env={"CLASSIC_PHOTOS_IDLE_TIMEOUT": "2"})
-    drip = Drip(server, bodies=0)
+def _assert_idle_timeout_closes(start_server, kind: str) -> None:
+    """Slow clients of `kind` ("header": slowloris, "body": slow bodies) under --idle-timeout 2 are
+    all closed within the bound, and a normal client is served while they drip and after."""
+    what, count = ("slowloris connections", SLOW_HEADERS) if kind == "header" else ("slow bodies", SLOW_BODIES)
+    server = start_server("idle-timeout" if kind == "header" else "slow-bodies", env={"CLASSIC_PHOTOS_IDLE_TIMEOUT": "2"})
+    drip = Drip(server, bodies=0) if kind == "header" else Drip(server, headers=0)
     try:
-        support.assert_normal_client_served(server.host, server.port, when="while the slowloris connections drip")
-        support.wait_until(lambda: drip.still_open("header") == 0, CLOSE_BOUND - (time.monotonic() - drip.started))
-        still_open = drip.still_open("header")
+        support.assert_normal_client_served(server.host, server.port, when=f"while the {what} drip")
+        support.wait_until(lambda: drip.still_open(kind) == 0, CLOSE_BOUND - (time.monotonic() - drip.started))
+        still_open = drip.still_open(kind)
     finally:
         drip.stop()
     server.assert_alive()
     assert still_open == 0, (
-        f"with --idle-timeout 2, {still_open} of {SLOW_HEADERS} slowloris connections were still open after {CLOSE_BOUND} s")
-    support.assert_normal_client_served(server.host, server.port, when="after the slowloris connections were closed")
+        f"with --idle-timeout 2, {still_open} of {count} {what} were still open after {CLOSE_BOUND} s")
+    support.assert_normal_client_served(server.host, server.port, when=f"after the {what} were closed")
+
+
+def test_idle_timeout_closes_slowloris(start_server):
+    """A connection that has not sent a complete request head within the idle timeout is closed,
+    however steadily it drips."""
+    _assert_idle_timeout_closes(start_server, "header")
 
 
 def test_idle_timeout_closes_slow_bodies(start_server):
@@ -140,18 +147,7 @@ def test_idle_timeout_closes_slow_bodies(start_server):
     dripped a byte every half second never completes its request within the timeout, so it is
     closed (an answer first, such as 408, is allowed). (nginx's `client_body_timeout` is a timeout
     between two reads and would not close these.)"""
-    server = start_server("slow-bodies", env={"CLASSIC_PHOTOS_IDLE_TIMEOUT": "2"})
-    drip = Drip(server, headers=0)
-    try:
-        support.assert_normal_client_served(server.host, server.port, when="while the slow bodies drip")
-        support.wait_until(lambda: drip.still_open("body") == 0, CLOSE_BOUND - (time.monotonic() - drip.started))
-        still_open = drip.still_open("body")
-    finally:
-        drip.stop()
-    server.assert_alive()
-    assert still_open == 0, (
-        f"with --idle-timeout 2, {still_open} of {SLOW_BODIES} slow bodies were still open after {CLOSE_BOUND} s")
-    support.assert_normal_client_served(server.host, server.port, when="after the slow bodies were closed")
+    _assert_idle_timeout_closes(start_server, "body")
 
 
 def test_idle_timeout_spares_a_quiet_event_stream(start_server):
