@@ -58,7 +58,7 @@ const tips = attachTips({ root: document.body, tip: $('tooltip') });
 // page counts what its last report asked for.
 function isOwn(op) {
   if (typeof op.mine === 'boolean') return op.mine;
-  const report = reporter.lastAcknowledged;
+  const report = reporter.lastSentRows;
   const strategy = store.effectiveStrategy();
   if (strategy.strategy === 'eager') return true;
   if (!report || report.first == null) return false;

@@ -16,6 +16,9 @@ export function createReporter({ store, isBlocked, onUnknownViewer }) {
     errors: 0,
     last: null, // { payload, status, at }
     lastAcknowledged: null,
+    // The rows of the last report sent: the server acts on a report as it arrives, so the
+    // operations it starts can reach the event stream before the report's answer reaches the page.
+    lastSentRows: null,
     retryTimer: null,
 
     /** Sends `payload` ({scrolling, first, last}) once the report before it is answered. */
@@ -35,6 +38,7 @@ export function createReporter({ store, isBlocked, onUnknownViewer }) {
       const requested = store.state.requested;
       const body = Object.assign({ viewer }, payload,
         requested ? { strategy: requested.strategy, prefetch: requested.prefetch } : {});
+      if (body.first != null) this.lastSentRows = { first: body.first, last: body.last };
       let retry = false;
       try {
         const response = await fetch(url('/api/viewport'), {

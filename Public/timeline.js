@@ -55,6 +55,7 @@ export function createTimelineView({ root, controls, model, store, tips, onSelec
       if (!model.items.length) epoch = null;
       return;
     }
+    if (kind !== 'add' && kind !== 'update') return; // 'own': this page's totals, for the panel
     let el = elements.get(item.id);
     if (!el) {
       el = document.createElement('button');

@@ -163,3 +163,21 @@ def test_each_tab_asks_for_its_own_strategy(server, driver):
     """), 10, "the server never said it applies the tab's strategy")
     note = driver.find_element("id", "strategy-note").text
     assert note.startswith("The server schedules this page’s work by prefetch ±7"), note
+
+
+def test_this_pages_own_work_is_counted(start_server, driver):
+    """"So far" counts the operations this page asked for, as they finish (a fresh server: every
+    row on this page's first screen is downloaded and filtered for it)."""
+    server = start_server("own-work", photo_count=30, latency_ms=20, bandwidth=20_000_000)
+    page = Page(driver, server).open()
+    first, last = page.visible_range()
+    page.wait_filtered(first, last, allow_failed=True)
+    filtered = sum(server.photos()[i]["state"] == "filtered" for i in range(first, last + 1))
+
+    def counts(d):
+        words = d.find_element("id", "page-work").text.split()
+        return (int(words[0]), int(words[3])) if words and words[0].isdigit() else (0, 0)
+
+    wait_for(driver, lambda d: min(counts(d)) >= filtered, 15,
+             f"this page's work does not count the {filtered} rows it filtered: "
+             + driver.find_element("id", "page-work").text)
