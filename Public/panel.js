@@ -42,8 +42,19 @@ export function attachPanel({ store, root, timeline, timelineModel }) {
     const suspended = !!(dl.suspended || ft.suspended);
     if (suspended) suspendedSeen += 1;
     showSuspended(suspended);
+    showCost(queues.work, queues.waste);
     setText($('panel-summary'), formatCount(dl.executing) + ' downloading · ' + formatCount(ft.executing)
       + ' filtering · ' + formatCount((dl.pending || 0) + (ft.pending || 0)) + ' queued' + (suspended ? ' · suspended' : ''));
+  }
+
+  // The server's count of this page's own work (the `work` and `waste` of its queues events).
+  function showCost(work, waste) {
+    if (!work || !(work.bytes || work.filterSeconds)) return;
+    let text = formatBytes(work.bytes) + ' downloaded, ' + formatSeconds(work.filterSeconds) + ' of sepia filtering';
+    if (waste && (waste.bytes || waste.filterSeconds)) {
+      text += '; ' + formatBytes(waste.bytes) + ' and ' + formatSeconds(waste.filterSeconds) + ' of it for rows not shown yet';
+    }
+    setText($('page-cost'), text);
   }
 
   function showStats() {

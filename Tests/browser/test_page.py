@@ -33,8 +33,8 @@ class Page:
     def js(self, script: str, *args):
         return self.driver.execute_script(script, *args)
 
-    def open(self):
-        self.driver.get(self.server.base_url + "/")
+    def open(self, path: str = "/"):
+        self.driver.get(self.server.base_url + path)
         wait_for(self.driver, lambda d: d.execute_script(
             "return !!(window.classicPhotos && classicPhotos.count > 0)"), 60,
             "the page never built its rows (no snapshot?)")

@@ -107,6 +107,9 @@ extension PhotoPipeline {
         guard !state.photoState(of: index).isFinal else { return }
         state.demand.want(index, priority, by: viewer)
         startOperations(for: index, in: &state, &effects)
+        for operation in state.pending.operations(for: index) {
+            state.requesters.add([viewer], to: operation)
+        }
         updateScheduling(of: index, in: &state, &effects)
     }
 
@@ -129,6 +132,7 @@ extension PhotoPipeline {
                 input: needsDownload || download != nil ? .awaitingDownload : original(of: index, in: &state),
                 renderer: renderer, thumbnailHeight: configuration.thumbnailHeight, claims: claims, delegate: self)
             state.pending.filtrationsInProgress[index] = made
+            state.requesters.add(state.demand.viewers(wanting: index), to: made)
             if let download { effects.link(made, after: download) }
             filtration = made
             madeFiltration = made
@@ -138,6 +142,7 @@ extension PhotoPipeline {
                 photoRecord: record, resumingFrom: state.store.partials.take(index), handingOnTo: filtration,
                 loop: loop, limits: configuration.transferLimits, claims: claims, delegate: self)
             state.pending.downloadsInProgress[index] = made
+            state.requesters.add(state.demand.viewers(wanting: index), to: made)
             if let filtration { effects.link(filtration, after: made) }
             effects.enqueue(made, on: state.pending.downloadQueue)
         }

@@ -69,6 +69,11 @@ struct Demand {
         rowsByViewer[viewer] ?? []
     }
 
+    /// The viewers that want photo `index`.
+    func viewers(wanting index: Int) -> Set<ViewerID> {
+        table[index].map { Set($0.keys) } ?? []
+    }
+
     /// Whether any viewer wants photo `index`.
     func isWanted(_ index: Int) -> Bool {
         table[index] != nil

@@ -27,6 +27,9 @@ struct EventBroadcaster: Sendable {
             expected = event.sequence + 1
             let payload: EventOutbox.Payload
             switch event.kind {
+            case .operation(let operation):
+                forward(operation, at: event.time)
+                continue
             case .photo(let index, let state):
                 if case .failed(let reason, let detail) = state {
                     logger.warning("photo failed", metadata: [
@@ -36,13 +39,30 @@ struct EventBroadcaster: Sendable {
                 payload = .photo(index, state)
             case .preview(let index):
                 payload = .photo(index, .filtering, preview: true)
-            case .operation(let operation):
-                payload = .init(name: .operation, data: EventPayloads.json(EventPayloads.Operation(operation, time: event.time)))
             }
             // A photo's update goes only to viewers whose list is near it (see ViewerSession.follow).
             for session in viewers.all where payload.photoIndex.map(session.wants) ?? true {
                 session.outbox.enqueue(payload)
             }
+        }
+    }
+
+    /// Sends an operation's start or end to every viewer, marked `mine` for those it was done for
+    /// (they also count its cost as their own work). Two encodings, each made once.
+    private func forward(_ operation: OperationEvent, at time: Double) {
+        func payload(mine: Bool) -> EventOutbox.Payload {
+            .init(name: .operation, data: EventPayloads.json(EventPayloads.Operation(operation, time: time, mine: mine)))
+        }
+        let others = payload(mine: false)
+        var own: EventOutbox.Payload?
+        for session in viewers.all {
+            guard operation.viewers.contains(session.id) else {
+                session.outbox.enqueue(others)
+                continue
+            }
+            session.account(operation)
+            if own == nil { own = payload(mine: true) }
+            session.outbox.enqueue(own ?? others)
         }
     }
 

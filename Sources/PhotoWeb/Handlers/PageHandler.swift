@@ -5,16 +5,19 @@ import PhotoPipeline
 /// `GET /`: the page, rendered from `Templates/index.mustache`. Each load is a new viewer
 /// (a `HEAD` is not: it gets the same headers without making one).
 ///
-/// Everything in the page but the viewer's id is the same for the whole run, so the template is
-/// rendered once, at start, around a marker; a request only puts its id in.
+/// Everything in the page but the viewer's id and the first screen's preloads is the same for the
+/// whole run, so the template is rendered once, at start, around markers; a request only puts those in.
 struct PageHandler: Sendable {
     let context: AppContext
-    /// The rendered page, split where the viewer's id goes.
-    private let parts: [String]
+    /// The rendered page, split where the preloads go, then each part where the viewer's id goes.
+    private let parts: (head: [String], body: [String])
+    /// Rows a first screen shows (800 px of 80 px rows, and a little more for taller windows).
+    static let firstScreenRows = 12
 
     init(context: AppContext) throws(APIError) {
         self.context = context
         let marker = "viewer-id-0f3c9a"
+        let preloadMarker = "<!--preloads-0f3c9a-->"
         let configuration = context.configuration
         let values: [String: Any] = [
             "viewer": marker,
@@ -24,20 +27,51 @@ struct PageHandler: Sendable {
             "strategy": configuration.strategy.name,
             "prefetch": configuration.strategy.prefetchMarginForDisplay,
             "rowHeight": 80,
-            "version": context.staticFiles.version,
+            "preloads": preloadMarker,
         ]
         guard let html = context.templates.render(values, withTemplate: "index") else {
             throw .internal("template index.mustache is missing")
         }
-        parts = html.components(separatedBy: marker)
+        let halves = html.components(separatedBy: preloadMarker)
+        guard halves.count == 2 else { throw .internal("template index.mustache must place {{{preloads}}} once") }
+        parts = (halves[0].components(separatedBy: marker), halves[1].components(separatedBy: marker))
     }
 
     func handle(_ request: Request, context requestContext: PhotoRequestContext) async throws -> Response {
         let viewer = request.method == .head
             ? ViewerID.random().rawValue
-            : try context.newViewer(for: request, peer: requestContext.peer).id.rawValue
+            : try context.newViewer(for: request, peer: requestContext.peer, strategy: Self.strategy(of: request)).id.rawValue
+        let html = parts.head.joined(separator: viewer) + preloads(for: request) + parts.body.joined(separator: viewer)
         return Compression.response(
-            Data(parts.joined(separator: viewer).utf8), contentType: "text/html; charset=utf-8",
+            Data(html.utf8), contentType: "text/html; charset=utf-8",
             headers: [.cacheControl: "no-store"], for: request)
+    }
+
+    /// `<link rel=preload>` for the sepia thumbnails of the first screen (from `?row=N`, 1-based, as
+    /// the page reads it) that are ready now: the browser fetches them while it loads the page's
+    /// modules, instead of after the event stream's snapshot has said which rows are done. The page's
+    /// image loader asks for the same URLs, which the browser then answers from its preload cache.
+    func preloads(for request: Request) -> String {
+        guard let pipeline = context.library.pipeline, !pipeline.records.isEmpty else { return "" }
+        let count = pipeline.records.count
+        let first = min(count - 1, max(0, (request.queryValue("row").flatMap { Int($0) } ?? 1) - 1))
+        let base = context.configuration.basePath
+        return (first..<min(count, first + Self.firstScreenRows))
+            .filter { pipeline.records[$0].state == .filtered }
+            .map { "<link rel=\"preload\" as=\"image\" fetchpriority=\"high\" href=\"\(base)/photos/\($0)/thumbnail\">\n" }
+            .joined()
+    }
+
+    /// The strategy a shared link asks for (`?strategy=eager|visible|prefetch&prefetch=N`): the viewer
+    /// is made with it, so its first rows are already scheduled that way. A value the API would refuse
+    /// is ignored here (the page still opens, on the server's default, and its control says so).
+    static func strategy(of request: Request) -> SchedulingStrategy? {
+        guard let name = request.queryValue("strategy") else { return nil }
+        var fields: [String: Any] = ["strategy": name]
+        if let rows = request.queryValue("prefetch") {
+            guard let margin = Int(rows) else { return nil }
+            fields["prefetch"] = margin
+        }
+        return try? ViewportHandler.strategy(in: fields)
     }
 }
