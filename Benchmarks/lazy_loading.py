@@ -22,6 +22,7 @@ import argparse
 import contextlib
 import json
 import shutil
+import statistics
 import tempfile
 import time
 from pathlib import Path
@@ -55,10 +56,40 @@ img {{ width: 112px; height: 67px; object-fit: cover; }}
 # image; looked at just after each frame.
 PROBE = """
 (() => {
+  // The chain of each photo on the product page, on the page's clock: the viewport reports that
+  // named its row, then what the event stream said of it (operation and photo events), then on screen.
+  const chain = {};
+  const mark = (i, link) => { const c = chain[i] || (chain[i] = { reports: [] }); if (c[link] == null) c[link] = performance.now(); };
+  const NativeEventSource = window.EventSource;
+  window.EventSource = class extends NativeEventSource {
+    constructor(url, options) {
+      super(url, options);
+      this.addEventListener('operation', (e) => {
+        const d = JSON.parse(e.data);
+        if (d.queue === 'download' && d.outcome === 'started') mark(d.index, 'scheduled');
+        if (d.queue === 'download' && d.outcome === 'finished') mark(d.index, 'lastByte');
+      });
+      this.addEventListener('photo', (e) => {
+        const d = JSON.parse(e.data);
+        if (d.state === 'downloading' && d.progress > 0) mark(d.index, 'firstByte');
+        if (d.preview) mark(d.index, 'decoded');
+        if (d.state === 'filtered') mark(d.index, 'filtered');
+      });
+    }
+  };
+  const nativeFetch = window.fetch;
+  window.fetch = function (input, init) {
+    if (String(input).includes('/api/viewport') && init && init.body) {
+      const body = JSON.parse(init.body);
+      const now = performance.now();
+      if (body.first != null) for (let i = body.first; i <= body.last; i += 1) (chain[i] || (chain[i] = { reports: [] })).reports.push(now);
+    }
+    return nativeFetch.apply(this, arguments);
+  };
   const failedImages = new WeakSet();
   addEventListener('error', (e) => { if (e.target && e.target.tagName === 'IMG') failedImages.add(e.target); }, true);
   const bench = window.__bench = {
-    rows: 0, listHeight: 0,
+    rows: 0, listHeight: 0, chain,
     scroller() { return document.getElementById('list') || document.scrollingElement; },
     product() { return !!document.getElementById('list'); },
     visible() {
@@ -84,8 +115,12 @@ PROBE = """
       const s = bench.scroller();
       if (!s || (bench.product() && !s.clientHeight)) return null;
       const { first, last } = bench.visible();
-      for (let i = first; i <= last; i += 1) if (!bench.done(i)) return null;
-      return { first, last };
+      let all = true;
+      for (let i = first; i <= last; i += 1) {
+        if (bench.done(i)) mark(i, 'screen');
+        else all = false;
+      }
+      return all ? { first, last } : null;
     },
     // Resolves with {at, first, last} once every visible row is done, or {at: null} after timeoutMs.
     waitDone(timeoutMs) {
@@ -176,11 +211,12 @@ def browser_bytes(driver) -> int:
     return sum(finished.values()) + sum(n for request, n in received.items() if request not in finished)
 
 
-def play(driver, url: str, trace: str, rows: int, list_height: int) -> tuple[list[float | None], set[int], int]:
-    """Loads `url` and plays `trace`: (ttv in ms per stop, rows on screen at a stop, list height seen)."""
+def play(driver, url: str, trace: str, rows: int, list_height: int) -> tuple[list[float | None], set[int], list[dict]]:
+    """Loads `url` and plays `trace`: (ttv in ms per stop, rows on screen at a stop, the stops)."""
     driver.get(url)
     timeout = STOP_TIMEOUT * 1000
     first = driver.execute_async_script(FIRST, rows, timeout)
+    first["stop"] = 0.0
     height = first["height"] or list_height
     driver.execute_script("window.__bench.listHeight = arguments[0]", height)
     stops = [first]
@@ -188,6 +224,7 @@ def play(driver, url: str, trace: str, rows: int, list_height: int) -> tuple[lis
     if trace == "flick":
         stops.append(driver.execute_async_script(STOP, bottom, 1000, timeout, rows))
     elif trace == "reading":
+        time.sleep(2.0)  # the reader reads the first screen too
         for n in range(1, READING_STOPS + 1):
             stop = driver.execute_async_script(STOP, n * height // 2, 300, timeout, rows)
             stops.append(stop)
@@ -199,7 +236,44 @@ def play(driver, url: str, trace: str, rows: int, list_height: int) -> tuple[lis
             time.sleep(1.0)
     seen = {i for stop in stops for i in range(stop["first"], stop["last"] + 1)}
     ttvs = [stop["ttv"] for stop in stops] if trace == "first" else [stop["ttv"] for stop in stops[1:]]
-    return ttvs, seen, height
+    return ttvs, seen, stops
+
+
+LINKS = [("stop", "report"), ("report", "scheduled"), ("scheduled", "firstByte"), ("firstByte", "lastByte"),
+         ("lastByte", "decoded"), ("decoded", "filtered"), ("filtered", "screen")]
+
+
+def chain(server_args: str, source: Path) -> None:
+    """The chain of links from a scroll stop to a photo on screen, on the product page: the first
+    screen and the two stops of the jumps trace, every row that was fetched for that stop."""
+    with common.Server(["--source", str(source), *server_args.split()]) as server:
+        driver = browser()
+        try:
+            _, _, stops = play(driver, f"http://{HOST}:{server.port}/", "jumps", 300, 716)
+            links = driver.execute_script("return window.__bench.chain")
+        finally:
+            driver.quit()
+    rows = []
+    for name, stop in zip(("first screen", "jump to the middle", "jump to row 250"), stops):
+        per_link: dict[str, list[float]] = {}
+        totals = []
+        for i in range(stop["first"], stop["last"] + 1):
+            c = dict(links.get(str(i)) or {})
+            if any(c.get(k) is None for k in ("scheduled", "firstByte", "lastByte", "filtered", "screen")):
+                continue  # failed, or done before this stop
+            c["stop"] = stop["stop"]
+            c["report"] = max((t for t in c["reports"] if t <= c["scheduled"]), default=c["stop"])
+            c.setdefault("decoded", c["lastByte"])  # the preview event may be folded into the filtered one
+            c["decoded"] = min(max(c["decoded"], c["lastByte"]), c["filtered"])
+            for a, b in LINKS:
+                per_link.setdefault(f"{a} -> {b}", []).append(c[b] - c[a])
+            totals.append(c["screen"] - c["stop"])
+        if not totals:
+            continue
+        rows.append([name, len(totals)] + [f"{statistics.median(per_link[f'{a} -> {b}']):.0f}" for a, b in LINKS]
+                    + [f"{statistics.median(totals):.0f}"])
+    log("chain of one photo, median over the rows of each stop (ms, page clock; event arrivals stand for the server's steps):")
+    log(table(["stop", "rows"] + [f"{a}->{b}" for a, b in LINKS] + ["total"], rows))
 
 
 def main() -> None:
@@ -208,6 +282,7 @@ def main() -> None:
     parser.add_argument("--traces", default=",".join(TRACES), help=f"comma-separated, of {', '.join(TRACES)}")
     parser.add_argument("--binary", type=Path, help="the server (default: the release build of scripts/bench.sh)")
     parser.add_argument("--server-args", default="", help="extra arguments for the product's server")
+    parser.add_argument("--no-chain", action="store_true", help="skip the chain of links of one photo")
     args = parser.parse_args()
     if args.binary:
         common.BINARY = args.binary.resolve()
@@ -226,6 +301,8 @@ def main() -> None:
             source = Path(folder) / "photos.json"
             source.write_text(json.dumps({p["name"]: p["url"] for p in proxied}))
             (Path(folder) / "plain.html").write_text(plain_page(proxied, HEIGHT - 716))
+            if not args.no_chain:
+                chain(args.server_args, source)
             with file_server(Path(folder)) as files:
                 for run in range(args.runs):
                     for trace in traces:

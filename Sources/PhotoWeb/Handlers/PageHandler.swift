@@ -33,9 +33,14 @@ struct PageHandler: Sendable {
     }
 
     func handle(_ request: Request, context requestContext: PhotoRequestContext) async throws -> Response {
-        let viewer = request.method == .head
-            ? ViewerID.random().rawValue
-            : try context.newViewer(for: request, peer: requestContext.peer).id.rawValue
+        let viewer: String
+        if request.method == .head {
+            viewer = ViewerID.random().rawValue
+        } else {
+            let session = try context.newViewer(for: request, peer: requestContext.peer)
+            context.startFirstScreen(of: session, row: request.queryValue("row"))
+            viewer = session.id.rawValue
+        }
         return Compression.response(
             Data(parts.joined(separator: viewer).utf8), contentType: "text/html; charset=utf-8",
             headers: [.cacheControl: "no-store"], for: request)
