@@ -168,6 +168,7 @@ extension PhotoPipeline {
             updateScheduling(of: index, in: &state, &effects)
             return
         }
+        effects.reconsiderSlots()
         for operation in state.pending.operations(for: index) {
             state.pending.remove(operation)
             // Closed at once, so none starts in a slot another cancellation frees before it is cancelled too.
@@ -185,11 +186,16 @@ extension PhotoPipeline {
     }
 
     /// Gives the photo's operations the highest priority among the viewers that want it, and opens
-    /// their gate only while at least one of those viewers is not scrolling.
+    /// their gate only while at least one of those viewers is not scrolling (and, for a download
+    /// nobody has on screen, only once it holds a slot).
     func updateScheduling(of index: Int, in state: inout PipelineState, _ effects: inout Effects) {
         let scheduling = state.demand.scheduling(of: index)
         for operation in state.pending.operations(for: index) {
-            effects.decided(operation, changed: operation.decide(priority: scheduling.priority, mayStart: scheduling.mayStart))
+            // A download no viewer has on screen waits for a slot: the section's grant opens its gate.
+            let needsSlot = operation.queue == .download && scheduling.priority < .visible
+            effects.decided(operation, changed: operation.decide(
+                priority: scheduling.priority, mayStart: scheduling.mayStart && !needsSlot))
         }
+        effects.reconsiderSlots()
     }
 }

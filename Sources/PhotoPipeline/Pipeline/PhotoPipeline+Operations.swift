@@ -10,6 +10,7 @@ extension PhotoPipeline: ImageDownloaderDelegate, ImageFiltrationDelegate {
         update { state, effects in
             effects.watch(operation.index, in: state)
             let lane = state.pending.start(operation)
+            effects.reconsiderSlots()
             effects.publish(.operation(OperationEvent(
                 queue: operation.queue, index: operation.index, outcome: .started, slot: lane,
                 viewers: state.requesters.viewers(of: operation))))
@@ -23,6 +24,7 @@ extension PhotoPipeline: ImageDownloaderDelegate, ImageFiltrationDelegate {
             effects.watch(index, in: state)
             state.pending.remove(operation)
             _ = state.pending.end(operation, .cancelled)
+            effects.reconsiderSlots()
             switch operation {
             case let download as ImageDownloader:
                 // It never ran: the bytes it was to resume from go back.
@@ -109,6 +111,7 @@ extension PhotoPipeline: ImageDownloaderDelegate, ImageFiltrationDelegate {
             effects.watch(index, in: state)
             state.pending.remove(filtration)
             if state.pending.filtrationsInProgress[index] == nil { state.store.filtrationEnded(index) }
+            effects.reconsiderSlots()
             guard case .rendered(let result, let cpuSeconds) = outcome else {
                 // Nothing to filter: the download failed, or the stored original is gone. Not an
                 // operation that ran, so no event; the photo is fetched again if still wanted.
@@ -142,6 +145,7 @@ extension PhotoPipeline: ImageDownloaderDelegate, ImageFiltrationDelegate {
         in state: inout PipelineState, _ effects: inout Effects
     ) {
         let lane = state.pending.end(operation, outcome)
+        effects.reconsiderSlots()
         effects.publishStateChanges(in: state)
         effects.publish(.operation(OperationEvent(
             queue: operation.queue, index: operation.index, outcome: outcome, slot: lane,

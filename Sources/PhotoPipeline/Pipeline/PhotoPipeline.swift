@@ -61,7 +61,7 @@ public final class PhotoPipeline: Sendable {
         }
         let core = PipelineCore(PipelineState(
             pending: PendingOperations(
-                maxConcurrentDownloads: max(1, configuration.maxConcurrentDownloads),
+                maxConcurrentTransfers: max(1, configuration.maxConcurrentDownloads, configuration.maxConcurrentTransfers),
                 maxConcurrentFiltrations: max(1, configuration.maxConcurrentFiltrations)),
             store: ImageStore(
                 memoryBudget: configuration.memoryBudgetBytes, resumeBudget: max(0, configuration.resumeBudgetBytes),
@@ -131,6 +131,7 @@ public final class PhotoPipeline: Sendable {
         let (result, effects) = core.lock.withLock { state in
             var effects = Effects(transport: transport)
             let result = section(&state, &effects)
+            if effects.slotsMayHaveChanged { grantDownloadSlots(in: &state, &effects) }
             return (result, effects)
         }
         apply(effects)

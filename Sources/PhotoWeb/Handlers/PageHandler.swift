@@ -11,8 +11,6 @@ struct PageHandler: Sendable {
     let context: AppContext
     /// The rendered page, split where the preloads go, then each part where the viewer's id goes.
     private let parts: (head: [String], body: [String])
-    /// Rows a first screen shows (800 px of 80 px rows, and a little more for taller windows).
-    static let firstScreenRows = 12
 
     init(context: AppContext) throws(APIError) {
         self.context = context
@@ -38,9 +36,14 @@ struct PageHandler: Sendable {
     }
 
     func handle(_ request: Request, context requestContext: PhotoRequestContext) async throws -> Response {
-        let viewer = request.method == .head
-            ? ViewerID.random().rawValue
-            : try context.newViewer(for: request, peer: requestContext.peer, strategy: Self.strategy(of: request)).id.rawValue
+        let viewer: String
+        if request.method == .head {
+            viewer = ViewerID.random().rawValue
+        } else {
+            let session = try context.newViewer(for: request, peer: requestContext.peer, strategy: Self.strategy(of: request))
+            context.startFirstScreen(of: session, row: request.queryValue("row"))
+            viewer = session.id.rawValue
+        }
         let html = parts.head.joined(separator: viewer) + preloads(for: request) + parts.body.joined(separator: viewer)
         return Compression.response(
             Data(html.utf8), contentType: "text/html; charset=utf-8",
@@ -56,7 +59,7 @@ struct PageHandler: Sendable {
         let count = pipeline.records.count
         let first = min(count - 1, max(0, (request.queryValue("row").flatMap { Int($0) } ?? 1) - 1))
         let base = context.configuration.basePath
-        return (first..<min(count, first + Self.firstScreenRows))
+        return (first..<min(count, first + AppContext.firstScreenRows))
             .filter { pipeline.records[$0].state == .filtered }
             .map { "<link rel=\"preload\" as=\"image\" fetchpriority=\"high\" href=\"\(base)/photos/\($0)/thumbnail\">\n" }
             .joined()
