@@ -23,6 +23,9 @@ public struct PipelineConfiguration: Sendable {
     public var transferLimits: TransferLimits
     /// Pixel, memory and scan limits of each decode.
     public var decodeLimits: DecodeLimits
+    /// Bounds shared with the other pipelines of the process (the server's list and lab lanes), and
+    /// whether this one is their host or a guest. Default nil: only its own queue widths bound it.
+    public var sharedBounds: SharedBounds?
 
     /// Creates a configuration; every argument has the documented default.
     public init(
@@ -34,7 +37,8 @@ public struct PipelineConfiguration: Sendable {
         diskBudgetBytes: Int = 1024 * 1024 * 1024,
         resumeBudgetBytes: Int = 64 * 1024 * 1024,
         transferLimits: TransferLimits = .init(),
-        decodeLimits: DecodeLimits = .init()
+        decodeLimits: DecodeLimits = .init(),
+        sharedBounds: SharedBounds? = nil
     ) {
         self.maxConcurrentDownloads = maxConcurrentDownloads
         self.maxConcurrentFiltrations = maxConcurrentFiltrations
@@ -45,5 +49,6 @@ public struct PipelineConfiguration: Sendable {
         self.resumeBudgetBytes = resumeBudgetBytes
         self.transferLimits = transferLimits
         self.decodeLimits = decodeLimits
+        self.sharedBounds = sharedBounds
     }
 }

@@ -45,7 +45,7 @@ public final class PhotoListController: Sendable {
     /// The tutorial's `suspendAllOperations` (`scrollViewWillBeginDragging`): nothing new starts for
     /// this viewer; what is running may finish.
     public func suspendAllOperations() {
-        guard strategy != .eager else { return }
+        guard strategy != .eager, strategy != .serial else { return }
         pipeline.setSuspended(true, for: viewer)
     }
 
@@ -70,6 +70,11 @@ public final class PhotoListController: Sendable {
         guard strategy != .eager else {
             pipeline.setWanted(
                 pipeline.records.indices.map { ($0, .background) }, for: viewer, visible: visible, suspended: false)
+            return
+        }
+        guard strategy != .serial else {
+            // Nothing is given up: the rows on screen join what it already wants, behind it.
+            pipeline.want(rowsToLoad(visible), for: viewer, visible: visible)
             return
         }
         pipeline.setWanted(rowsToLoad(visible, after: previous), for: viewer, visible: visible, suspended: false)

@@ -25,24 +25,26 @@ struct EventBroadcaster: Sendable {
                 viewers.all.forEach { $0.outbox.requireSnapshot() }
             }
             expected = event.sequence + 1
-            let payload: EventOutbox.Payload
-            switch event.kind {
-            case .photo(let index, let state):
-                if case .failed(let reason, let detail) = state {
-                    logger.warning("photo failed", metadata: [
-                        "index": "\(index)", "name": "\(pipeline.records[index].name)", "reason": "\(reason)", "detail": "\(detail)",
-                    ])
-                }
-                payload = .photo(index, state)
-            case .preview(let index):
-                payload = .photo(index, .filtering, preview: true)
-            case .operation(let operation):
-                payload = .init(name: .operation, data: EventPayloads.json(EventPayloads.Operation(operation, time: event.time)))
+            if case .photo(let index, .failed(let reason, let detail)) = event.kind {
+                logger.warning("photo failed", metadata: [
+                    "index": "\(index)", "name": "\(pipeline.records[index].name)", "reason": "\(reason)", "detail": "\(detail)",
+                ])
             }
+            let payload = Self.payload(of: event)
             // A photo's update goes only to viewers whose list is near it (see ViewerSession.follow).
             for session in viewers.all where payload.photoIndex.map(session.wants) ?? true {
                 session.outbox.enqueue(payload)
             }
+        }
+    }
+
+    /// The event a viewer is sent for `event`.
+    static func payload(of event: PipelineEvent) -> EventOutbox.Payload {
+        switch event.kind {
+        case .photo(let index, let state): .photo(index, state)
+        case .preview(let index): .photo(index, .filtering, preview: true)
+        case .operation(let operation):
+            .init(name: .operation, data: EventPayloads.json(EventPayloads.Operation(operation, time: event.time)))
         }
     }
 
