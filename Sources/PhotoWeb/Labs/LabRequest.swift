@@ -43,7 +43,13 @@ struct LabRequest: Equatable {
                 lanes.append(.browser)
                 continue
             }
-            guard let strategy = try ViewportHandler.strategy(in: lane) else {
+            let chosen: SchedulingStrategy?
+            do {
+                chosen = try ViewportHandler.strategy(in: lane)
+            } catch {
+                throw .badRequest("lane \(position): \(error.description)")
+            }
+            guard let strategy = chosen else {
                 throw .badRequest("lane \(position) has no \"strategy\" (eager, visible, prefetch, serial or browser)")
             }
             lanes.append(.server(strategy))
