@@ -82,8 +82,9 @@ public struct ServerConfiguration: Sendable {
     /// The resident memory that triggers a memory warning.
     var effectiveMemoryLimit: Int { memoryLimitBytes ?? pipeline.memoryBudgetBytes + 512 * 1024 * 1024 }
 
-    /// Each lab lane's memory cache: the budget shared by the most lanes that may run at once (at least 8 MiB).
-    var labLaneMemoryBudget: Int { max(8 * 1_048_576, pipeline.memoryBudgetBytes / max(1, maxLabs * LabRequest.maxLanes)) }
+    /// Each lab lane's memory cache: the budget shared by the most lanes that may run at once, and at
+    /// least 32 MiB (a lane keeps thumbnails, about 10 KB a photo, and originals only until filtered).
+    var labLaneMemoryBudget: Int { max(32 * 1_048_576, pipeline.memoryBudgetBytes / max(1, maxLabs * LabRequest.maxLanes)) }
 
     /// The process-wide bounds on transfers and filtrations. The server's list may take every slot
     /// and always finds half of them (at least one) free of lab work; labs share the rest. Transfers

@@ -86,13 +86,14 @@ final class LabRegistry: Sendable {
         return lab
     }
 
-    /// A lane's pipeline settings: the server's, with a memory cache of its own and no disk cache
-    /// (so every run is cold), the guest's share of the shared bounds, and for `serial` one download
+    /// A lane's pipeline settings: the server's, with a memory cache of its own that keeps
+    /// thumbnails (not originals) and no disk cache (so every run is cold), the guest's share of the shared bounds, and for `serial` one download
     /// and one filtration at a time.
     private func laneConfiguration(_ base: PipelineConfiguration, strategy: SchedulingStrategy) -> PipelineConfiguration {
         var configuration = base
         configuration.memoryBudgetBytes = settings.laneMemoryBudgetBytes
         configuration.resumeBudgetBytes = min(base.resumeBudgetBytes, settings.laneMemoryBudgetBytes)
+        configuration.keepsOriginals = false
         configuration.sharedBounds = bounds.taken(as: .guest)
         if strategy == .serial {
             configuration.maxConcurrentDownloads = 1

@@ -15,6 +15,16 @@ final class LabStops: Sendable {
         var ms: Double?
         /// The viewer moved on before the rows were done.
         var abandoned: Bool
+
+        func encode(to encoder: any Encoder) throws {
+            var container = encoder.container(keyedBy: CodingKeys.self)
+            try container.encode(first, forKey: .first)
+            try container.encode(last, forKey: .last)
+            try container.encode(ms, forKey: .ms)  // null while waiting or when abandoned, as the contract says
+            try container.encode(abandoned, forKey: .abandoned)
+        }
+
+        enum CodingKeys: String, CodingKey { case first, last, ms, abandoned }
     }
 
     private struct State {
