@@ -76,6 +76,7 @@ extension ServeCommand {
         if let seconds = try settings.int("viewer-connect-timeout", viewerConnectTimeout, in: 1...3_600) {
             configuration.viewerConnectTimeout = .seconds(seconds)
         }
+        configuration.maxLabs = try settings.int("max-labs", maxLabs, in: 0...64) ?? configuration.maxLabs
         if let proxies = try settings.string("trusted-proxy", trustedProxy) {
             configuration.trustedProxies = proxies.split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) }.filter { !$0.isEmpty }
         }

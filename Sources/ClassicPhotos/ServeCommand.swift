@@ -78,6 +78,8 @@ struct ServeCommand: AsyncParsableCommand {
     var viewerConnectTimeout: Int?
     @Option(help: "Proxies whose X-Forwarded-For names the client: addresses or CIDR prefixes, comma-separated. [env: CLASSIC_PHOTOS_TRUSTED_PROXY] (default: none)")
     var trustedProxy: String?
+    @Option(help: "Labs (/lab) running at once; one more gets 503. [env: CLASSIC_PHOTOS_MAX_LABS] (default: 4)")
+    var maxLabs: Int?
     @Option(help: "trace, debug, info, notice, warning, error or critical. [env: CLASSIC_PHOTOS_LOG_LEVEL] (default: info)")
     var logLevel: String?
 

@@ -37,14 +37,15 @@ final class ImageDownloader: PhotoOperation, @unchecked Sendable {
     /// A download of `photoRecord` whose bytes go to `filtration` (which depends on it).
     init(
         photoRecord: PhotoRecord, resumingFrom: ResumableData?, handingOnTo filtration: ImageFiltration?,
-        loop: TransferLoop, limits: TransferLimits, claims: any WorkClaiming, delegate: any ImageDownloaderDelegate
+        loop: TransferLoop, limits: TransferLimits, claims: any WorkClaiming, bounds: SharedBounds? = nil,
+        delegate: any ImageDownloaderDelegate
     ) {
         self.resumingFrom = resumingFrom
         self.loop = loop
         self.limits = limits
         self.delegate = delegate
         lifecycle = Mutex(Lifecycle(filtration: filtration))
-        super.init(photoRecord: photoRecord, queue: .download, claims: claims)
+        super.init(photoRecord: photoRecord, queue: .download, claims: claims, bounds: bounds)
     }
 
     override var isAsynchronous: Bool { true }
@@ -64,6 +65,17 @@ final class ImageDownloader: PhotoOperation, @unchecked Sendable {
             state.claimed = true
         }
         didChangeValue(forKey: "isExecuting")
+        // A transfer slot of the shared bounds first: waiting for one holds no thread.
+        takeSlot { [weak self] granted in self?.beginTransfer(granted) }
+    }
+
+    /// Starts the transfer once a slot is held; a download cancelled while it waited ends as never started.
+    private func beginTransfer(_ granted: Bool) {
+        guard granted, !isCancelled else {
+            delegate?.operationWasCancelledBeforeStart(self)
+            finish()
+            return
+        }
         delegate?.operationDidStart(self)
 
         let handle = loop.start(
@@ -96,6 +108,7 @@ final class ImageDownloader: PhotoOperation, @unchecked Sendable {
             lifecycle.withLock { $0.filtration }?.receiveOriginal(data)
         }
         releaseClaimIfHeld()
+        releaseSlot()
         delegate?.downloader(self, didFinishWith: outcome)
         finish()
     }
@@ -110,6 +123,7 @@ final class ImageDownloader: PhotoOperation, @unchecked Sendable {
 
     private func finish() {
         releaseClaimIfHeld()
+        releaseSlot()
         let wasExecuting = lifecycle.withLock { state in
             defer {
                 state.executing = false

@@ -29,9 +29,13 @@ extension PhotoPipeline {
         }
     }
 
-    /// Adds `rows` to what `viewer` wants, keeping what it already wanted.
-    public func want(_ rows: [RowRequest], for viewer: ViewerID) {
+    /// Adds `rows` to what `viewer` wants, keeping what it already wanted; `visible` rows are
+    /// remembered as seen.
+    public func want(_ rows: [RowRequest], for viewer: ViewerID, visible: ClosedRange<Int>? = nil) {
         update { state, effects in
+            if let visible, !records.isEmpty {
+                state.ledger.markSeen(visible.clamped(to: 0...(records.count - 1)))
+            }
             for row in rows where records.indices.contains(row.index) {
                 want(row.index, row.priority, by: viewer, in: &state, &effects)
             }
@@ -130,7 +134,8 @@ extension PhotoPipeline {
             let made = ImageFiltration(
                 photoRecord: record,
                 input: needsDownload || download != nil ? .awaitingDownload : original(of: index, in: &state),
-                renderer: renderer, thumbnailHeight: configuration.thumbnailHeight, claims: claims, delegate: self)
+                renderer: renderer, thumbnailHeight: configuration.thumbnailHeight, claims: claims,
+                bounds: configuration.sharedBounds, delegate: self)
             state.pending.filtrationsInProgress[index] = made
             state.requesters.add(state.demand.viewers(wanting: index), to: made)
             if let download { effects.link(made, after: download) }
@@ -140,7 +145,8 @@ extension PhotoPipeline {
         if needsDownload {
             let made = ImageDownloader(
                 photoRecord: record, resumingFrom: state.store.partials.take(index), handingOnTo: filtration,
-                loop: loop, limits: configuration.transferLimits, claims: claims, delegate: self)
+                loop: loop, limits: configuration.transferLimits, claims: claims, bounds: configuration.sharedBounds,
+                delegate: self)
             state.pending.downloadsInProgress[index] = made
             state.requesters.add(state.demand.viewers(wanting: index), to: made)
             if let filtration { effects.link(filtration, after: made) }

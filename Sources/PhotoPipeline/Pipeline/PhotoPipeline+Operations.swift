@@ -126,6 +126,7 @@ extension PhotoPipeline: ImageDownloaderDelegate, ImageFiltrationDelegate {
             case .success:
                 ending = .finished
                 if let thumbnail, filtration.keepsResults { keep(thumbnail, as: .thumbnail, of: index, in: &state, &effects) }
+                if !configuration.keepsOriginals { state.store.forgetOriginal(index) }
                 state.demand.forget(index)
             case .failure(.cancelled):
                 ending = .cancelled

@@ -27,6 +27,12 @@ public struct PipelineConfiguration: Sendable {
     public var transferLimits: TransferLimits
     /// Pixel, memory and scan limits of each decode.
     public var decodeLimits: DecodeLimits
+    /// Whether a photo's original stays in memory once its thumbnail is made (for the full-size
+    /// sepia image). Default true; a lab lane, which shows only thumbnails, keeps just those.
+    public var keepsOriginals: Bool
+    /// Bounds shared with the other pipelines of the process (the server's list and lab lanes), and
+    /// whether this one is their host or a guest. Default nil: only its own queue widths bound it.
+    public var sharedBounds: SharedBounds?
 
     /// Creates a configuration; every argument has the documented default.
     public init(
@@ -39,7 +45,9 @@ public struct PipelineConfiguration: Sendable {
         diskBudgetBytes: Int = 1024 * 1024 * 1024,
         resumeBudgetBytes: Int = 64 * 1024 * 1024,
         transferLimits: TransferLimits = .init(),
-        decodeLimits: DecodeLimits = .init()
+        decodeLimits: DecodeLimits = .init(),
+        keepsOriginals: Bool = true,
+        sharedBounds: SharedBounds? = nil
     ) {
         self.maxConcurrentDownloads = maxConcurrentDownloads
         self.maxConcurrentTransfers = maxConcurrentTransfers
@@ -51,5 +59,7 @@ public struct PipelineConfiguration: Sendable {
         self.resumeBudgetBytes = resumeBudgetBytes
         self.transferLimits = transferLimits
         self.decodeLimits = decodeLimits
+        self.keepsOriginals = keepsOriginals
+        self.sharedBounds = sharedBounds
     }
 }

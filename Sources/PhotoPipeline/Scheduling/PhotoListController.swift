@@ -48,7 +48,7 @@ public final class PhotoListController: Sendable {
     /// The tutorial's `suspendAllOperations` (`scrollViewWillBeginDragging`): nothing new starts for
     /// this viewer; what is running may finish.
     public func suspendAllOperations() {
-        guard strategy != .eager else { return }
+        guard strategy != .eager, strategy != .serial else { return }
         pipeline.setSuspended(true, for: viewer)
     }
 
@@ -72,6 +72,11 @@ public final class PhotoListController: Sendable {
                 pipeline.records.indices.map { ($0, .background) }, for: viewer, visible: visible, suspended: false)
             return
         }
+        guard strategy != .serial else {
+            // Nothing is given up: the rows on screen join what it already wants, behind it.
+            pipeline.want(rowsToLoad(visible, readAhead: readAhead), for: viewer, visible: visible)
+            return
+        }
         pipeline.setWanted(rowsToLoad(visible, readAhead: readAhead), for: viewer, visible: visible, suspended: false)
     }
 
@@ -81,6 +86,11 @@ public final class PhotoListController: Sendable {
     @discardableResult
     public func scrolled(to visible: ClosedRange<Int>, at now: ContinuousClock.Instant = .now) -> ScrollMotion.Kind {
         let (kind, readAhead) = observe(visible, at: now)
+        if strategy == .serial {
+            // The tutorial's first attempt: every row that comes on screen is loaded, in turn.
+            pipeline.want(rowsToLoad(visible, readAhead: readAhead), for: viewer, visible: visible)
+            return kind
+        }
         guard case .reading = kind, case .prefetch = strategy else {
             suspendAllOperations()
             return kind

@@ -10,6 +10,8 @@ struct AppContext: Sendable {
     let configuration: ServerConfiguration
     let library: PhotoLibrary
     let viewers: ViewerRegistry
+    /// The labs running now, with their lanes' viewers.
+    let labs: LabRegistry
     let templates: MustacheLibrary
     /// The page's files, read at start, with the version their URLs carry.
     let staticFiles: StaticFiles
@@ -21,18 +23,27 @@ struct AppContext: Sendable {
     let logger: Logger
 
     /// The events a new stream starts with: the list's status, every row, this viewer's queues
-    /// and the server totals.
+    /// and the totals (a lab lane's viewer: its own pipeline's).
     func snapshot(for session: ViewerSession) -> [EventOutbox.Payload] {
-        var payloads: [EventOutbox.Payload] = [.init(name: .source, data: EventPayloads.json(library.source))]
-        guard let pipeline = library.pipeline else { return payloads }
+        let lane = session.ownPipeline
+        let source = lane.map { EventPayloads.Source(status: "ready", count: $0.records.count) } ?? library.source
+        var payloads: [EventOutbox.Payload] = [.init(name: .source, data: EventPayloads.json(source))]
+        guard let pipeline = lane ?? library.pipeline else { return payloads }
         let strategy = session.strategy(default: configuration.strategy)
         payloads.append(.init(name: .snapshot, data: EventPayloads.json(EventPayloads.Snapshot(
-            photos: library.photos, strategy: strategy.name, prefetch: strategy.prefetchMarginForDisplay))))
+            photos: PhotoLibrary.photos(of: pipeline), strategy: strategy.name, prefetch: strategy.prefetchMarginForDisplay))))
         if let queues = session.currentQueues() {
             payloads.append(.init(name: .queues, data: EventPayloads.json(queues)))
         }
-        payloads.append(.init(name: .stats, data: EventPayloads.json(stats(of: pipeline))))
+        let totals = lane.map(EventPayloads.Stats.init(lane:)) ?? stats(of: pipeline)
+        payloads.append(.init(name: .stats, data: EventPayloads.json(totals)))
         return payloads
+    }
+
+    /// The pipeline `session` drives: its lab lane's, or the server's once the list is loaded.
+    func pipeline(for session: ViewerSession) throws(APIError) -> PhotoPipeline {
+        if let lane = session.ownPipeline { return lane }
+        return try loadedPipeline()
     }
 
     /// The server totals now.
@@ -59,7 +70,7 @@ struct AppContext: Sendable {
     /// The viewer `id` names, or a 404 saying so.
     func session(_ id: String?) throws(APIError) -> ViewerSession {
         guard let id, !id.isEmpty else { throw .badRequest("missing viewer id") }
-        guard let session = viewers.session(ViewerID(id)) else {
+        guard let session = viewers.session(ViewerID(id)) ?? labs.session(ViewerID(id)) else {
             throw .notFound("unknown viewer \(id): create one with POST \(configuration.basePath)/api/viewers or reload the page")
         }
         return session

@@ -68,8 +68,13 @@ public final class Application: Sendable {
         let viewers = ViewerRegistry(
             maxViewers: configuration.maxViewers, idleTimeout: configuration.viewerIdleTimeout,
             connectTimeout: configuration.viewerConnectTimeout)
+        let labs = LabRegistry(
+            settings: .init(
+                maxLabs: configuration.maxLabs, idleTimeout: configuration.labIdleTimeout,
+                connectTimeout: configuration.viewerConnectTimeout, laneMemoryBudgetBytes: configuration.labLaneMemoryBudget),
+            bounds: configuration.makeSharedBounds())
         let context = AppContext(
-            configuration: configuration, library: library, viewers: viewers, templates: templates,
+            configuration: configuration, library: library, viewers: viewers, labs: labs, templates: templates,
             staticFiles: staticFiles, rateLimiter: ViewerRateLimiter(perMinute: configuration.viewersPerMinute),
             trustedProxies: trustedProxies, metrics: ServerMetrics(), logger: logger)
 
@@ -114,6 +119,9 @@ public final class Application: Sendable {
         let background = Task {
             await withTaskGroup(of: Void.self) { group in
                 group.addTask { await broadcaster.runTicks() }
+                // Lab streams are pinged often: a write is how a page that left is noticed.
+                let labHeartbeat = min(configuration.heartbeatInterval, configuration.labIdleTimeout / 5)
+                group.addTask { await labs.runTicks(tick: configuration.tick, heartbeat: labHeartbeat) }
                 group.addTask {
                     _ = await loading.value
                     if let pipeline = library.pipeline { await broadcaster.forwardEvents(of: pipeline) }
@@ -164,6 +172,7 @@ public final class Application: Sendable {
             session.close()
         }
         background.cancel()
+        context.labs.endAll()
         context.library.pipeline?.shutdown()
         // A client that never reads its response cannot hold the shutdown: after 2 s the rest is cut.
         await server.stop(cutOff: .seconds(2))
@@ -196,11 +205,15 @@ public final class Application: Sendable {
                 }
             }
             let loadedEntries = entries
+            var pipelineConfiguration = configuration.pipeline
+            // The list is the host of the bounds lab lanes share.
+            pipelineConfiguration.sharedBounds = context.labs.bounds
+            let listConfiguration = pipelineConfiguration
             // Scanning the disk cache reads a folder and files: off the threads requests run on.
             let pipeline = try await Blocking.run {
                 let disk = try DiskCache(
                     directory: URL(fileURLWithPath: configuration.imageCacheDirectory), budget: configuration.pipeline.diskBudgetBytes)
-                return PhotoPipeline(entries: loadedEntries, configuration: configuration.pipeline, disk: disk)
+                return PhotoPipeline(entries: loadedEntries, configuration: listConfiguration, disk: disk)
             }
             let done = pipeline.records.filter { $0.state == .filtered }.count
             logger.info("data source loaded", metadata: [
@@ -212,6 +225,7 @@ public final class Application: Sendable {
             logger.error("data source failed", metadata: ["reason": "\(error)"])
             status = .failed("\(error)")
         }
+        context.labs.attach(origin)
         context.library.finish(with: status, skipped: origin?.skipped ?? [])
         if let pipeline = context.library.pipeline {
             for session in context.viewers.all {

@@ -22,7 +22,7 @@ struct ViewportHandler: Sendable {
     func handle(_ request: Request, context requestContext: PhotoRequestContext) async throws -> Response {
         let report = try Self.parse(try await request.body(limit: context.configuration.maxRequestBodyBytes))
         let session = try context.session(report.viewer)
-        let pipeline = try context.loadedPipeline()
+        let pipeline = try context.pipeline(for: session)
         if let rows = report.rows, rows.upperBound >= pipeline.records.count {
             throw APIError.unprocessable("rows \(rows.lowerBound)...\(rows.upperBound) are past the end of the list (\(pipeline.records.count) photos, last row \(pipeline.records.count - 1))")
         }
@@ -37,7 +37,9 @@ struct ViewportHandler: Sendable {
         switch (report.scrolling, report.rows) {
         case (true, let rows?): controller.scrolled(to: rows)
         case (true, nil): controller.suspendAllOperations()
-        case (false, let rows?): controller.loadImagesForOnscreenRows(rows)
+        case (false, let rows?):
+            session.onStop?(rows)
+            controller.loadImagesForOnscreenRows(rows)
         case (false, nil): break  // refused by parse
         }
         return .empty(.noContent, headers: [.cacheControl: "no-store"])
@@ -79,13 +81,14 @@ struct ViewportHandler: Sendable {
         case "eager": return .eager
         case "visible": return .visible
         case "prefetch": return .prefetch(margin: margin)
-        default: throw .badRequest("\"strategy\" must be eager, visible or prefetch (got \(name))")
+        case "serial": return .serial
+        default: throw .badRequest("\"strategy\" must be eager, visible, prefetch or serial (got \(name))")
         }
     }
 
     /// The field `name` as a `T`, nil when absent or null. JSONDecoder does the type check, being
     /// strict where JSONSerialization is not (1.5 or true is not a row number).
-    private static func field<T: Decodable>(_ name: String, _ type: T.Type, in fields: [String: Any]) throws(APIError) -> T? {
+    static func field<T: Decodable>(_ name: String, _ type: T.Type, in fields: [String: Any]) throws(APIError) -> T? {
         guard let value = fields[name], !(value is NSNull) else { return nil }
         guard let json = try? JSONSerialization.data(withJSONObject: value, options: .fragmentsAllowed),
               let typed = try? JSONDecoder().decode(T.self, from: json)

@@ -6,6 +6,10 @@ import Synchronization
 final class ViewerSession: Sendable {
     let id: ViewerID
     let outbox: EventOutbox
+    /// The pipeline of the lab lane this viewer drives; nil for the server's own list.
+    let ownPipeline: PhotoPipeline?
+    /// Told of each scroll stop the viewer reports, before its rows are loaded (a lab lane times it).
+    let onStop: (@Sendable (ClosedRange<Int>) -> Void)?
 
     private struct State {
         var controller: PhotoListController?
@@ -26,9 +30,14 @@ final class ViewerSession: Sendable {
     /// Lock order: a leaf. The controller and the pipeline are called after it is released.
     private let state = Mutex(State())
 
-    init(id: ViewerID, outbox: EventOutbox) {
+    init(
+        id: ViewerID, outbox: EventOutbox, ownPipeline: PhotoPipeline? = nil,
+        onStop: (@Sendable (ClosedRange<Int>) -> Void)? = nil
+    ) {
         self.id = id
         self.outbox = outbox
+        self.ownPipeline = ownPipeline
+        self.onStop = onStop
     }
 
     /// The viewer's controller, made on first use once the list is loaded, following the strategy
