@@ -71,8 +71,12 @@ final class ImageFiltration: PhotoOperation, @unchecked Sendable {
     override func main() {
         ranMain.withLock { $0 = true }
         guard let delegate else { return }
-        guard !isCancelled, claim() else {
+        guard !isCancelled else {
             delegate.operationWasCancelledBeforeStart(self)
+            return
+        }
+        guard claim(reportingTo: delegate) else {
+            delegate.operationFoundClaimedElsewhere(self)
             return
         }
         // Taken out: the bytes are not kept beyond this run.
@@ -102,7 +106,13 @@ final class ImageFiltration: PhotoOperation, @unchecked Sendable {
             result = .failure(error)
         }
         let cpuSeconds = clock.elapsed
-        releaseClaim()
-        delegate.filtration(self, didFinishWith: .rendered(result, cpuSeconds: cpuSeconds))
+        // A thumbnail is kept (in a shared store, written) before the claim goes back; see ImageDownloader.
+        if case .success = result {
+            delegate.filtration(self, didFinishWith: .rendered(result, cpuSeconds: cpuSeconds))
+            releaseClaim()
+        } else {
+            releaseClaim()
+            delegate.filtration(self, didFinishWith: .rendered(result, cpuSeconds: cpuSeconds))
+        }
     }
 }

@@ -22,6 +22,8 @@ struct Effects: Sendable {
     private(set) var cancelled: [PhotoOperation] = []
     /// Events, stamped in order.
     private(set) var events: [PipelineEvent] = []
+    /// Calls to make last (to the claims of other instances).
+    private(set) var calls: [@Sendable () -> Void] = []
 
     /// Photos watched, with their state when first watched, in the order they were.
     private var watched: [(index: Int, before: PhotoState)] = []
@@ -51,6 +53,11 @@ struct Effects: Sendable {
 
     mutating func cancel(_ operation: PhotoOperation) {
         cancelled.append(operation)
+    }
+
+    /// Makes `call` once everything else is carried out.
+    mutating func afterwards(_ call: @escaping @Sendable () -> Void) {
+        calls.append(call)
     }
 
     /// Stamps an event now.

@@ -117,7 +117,7 @@ extension PhotoPipeline {
         let photoState = state.photoState(of: index)
         // A cancelled operation still winding down keeps the photo until it ends (its download's bytes
         // are not back yet to resume from); its end starts new ones if the photo is still wanted.
-        guard !photoState.isFinal, !state.pending.isWindingDown(index) else { return }
+        guard !photoState.isFinal, !state.pending.isWindingDown(index), !state.remote.isWaiting(index) else { return }
         let record = records[index]
         let download = state.pending.downloadsInProgress[index]
         let needsDownload = photoState == .new && download == nil
@@ -163,12 +163,18 @@ extension PhotoPipeline {
             updateScheduling(of: index, in: &state, &effects)
             return
         }
+        if claims.isShared, askElsewhere(index, in: &state, &effects) { return }
         for operation in state.pending.operations(for: index) {
-            state.pending.remove(operation)
-            // Closed at once, so none starts in a slot another cancellation frees before it is cancelled too.
-            effects.decided(operation, changed: operation.decide(priority: nil, mayStart: false))
-            effects.cancel(operation)
+            withdraw(operation, in: &state, &effects)
         }
+    }
+
+    /// Takes `operation` out of progress and cancels it (once the lock is released). Under the lock.
+    func withdraw(_ operation: PhotoOperation, in state: inout PipelineState, _ effects: inout Effects) {
+        state.pending.remove(operation)
+        // Closed at once, so none starts in a slot another cancellation frees before it is cancelled too.
+        effects.decided(operation, changed: operation.decide(priority: nil, mayStart: false))
+        effects.cancel(operation)
     }
 
     /// Starts photo `index`'s operations again when a viewer still wants it and none is in progress

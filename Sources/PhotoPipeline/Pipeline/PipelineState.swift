@@ -16,13 +16,17 @@ struct PipelineState {
     var store: ImageStore
     /// The failed photos; only `retry` forgets one.
     var failures: [Int: Failure] = [:]
+    /// Work other instances hold, and what they said of it (empty in one process).
+    var remote = RemoteWork()
 
-    /// Photo `index`'s state: failed, else what runs for it, else what the store holds of it.
+    /// Photo `index`'s state: failed, else what runs for it, else what the store holds of it (or
+    /// what another instance working on it said, when that is further on).
     func photoState(of index: Int) -> PhotoState {
         if let failure = failures[index] {
             return .failed(reason: failure.reason, detail: failure.detail)
         }
-        return pending.activity(of: index) ?? store.restingState(of: index)
+        if let activity = pending.activity(of: index) { return activity }
+        return remote.state(of: index, resting: store.restingState(of: index))
     }
 
     /// Whether photo `index` is at rest: not failed, nothing running for it; its state is then the store's.

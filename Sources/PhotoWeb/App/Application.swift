@@ -4,6 +4,7 @@ import Hummingbird
 import Logging
 import Mustache
 import NIOCore
+import PhotoCluster
 import PhotoPipeline
 import SampleOrigin
 import ServiceLifecycle
@@ -68,10 +69,17 @@ public final class Application: Sendable {
         let viewers = ViewerRegistry(
             maxViewers: configuration.maxViewers, idleTimeout: configuration.viewerIdleTimeout,
             connectTimeout: configuration.viewerConnectTimeout)
-        let context = AppContext(
+        var context = AppContext(
             configuration: configuration, library: library, viewers: viewers, templates: templates,
             staticFiles: staticFiles, rateLimiter: ViewerRateLimiter(perMinute: configuration.viewersPerMinute),
             trustedProxies: trustedProxies, metrics: ServerMetrics(), logger: logger)
+        if let url = configuration.databaseURL {
+            do {
+                context.cluster = try await Cluster.connect(url: url, instance: configuration.instanceName, logger: logger)
+            } catch {
+                throw ApplicationError.database(error.description)
+            }
+        }
 
         let openFiles = OpenFilesLimit.raise()
         let maxConnections = configuration.effectiveMaxConnections(openFilesLimit: openFiles)
@@ -165,6 +173,7 @@ public final class Application: Sendable {
         }
         background.cancel()
         context.library.pipeline?.shutdown()
+        context.cluster?.stop()
         // A client that never reads its response cannot hold the shutdown: after 2 s the rest is cut.
         await server.stop(cutOff: .seconds(2))
         await loading.value?.stop()
@@ -196,12 +205,18 @@ public final class Application: Sendable {
                 }
             }
             let loadedEntries = entries
+            let cluster = context.cluster
             // Scanning the disk cache reads a folder and files: off the threads requests run on.
             let pipeline = try await Blocking.run {
+                if let cluster {
+                    return PhotoPipeline(
+                        entries: loadedEntries, configuration: configuration.pipeline, disk: cluster.results, claims: cluster.claims)
+                }
                 let disk = try DiskCache(
                     directory: URL(fileURLWithPath: configuration.imageCacheDirectory), budget: configuration.pipeline.diskBudgetBytes)
                 return PhotoPipeline(entries: loadedEntries, configuration: configuration.pipeline, disk: disk)
             }
+            cluster?.attach(pipeline)
             let done = pipeline.records.filter { $0.state == .filtered }.count
             logger.info("data source loaded", metadata: [
                 "source": "\(location)", "photos": "\(entries.count)",
@@ -243,12 +258,14 @@ public enum ApplicationError: Error, Sendable, CustomStringConvertible {
     case templates(String, String)
     case cannotListen(String, String)
     case setting(String)
+    case database(String)
 
     public var description: String {
         switch self {
         case .templates(let directory, let reason): "cannot load templates from \(directory): \(reason)"
         case .cannotListen(let address, let reason): "cannot listen on \(address): \(reason)"
         case .setting(let reason): reason
+        case .database(let reason): reason
         }
     }
 }

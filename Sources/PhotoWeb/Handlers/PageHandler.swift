@@ -38,6 +38,6 @@ struct PageHandler: Sendable {
             : try context.newViewer(for: request, peer: requestContext.peer).id.rawValue
         return Compression.response(
             Data(parts.joined(separator: viewer).utf8), contentType: "text/html; charset=utf-8",
-            headers: [.cacheControl: "no-store"], for: request)
+            headers: context.stickyHeaders([.cacheControl: "no-store"]), for: request)
     }
 }
