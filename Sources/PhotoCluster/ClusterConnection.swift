@@ -76,7 +76,8 @@ final class ClusterConnection: Sendable {
             if case .open(let connection) = link { return connection }
             return nil
         }
-        let closing: EventLoopFuture<Void>? = open?.close()
-        closing?.whenFailure { _ in }
+        guard let open else { return }
+        // Kept until closed: postgres-nio insists that a connection is closed before it goes.
+        open.close().whenComplete { _ in _ = open }
     }
 }

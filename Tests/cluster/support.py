@@ -37,16 +37,16 @@ def free_port() -> int:
         return s.getsockname()[1]
 
 
-def wait_until(predicate, what: str, timeout: float = DEADLINE, interval: float = 0.05):
+def wait_until(predicate, what: str, timeout: float = DEADLINE, interval: float = 0.05, describe=None):
     """Polls `predicate` (a state read over HTTP or SQL, where no event says it changed) until it
-    returns something true; fails the test after `timeout` seconds."""
+    returns something true; fails the test after `timeout` seconds (saying `describe()` if given)."""
     end = time.monotonic() + timeout
     while True:
         value = predicate()
         if value:
             return value
         if time.monotonic() > end:
-            pytest.fail(f"timed out waiting for {what}", pytrace=False)
+            pytest.fail(f"timed out waiting for {what}" + (f": {describe()}" if describe else ""), pytrace=False)
         time.sleep(interval)
 
 

@@ -41,7 +41,7 @@ def test_a_viewer_on_c_sees_progress_and_filtered_in_order_for_work_on_a(cluster
     for name in held:
         assert origin.started[name].wait(60), f"{name} never requested"
     on_c.show(0, 2)
-    wait_until(lambda: c.health().get("waitingFor", 0) >= 3, "c to wait for a's work")
+    wait_until(lambda: c.health().get("waitingFor", 0) >= 3, "c to wait for a's work", describe=lambda: (c.health(), a.health()))
     for gate in gates:
         gate.set()
     on_c.wait_for(range(3))
@@ -120,8 +120,8 @@ def test_work_goes_on_when_one_viewer_scrolls_away_while_another_instance_wants_
     on_b.show(5, 5)
     wait_until(lambda: b.health().get("waitingFor", 0) >= 1, "b to want a's work")
 
-    on_a.show(11, 11)
-    on_a.wait_for([11])
+    on_a.show(9, 9)
+    on_a.wait_for([9])
     gate.set()
     on_b.wait_for([5])
     on_a.wait_for([5])

@@ -114,7 +114,7 @@ extension PhotoPipeline {
     /// (after the download, which hands it the bytes) if it is not filtered yet; never a second
     /// operation for a photo that has one. They are enqueued once the lock is released.
     func startOperations(for index: Int, in state: inout PipelineState, _ effects: inout Effects) {
-        let photoState = state.photoState(of: index)
+        let photoState = state.localState(of: index)
         // A cancelled operation still winding down keeps the photo until it ends (its download's bytes
         // are not back yet to resume from); its end starts new ones if the photo is still wanted.
         guard !photoState.isFinal, !state.pending.isWindingDown(index), !state.remote.isWaiting(index) else { return }
