@@ -17,13 +17,14 @@ public protocol WorkClaiming: Sendable {
     /// it, and work this runner holds may be wanted by viewers elsewhere.
     var isShared: Bool { get }
     /// Calls `then`, on any thread, once `key` is free again (its holder ended its work or died);
-    /// asked after `claim(key)` failed.
+    /// asked of shared claims after `claim(key)` failed.
     func whenReleased(_ key: String, then: @escaping @Sendable () -> Void)
     /// Answers, on any thread, whether a runner elsewhere waits for the work named `key`, which this
     /// runner holds: then it goes on though no viewer here wants it any more.
     func isWantedElsewhere(_ key: String, reply: @escaping @Sendable (Bool) -> Void)
 }
 
+/// Claims of one process: not shared, and nobody elsewhere to wait for or to want work.
 extension WorkClaiming {
     public var isShared: Bool { false }
 

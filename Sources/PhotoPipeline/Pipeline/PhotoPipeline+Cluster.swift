@@ -59,6 +59,8 @@ extension PhotoPipeline {
     }
 
     func operationFoundClaimedElsewhere(_ operation: PhotoOperation) {
+        // Claims of one process: nobody to wait for, the operation simply did nothing.
+        guard claims.isShared else { return operationWasCancelledBeforeStart(operation) }
         let index = operation.index
         let key = operation.claimKey
         update { state, effects in
