@@ -86,6 +86,13 @@ extension ServeCommand {
             }
             configuration.logLevel = parsed
         }
+        configuration.databaseURL = try settings.string("database-url", databaseUrl)
+        if let name = try settings.string("instance-name", instanceName) {
+            guard name.count <= 64, name.allSatisfy({ $0.isASCII && ($0.isLetter || $0.isNumber || $0 == "-" || $0 == "_") }) else {
+                throw SettingError(description: "--instance-name must be up to 64 letters, digits, - or _, got \(name)")
+            }
+            configuration.instanceName = name
+        }
         return configuration
     }
 }

@@ -82,6 +82,10 @@ struct ServeCommand: AsyncParsableCommand {
     var maxLabs: Int?
     @Option(help: "trace, debug, info, notice, warning, error or critical. [env: CLASSIC_PHOTOS_LOG_LEVEL] (default: info)")
     var logLevel: String?
+    @Option(help: "PostgreSQL shared with other instances, postgres://user:password@host:port/database. [env: CLASSIC_PHOTOS_DATABASE_URL] (default: none, everything in this process)")
+    var databaseUrl: String?
+    @Option(help: "This instance's name among the others (letters, digits, - and _). [env: CLASSIC_PHOTOS_INSTANCE_NAME] (default: random)")
+    var instanceName: String?
 
     func run() async throws {
         let configuration: ServerConfiguration

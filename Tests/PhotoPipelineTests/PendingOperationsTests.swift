@@ -81,6 +81,8 @@ enum ImageFiltrationStub {
     final class NoDelegate: ImageFiltrationDelegate {
         func operationDidStart(_ operation: PhotoOperation) {}
         func operationWasCancelledBeforeStart(_ operation: PhotoOperation) {}
+        func operationMayRun(_ operation: PhotoOperation) -> Bool { true }
+        func operationFoundClaimedElsewhere(_ operation: PhotoOperation) {}
         func filtration(_ filtration: ImageFiltration, didMakePreview preview: EncodedImage) {}
         func filtration(_ filtration: ImageFiltration, didFinishWith outcome: ImageFiltration.Outcome) {}
     }

@@ -24,6 +24,8 @@ struct Effects: Sendable {
     private(set) var events: [PipelineEvent] = []
     /// Whether what runs or who wants what changed, so download slots must be granted again.
     private(set) var slotsMayHaveChanged = false
+    /// Calls to make last (to the claims of other instances).
+    private(set) var calls: [@Sendable () -> Void] = []
 
     /// Photos watched, with their state when first watched, in the order they were.
     private var watched: [(index: Int, before: PhotoState)] = []
@@ -58,6 +60,11 @@ struct Effects: Sendable {
 
     mutating func cancel(_ operation: PhotoOperation) {
         cancelled.append(operation)
+    }
+
+    /// Makes `call` once everything else is carried out.
+    mutating func afterwards(_ call: @escaping @Sendable () -> Void) {
+        calls.append(call)
     }
 
     /// Stamps an event now.

@@ -121,10 +121,10 @@ extension PhotoPipeline {
     /// (after the download, which hands it the bytes) if it is not filtered yet; never a second
     /// operation for a photo that has one. They are enqueued once the lock is released.
     func startOperations(for index: Int, in state: inout PipelineState, _ effects: inout Effects) {
-        let photoState = state.photoState(of: index)
+        let photoState = state.localState(of: index)
         // A cancelled operation still winding down keeps the photo until it ends (its download's bytes
         // are not back yet to resume from); its end starts new ones if the photo is still wanted.
-        guard !photoState.isFinal, !state.pending.isWindingDown(index) else { return }
+        guard !photoState.isFinal, !state.pending.isWindingDown(index), !state.remote.isWaiting(index) else { return }
         let record = records[index]
         let download = state.pending.downloadsInProgress[index]
         let needsDownload = photoState == .new && download == nil
@@ -175,12 +175,18 @@ extension PhotoPipeline {
             return
         }
         effects.reconsiderSlots()
+        if claims.isShared, askElsewhere(index, in: &state, &effects) { return }
         for operation in state.pending.operations(for: index) {
-            state.pending.remove(operation)
-            // Closed at once, so none starts in a slot another cancellation frees before it is cancelled too.
-            effects.decided(operation, changed: operation.decide(priority: nil, mayStart: false))
-            effects.cancel(operation)
+            withdraw(operation, in: &state, &effects)
         }
+    }
+
+    /// Takes `operation` out of progress and cancels it (once the lock is released). Under the lock.
+    func withdraw(_ operation: PhotoOperation, in state: inout PipelineState, _ effects: inout Effects) {
+        state.pending.remove(operation)
+        // Closed at once, so none starts in a slot another cancellation frees before it is cancelled too.
+        effects.decided(operation, changed: operation.decide(priority: nil, mayStart: false))
+        effects.cancel(operation)
     }
 
     /// Starts photo `index`'s operations again when a viewer still wants it and none is in progress

@@ -9,6 +9,8 @@ extension PhotoPipeline: ImageDownloaderDelegate, ImageFiltrationDelegate {
     func operationDidStart(_ operation: PhotoOperation) {
         update { state, effects in
             effects.watch(operation.index, in: state)
+            // This instance's own work now says where the photo is.
+            state.remote.forgetReport(operation.index)
             let lane = state.pending.start(operation)
             effects.reconsiderSlots()
             effects.publish(.operation(OperationEvent(

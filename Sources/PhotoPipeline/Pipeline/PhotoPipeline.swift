@@ -30,6 +30,8 @@ public final class PhotoPipeline: Sendable {
     /// Who runs each photo's work.
     let claims: any WorkClaiming
     let core: PipelineCore
+    /// Each result's name in the results store, back to what it is (for results other instances keep).
+    let resultKeys: [String: ImageCache.Key]
 
     /// How events reach subscribers: in one process, straight to `events`.
     var transport: any EventTransporting { events }
@@ -48,6 +50,7 @@ public final class PhotoPipeline: Sendable {
         self.claims = claims
         var failures: [Int: PipelineState.Failure] = [:]
         var onDisk: [ImageCache.Key: String] = [:]
+        var resultKeys: [String: ImageCache.Key] = [:]
         for (index, entry) in entries.enumerated() {
             if let problem = entry.problem {
                 failures[index] = .init(reason: problem)
@@ -56,9 +59,11 @@ public final class PhotoPipeline: Sendable {
             // What the results store kept from an earlier run is done already.
             for variant in ImageVariant.allCases {
                 let name = Self.diskKey(cacheKey: entry.cacheKey, variant: variant, configuration: configuration)
+                if claims.isShared { resultKeys[name] = .init(index: index, variant: variant) }
                 if disk?.contains(name) == true { onDisk[.init(index: index, variant: variant)] = name }
             }
         }
+        self.resultKeys = resultKeys
         let core = PipelineCore(PipelineState(
             pending: PendingOperations(
                 maxConcurrentTransfers: max(1, configuration.maxConcurrentDownloads, configuration.maxConcurrentTransfers),
@@ -158,6 +163,7 @@ public final class PhotoPipeline: Sendable {
             queue.addOperation(operation)
         }
         effects.cancelled.forEach { $0.cancel() }
+        effects.calls.forEach { $0() }
     }
 
     // MARK: Keeping results

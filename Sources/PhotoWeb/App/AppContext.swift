@@ -3,6 +3,7 @@ import Hummingbird
 import Logging
 import NIOCore
 import Mustache
+import PhotoCluster
 import PhotoPipeline
 
 /// What every handler shares: the photo list, the viewers, the templates and the settings.
@@ -21,6 +22,8 @@ struct AppContext: Sendable {
     let trustedProxies: ClientAddress.TrustedProxies
     let metrics: ServerMetrics
     let logger: Logger
+    /// The other instances' PostgreSQL, when configured.
+    var cluster: Cluster?
 
     /// The events a new stream starts with: the list's status, every row, this viewer's queues
     /// and the totals (a lab lane's viewer: its own pipeline's).

@@ -47,7 +47,7 @@ struct PageHandler: Sendable {
         let html = parts.head.joined(separator: viewer) + preloads(for: request) + parts.body.joined(separator: viewer)
         return Compression.response(
             Data(html.utf8), contentType: "text/html; charset=utf-8",
-            headers: [.cacheControl: "no-store"], for: request)
+            headers: context.stickyHeaders([.cacheControl: "no-store"]), for: request)
     }
 
     /// `<link rel=preload>` for the sepia thumbnails of the first screen (from `?row=N`, 1-based, as
