@@ -20,11 +20,21 @@ function wanted(photo) {
   }
 }
 
+/** The page-relative urls of the images the page links as preloads. */
+function preloadedImages() {
+  const prefix = location.origin;
+  return [...document.querySelectorAll('link[rel="preload"][as="image"]')]
+    .map((link) => link.href.startsWith(prefix) ? link.href.slice(prefix.length) : link.href);
+}
+
 /** Creates the loader. `onLoaded(index)` is called when row `index` has a new image to show. */
 export function createImages({ store, onLoaded }) {
   const queue = new Set(); // indices waiting for a load slot
   const inFlight = new Map(); // url -> index
-  const loaded = new Set(); // urls fetched by this page
+  // Urls fetched by this page, starting with the first screen's thumbnails the server had ready:
+  // the page links them as preloads, so the browser has them (or is fetching them) already and a
+  // row can show them at once instead of after a detached load of its own.
+  const loaded = new Set(preloadedImages());
   const failures = new Map(); // url -> { count, retryAt }
   let near = null;
   const counters = { started: 0, maxInFlight: 0 };

@@ -112,6 +112,8 @@ struct OwnWorkTests {
             #expect(top.text.contains(#"<link rel="preload" as="image" fetchpriority="high" href="/photos/0/thumbnail">"#))
             let screen = AppContext.firstScreenRows
             #expect(top.text.contains(#"href="/photos/\#(screen - 1)/thumbnail""#) && !top.text.contains(#"href="/photos/\#(screen)/thumbnail""#))
+            // And its rows are in the page, thumbnails and all, before any script runs.
+            #expect(top.text.contains(#"id="row-0""#) && top.text.contains(#"src="/photos/0/thumbnail""#))
             let lower = try await harness.request(.GET, "/?row=2")
             #expect(!lower.text.contains(#"href="/photos/0/thumbnail""#) && lower.text.contains(#"href="/photos/1/thumbnail""#))
         }

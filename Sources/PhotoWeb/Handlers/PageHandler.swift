@@ -5,17 +5,19 @@ import PhotoPipeline
 /// `GET /`: the page, rendered from `Templates/index.mustache`. Each load is a new viewer
 /// (a `HEAD` is not: it gets the same headers without making one).
 ///
-/// Everything in the page but the viewer's id and the first screen's preloads is the same for the
-/// whole run, so the template is rendered once, at start, around markers; a request only puts those in.
+/// Everything in the page but the viewer's id and the first screen (its rows and their
+/// thumbnails' preloads) is the same for the whole run, so the template is rendered once, at start,
+/// around markers; a request only puts those in.
 struct PageHandler: Sendable {
     let context: AppContext
-    /// The rendered page, split where the preloads go, then each part where the viewer's id goes.
-    private let parts: (head: [String], body: [String])
+    /// The rendered page, split where the preloads go and where the list goes; each part split where
+    /// the viewer's id goes.
+    private let parts: [[String]]
 
     init(context: AppContext) throws(APIError) {
         self.context = context
         let marker = "viewer-id-0f3c9a"
-        let preloadMarker = "<!--preloads-0f3c9a-->"
+        let slots = ["<!--preloads-0f3c9a-->", "<!--list-0f3c9a-->"]
         let configuration = context.configuration
         let values: [String: Any] = [
             "viewer": marker,
@@ -24,15 +26,23 @@ struct PageHandler: Sendable {
             "staticBase": "\(configuration.basePath)/static/v/\(context.staticFiles.version)",
             "strategy": configuration.strategy.name,
             "prefetch": configuration.strategy.prefetchMarginForDisplay,
-            "rowHeight": 80,
-            "preloads": preloadMarker,
+            "rowHeight": FirstScreen.rowHeight,
+            "preloads": slots[0],
+            "firstScreen": slots[1],
         ]
         guard let html = context.templates.render(values, withTemplate: "index") else {
             throw .internal("template index.mustache is missing")
         }
-        let halves = html.components(separatedBy: preloadMarker)
-        guard halves.count == 2 else { throw .internal("template index.mustache must place {{{preloads}}} once") }
-        parts = (halves[0].components(separatedBy: marker), halves[1].components(separatedBy: marker))
+        var parts: [String] = []
+        var rest = html
+        for slot in slots {
+            let pieces = rest.components(separatedBy: slot)
+            guard pieces.count == 2 else { throw .internal("template index.mustache must place {{{preloads}}} then {{{firstScreen}}}, once each") }
+            parts.append(pieces[0])
+            rest = pieces[1]
+        }
+        parts.append(rest)
+        self.parts = parts.map { $0.components(separatedBy: marker) }
     }
 
     func handle(_ request: Request, context requestContext: PhotoRequestContext) async throws -> Response {
@@ -44,25 +54,16 @@ struct PageHandler: Sendable {
             context.startFirstScreen(of: session, row: request.queryValue("row"))
             viewer = session.id.rawValue
         }
-        let html = parts.head.joined(separator: viewer) + preloads(for: request) + parts.body.joined(separator: viewer)
+        let screen = FirstScreen(pipeline: context.library.pipeline, row: request.queryValue("row"), basePath: context.configuration.basePath)
+        let fill = [screen.preloads, screen.listHTML]
+        var html = ""
+        for (position, part) in parts.enumerated() {
+            html += part.joined(separator: viewer)
+            if position < fill.count { html += fill[position] }
+        }
         return Compression.response(
             Data(html.utf8), contentType: "text/html; charset=utf-8",
             headers: context.stickyHeaders([.cacheControl: "no-store"]), for: request)
-    }
-
-    /// `<link rel=preload>` for the sepia thumbnails of the first screen (from `?row=N`, 1-based, as
-    /// the page reads it) that are ready now: the browser fetches them while it loads the page's
-    /// modules, instead of after the event stream's snapshot has said which rows are done. The page's
-    /// image loader asks for the same URLs, which the browser then answers from its preload cache.
-    func preloads(for request: Request) -> String {
-        guard let pipeline = context.library.pipeline, !pipeline.records.isEmpty else { return "" }
-        let count = pipeline.records.count
-        let first = min(count - 1, max(0, (request.queryValue("row").flatMap { Int($0) } ?? 1) - 1))
-        let base = context.configuration.basePath
-        return (first..<min(count, first + AppContext.firstScreenRows))
-            .filter { pipeline.records[$0].state == .filtered }
-            .map { "<link rel=\"preload\" as=\"image\" fetchpriority=\"high\" href=\"\(base)/photos/\($0)/thumbnail\">\n" }
-            .joined()
     }
 
     /// The strategy a shared link asks for (`?strategy=eager|visible|prefetch&prefetch=N`): the viewer

@@ -9,14 +9,19 @@ import PhotoPipeline
 struct ViewerWork: Equatable {
     /// An amount of work, as the `queues` event's `work` and `waste` carry it.
     struct Amount: Encodable, Equatable {
+        /// Operations that finished, per queue; and how many were cancelled or failed (both queues).
         var downloads = 0
         var filtrations = 0
+        var cancelled = 0
+        var failed = 0
         var bytes: Int64 = 0
         var filterSeconds = 0.0
 
         static func += (lhs: inout Amount, rhs: Amount) {
             lhs.downloads += rhs.downloads
             lhs.filtrations += rhs.filtrations
+            lhs.cancelled += rhs.cancelled
+            lhs.failed += rhs.failed
             lhs.bytes += rhs.bytes
             lhs.filterSeconds += rhs.filterSeconds
         }
@@ -24,6 +29,8 @@ struct ViewerWork: Equatable {
         static func -= (lhs: inout Amount, rhs: Amount) {
             lhs.downloads -= rhs.downloads
             lhs.filtrations -= rhs.filtrations
+            lhs.cancelled -= rhs.cancelled
+            lhs.failed -= rhs.failed
             lhs.bytes -= rhs.bytes
             lhs.filterSeconds = max(0, lhs.filterSeconds - rhs.filterSeconds)
         }
@@ -44,8 +51,11 @@ struct ViewerWork: Equatable {
         var amount = Amount()
         amount.bytes = operation.bytes ?? 0
         amount.filterSeconds = operation.cpuSeconds ?? 0
-        if operation.outcome == .finished {
-            if operation.queue == .download { amount.downloads = 1 } else { amount.filtrations = 1 }
+        switch operation.outcome {
+        case .finished: if operation.queue == .download { amount.downloads = 1 } else { amount.filtrations = 1 }
+        case .cancelled: amount.cancelled = 1
+        case .failed: amount.failed = 1
+        case .started: break
         }
         guard amount != Amount() else { return }
         total += amount
