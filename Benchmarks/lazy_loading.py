@@ -250,7 +250,14 @@ def chain(server_args: str, source: Path) -> None:
         driver = browser()
         try:
             _, _, stops = play(driver, f"http://{HOST}:{server.port}/", "jumps", 300, 716)
-            links = driver.execute_script("return window.__bench.chain")
+            links = driver.execute_script("""
+                const chain = window.__bench.chain;
+                // When the page asked for each row's sepia thumbnail, and when its bytes were in.
+                for (const e of performance.getEntriesByType('resource')) {
+                    const m = e.name.match(/[/]photos[/]([0-9]+)[/]thumbnail$/);
+                    if (m && chain[m[1]]) Object.assign(chain[m[1]], { asked: e.startTime, received: e.responseEnd });
+                }
+                return chain;""")
         finally:
             driver.quit()
     rows = []
@@ -259,21 +266,31 @@ def chain(server_args: str, source: Path) -> None:
         totals = []
         for i in range(stop["first"], stop["last"] + 1):
             c = dict(links.get(str(i)) or {})
-            if any(c.get(k) is None for k in ("scheduled", "firstByte", "lastByte", "filtered", "screen")):
+            if c.get("filtered") is None or c.get("screen") is None or c["filtered"] < stop["stop"]:
                 continue  # failed, or done before this stop
             c["stop"] = stop["stop"]
-            c["report"] = max((t for t in c["reports"] if t <= c["scheduled"]), default=c["stop"])
-            c.setdefault("decoded", c["lastByte"])  # the preview event may be folded into the filtered one
-            c["decoded"] = min(max(c["decoded"], c["lastByte"]), c["filtered"])
+            # A link the page did not see (it happened before the event stream opened, as the first
+            # screen's start does, or its event was folded into the next) counts as the one before it.
+            later = [c.get(k) for k in ("scheduled", "firstByte", "lastByte", "decoded", "filtered")]
+            c["report"] = max((t for t in c["reports"] if t <= min(t for t in later if t is not None)),
+                              default=c["stop"])
+            previous = c["report"]
+            for key in ("scheduled", "firstByte", "lastByte", "decoded"):
+                c[key] = previous = min(max(c.get(key) or previous, previous), c["filtered"])
             for a, b in LINKS:
                 per_link.setdefault(f"{a} -> {b}", []).append(c[b] - c[a])
             totals.append(c["screen"] - c["stop"])
+            if c.get("asked") is not None and c["filtered"] <= c["asked"] <= c["screen"]:
+                for a, b in (("filtered", "asked"), ("asked", "received"), ("received", "screen")):
+                    per_link.setdefault(f"{a} -> {b}", []).append(c[b] - c[a])
         if not totals:
             continue
+        split = [f"{statistics.median(per_link[k]):.0f}" if per_link.get(k) else "-"
+                 for k in ("filtered -> asked", "asked -> received", "received -> screen")]
         rows.append([name, len(totals)] + [f"{statistics.median(per_link[f'{a} -> {b}']):.0f}" for a, b in LINKS]
-                    + [f"{statistics.median(totals):.0f}"])
+                    + [f"{statistics.median(totals):.0f}", " / ".join(split)])
     log("chain of one photo, median over the rows of each stop (ms, page clock; event arrivals stand for the server's steps):")
-    log(table(["stop", "rows"] + [f"{a}->{b}" for a, b in LINKS] + ["total"], rows))
+    log(table(["stop", "rows"] + [f"{a}->{b}" for a, b in LINKS] + ["total", "filtered->asked / ->received / ->screen"], rows))
 
 
 def main() -> None:
