@@ -14,7 +14,9 @@ session), with the built-in sample origin (150 ms, 2 MB/s per transfer) behind a
 Figures per trace and page, over all runs: time to visible p50 / p95 (from each scroll stop until
 every row on screen shows its final image: the sepia thumbnail, or the failed image), bytes the
 browser received (CDP), bytes the origin sent (the proxy), photos downloaded in full, and of those
-how many were never on screen at a stop. Printed, not judged.
+how many were never on screen at a stop. Bytes and photos are counted until the origin has been
+quiet for a second after the last stop (what the trace set going, at most a minute). Before the
+traces, the chain of links of the product's photos (`--no-chain` skips it). Printed, not judged.
 """
 from __future__ import annotations
 
@@ -37,6 +39,7 @@ ROW = 80
 TRACES = ("first", "flick", "reading", "jumps")
 READING_STOPS = 10
 STOP_TIMEOUT = 20.0
+SETTLE_BOUND = 60.0
 
 # The plain page: a header as tall as the page's, so that both lists show the same 716 px.
 PLAIN = """<!doctype html>
@@ -345,12 +348,25 @@ def main() -> None:
                      "", f"{product['origin'] / max(1, plain['origin']):.2f}x", "", ""])
     log(table(["trace", "page", "stops", "late", "ttv p50", "ttv p95", "browser got", "origin sent",
                "photos", "never seen"], rows))
-    log(f"(per session averages of bytes and photos; late = stops not done within {STOP_TIMEOUT:.0f} s, "
+    log(f"(bytes and photos: per session, until the origin was quiet for 1 s after the last stop; late = stops not done within {STOP_TIMEOUT:.0f} s, "
         f"left out of the percentiles)")
 
 
 def fmt(value: float | None) -> str:
     return "late" if value is None or value != value else f"{value:.0f} ms"
+
+
+def settle(proxy: CountingProxy, quiet: float = 1.0, bound: float = SETTLE_BOUND) -> None:
+    """Waits, after the last stop, until the origin has sent nothing for `quiet` seconds (at most
+    `bound`): what a trace costs includes what it set going (the browser's queued images, the
+    server's reading ahead), not only what arrived before its last row was on screen."""
+    deadline = time.monotonic() + bound
+    last, still = proxy.tally.bytes_sent, time.monotonic()
+    while time.monotonic() < deadline and time.monotonic() - still < quiet:
+        time.sleep(0.1)
+        now = proxy.tally.bytes_sent
+        if now != last:
+            last, still = now, time.monotonic()
 
 
 def session(figures: dict, page: str, trace: str, proxy: CountingProxy, source: Path, files: str,
@@ -366,6 +382,7 @@ def session(figures: dict, page: str, trace: str, proxy: CountingProxy, source: 
         driver = browser()
         try:
             ttvs, seen, _ = play(driver, url, trace, rows, 716)
+            settle(proxy)
             figures["browser"] += browser_bytes(driver)
         finally:
             driver.quit()
