@@ -344,7 +344,7 @@ def main() -> None:
                          f"{f['downloaded'] / n:.0f}", f"{f['unseen'] / n:.0f}"])
         product, plain = results[(trace, "product")], results[(trace, "plain")]
         p95 = [percentile([t for t in r["ttv"] if t is not None], 95) for r in (product, plain)]
-        rows.append([trace, "page / lazy", "", "", "", f"{p95[0] / p95[1]:.2f}x" if p95[1] else "",
+        rows.append([trace, "page / lazy", "", "", "", f"{p95[0] / p95[1]:.2f}x" if p95[1] >= 10 else "(< 10 ms)",
                      "", f"{product['origin'] / max(1, plain['origin']):.2f}x", "", ""])
     log(table(["trace", "page", "stops", "late", "ttv p50", "ttv p95", "browser got", "origin sent",
                "photos", "never seen"], rows))
@@ -353,7 +353,9 @@ def main() -> None:
 
 
 def fmt(value: float | None) -> str:
-    return "late" if value is None or value != value else f"{value:.0f} ms"
+    if value is None or value != value:
+        return "late"
+    return f"{value:.1f} ms" if value < 10 else f"{value:.0f} ms"
 
 
 def settle(proxy: CountingProxy, quiet: float = 1.0, bound: float = SETTLE_BOUND) -> None:
