@@ -46,7 +46,13 @@ class CountingProxy:
         return self
 
     def __exit__(self, *exc: object) -> None:
-        self._loop.call_soon_threadsafe(self._loop.stop)
+        async def stop() -> None:
+            tasks = [t for t in asyncio.all_tasks() if t is not asyncio.current_task()]
+            for task in tasks:
+                task.cancel()
+            await asyncio.gather(*tasks, return_exceptions=True)
+            asyncio.get_running_loop().stop()
+        asyncio.run_coroutine_threadsafe(stop(), self._loop)
         self._thread.join(timeout=10)
 
     def reset(self) -> Tally:
@@ -67,11 +73,12 @@ class CountingProxy:
             await self._responses(origin_reader, client_writer, paths)
         finally:
             upward.cancel()
+            await asyncio.gather(upward, return_exceptions=True)
             for writer in (client_writer, origin_writer):
                 writer.close()
 
     async def _requests(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter, paths: list[str]) -> None:
-        with contextlib.suppress(ConnectionError, asyncio.CancelledError):
+        with contextlib.suppress(OSError, asyncio.CancelledError):
             pending = b""
             while data := await reader.read(65536):
                 pending += data
@@ -93,7 +100,7 @@ class CountingProxy:
         head = b""
         remaining = None  # body bytes of the current response still to come; None while reading a head
         path, status = "", 0
-        with contextlib.suppress(ConnectionError):
+        with contextlib.suppress(OSError):
             while data := await reader.read(65536):
                 with self._lock:
                     self.tally.bytes_sent += len(data)

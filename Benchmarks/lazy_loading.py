@@ -14,7 +14,9 @@ session), with the built-in sample origin (150 ms, 2 MB/s per transfer) behind a
 Figures per trace and page, over all runs: time to visible p50 / p95 (from each scroll stop until
 every row on screen shows its final image: the sepia thumbnail, or the failed image), bytes the
 browser received (CDP), bytes the origin sent (the proxy), photos downloaded in full, and of those
-how many were never on screen at a stop. Printed, not judged.
+how many were never on screen at a stop. Bytes and photos are counted until the origin has been
+quiet for a second after the last stop (what the trace set going, at most a minute). Before the
+traces, the chain of links of the product's photos (`--no-chain` skips it). Printed, not judged.
 """
 from __future__ import annotations
 
@@ -37,6 +39,7 @@ ROW = 80
 TRACES = ("first", "flick", "reading", "jumps")
 READING_STOPS = 10
 STOP_TIMEOUT = 20.0
+SETTLE_BOUND = 60.0
 
 # The plain page: a header as tall as the page's, so that both lists show the same 716 px.
 PLAIN = """<!doctype html>
@@ -250,7 +253,14 @@ def chain(server_args: str, source: Path) -> None:
         driver = browser()
         try:
             _, _, stops = play(driver, f"http://{HOST}:{server.port}/", "jumps", 300, 716)
-            links = driver.execute_script("return window.__bench.chain")
+            links = driver.execute_script("""
+                const chain = window.__bench.chain;
+                // When the page asked for each row's sepia thumbnail, and when its bytes were in.
+                for (const e of performance.getEntriesByType('resource')) {
+                    const m = e.name.match(/[/]photos[/]([0-9]+)[/]thumbnail$/);
+                    if (m && chain[m[1]]) Object.assign(chain[m[1]], { asked: e.startTime, received: e.responseEnd });
+                }
+                return chain;""")
         finally:
             driver.quit()
     rows = []
@@ -259,21 +269,31 @@ def chain(server_args: str, source: Path) -> None:
         totals = []
         for i in range(stop["first"], stop["last"] + 1):
             c = dict(links.get(str(i)) or {})
-            if any(c.get(k) is None for k in ("scheduled", "firstByte", "lastByte", "filtered", "screen")):
+            if c.get("filtered") is None or c.get("screen") is None or c["filtered"] < stop["stop"]:
                 continue  # failed, or done before this stop
             c["stop"] = stop["stop"]
-            c["report"] = max((t for t in c["reports"] if t <= c["scheduled"]), default=c["stop"])
-            c.setdefault("decoded", c["lastByte"])  # the preview event may be folded into the filtered one
-            c["decoded"] = min(max(c["decoded"], c["lastByte"]), c["filtered"])
+            # A link the page did not see (it happened before the event stream opened, as the first
+            # screen's start does, or its event was folded into the next) counts as the one before it.
+            later = [c.get(k) for k in ("scheduled", "firstByte", "lastByte", "decoded", "filtered")]
+            c["report"] = max((t for t in c["reports"] if t <= min(t for t in later if t is not None)),
+                              default=c["stop"])
+            previous = c["report"]
+            for key in ("scheduled", "firstByte", "lastByte", "decoded"):
+                c[key] = previous = min(max(c.get(key) or previous, previous), c["filtered"])
             for a, b in LINKS:
                 per_link.setdefault(f"{a} -> {b}", []).append(c[b] - c[a])
             totals.append(c["screen"] - c["stop"])
+            if c.get("asked") is not None and c["filtered"] <= c["asked"] <= c["screen"]:
+                for a, b in (("filtered", "asked"), ("asked", "received"), ("received", "screen")):
+                    per_link.setdefault(f"{a} -> {b}", []).append(c[b] - c[a])
         if not totals:
             continue
+        split = [f"{statistics.median(per_link[k]):.0f}" if per_link.get(k) else "-"
+                 for k in ("filtered -> asked", "asked -> received", "received -> screen")]
         rows.append([name, len(totals)] + [f"{statistics.median(per_link[f'{a} -> {b}']):.0f}" for a, b in LINKS]
-                    + [f"{statistics.median(totals):.0f}"])
+                    + [f"{statistics.median(totals):.0f}", " / ".join(split)])
     log("chain of one photo, median over the rows of each stop (ms, page clock; event arrivals stand for the server's steps):")
-    log(table(["stop", "rows"] + [f"{a}->{b}" for a, b in LINKS] + ["total"], rows))
+    log(table(["stop", "rows"] + [f"{a}->{b}" for a, b in LINKS] + ["total", "filtered->asked / ->received / ->screen"], rows))
 
 
 def main() -> None:
@@ -324,16 +344,31 @@ def main() -> None:
                          f"{f['downloaded'] / n:.0f}", f"{f['unseen'] / n:.0f}"])
         product, plain = results[(trace, "product")], results[(trace, "plain")]
         p95 = [percentile([t for t in r["ttv"] if t is not None], 95) for r in (product, plain)]
-        rows.append([trace, "page / lazy", "", "", "", f"{p95[0] / p95[1]:.2f}x" if p95[1] else "",
+        rows.append([trace, "page / lazy", "", "", "", f"{p95[0] / p95[1]:.2f}x" if p95[1] >= 10 else "(< 10 ms)",
                      "", f"{product['origin'] / max(1, plain['origin']):.2f}x", "", ""])
     log(table(["trace", "page", "stops", "late", "ttv p50", "ttv p95", "browser got", "origin sent",
                "photos", "never seen"], rows))
-    log(f"(per session averages of bytes and photos; late = stops not done within {STOP_TIMEOUT:.0f} s, "
+    log(f"(bytes and photos: per session, until the origin was quiet for 1 s after the last stop; late = stops not done within {STOP_TIMEOUT:.0f} s, "
         f"left out of the percentiles)")
 
 
 def fmt(value: float | None) -> str:
-    return "late" if value is None or value != value else f"{value:.0f} ms"
+    if value is None or value != value:
+        return "late"
+    return f"{value:.1f} ms" if value < 10 else f"{value:.0f} ms"
+
+
+def settle(proxy: CountingProxy, quiet: float = 1.0, bound: float = SETTLE_BOUND) -> None:
+    """Waits, after the last stop, until the origin has sent nothing for `quiet` seconds (at most
+    `bound`): what a trace costs includes what it set going (the browser's queued images, the
+    server's reading ahead), not only what arrived before its last row was on screen."""
+    deadline = time.monotonic() + bound
+    last, still = proxy.tally.bytes_sent, time.monotonic()
+    while time.monotonic() < deadline and time.monotonic() - still < quiet:
+        time.sleep(0.1)
+        now = proxy.tally.bytes_sent
+        if now != last:
+            last, still = now, time.monotonic()
 
 
 def session(figures: dict, page: str, trace: str, proxy: CountingProxy, source: Path, files: str,
@@ -349,6 +384,7 @@ def session(figures: dict, page: str, trace: str, proxy: CountingProxy, source: 
         driver = browser()
         try:
             ttvs, seen, _ = play(driver, url, trace, rows, 716)
+            settle(proxy)
             figures["browser"] += browser_bytes(driver)
         finally:
             driver.quit()

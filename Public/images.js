@@ -40,6 +40,9 @@ export function createImages({ store, onLoaded }) {
   const counters = { started: 0, maxInFlight: 0 };
 
   const inNear = (index) => !!near && index >= near.first && index <= near.last;
+  // While scrolling, only rows on screen start loading: a flick does not queue every row it passes.
+  const mayLoad = (index) => inNear(index)
+    && (!store.state.scrolling || (index >= near.visible.first && index <= near.visible.last));
   const ready = (src) => src === FAILED || loaded.has(src);
 
   /** What row `photo` shows now: its wanted image once loaded (the unfiltered preview meanwhile,
@@ -119,14 +122,14 @@ export function createImages({ store, onLoaded }) {
   /** Sets the rows near the screen (`{first, last, visible}` or null) and queues what they need. */
   function refresh(range) {
     near = range;
-    for (const index of queue) if (!inNear(index)) queue.delete(index);
-    if (near) for (let i = near.first; i <= near.last; i += 1) if (needs(i)) queue.add(i);
+    for (const index of queue) if (!mayLoad(index)) queue.delete(index);
+    if (near) for (let i = near.first; i <= near.last; i += 1) if (mayLoad(i) && needs(i)) queue.add(i);
     pump();
   }
 
   /** Row `index` changed state: queue its new image if it is near the screen. */
   function photoChanged(index) {
-    if (inNear(index) && needs(index)) queue.add(index);
+    if (mayLoad(index) && needs(index)) queue.add(index);
   }
 
   return {

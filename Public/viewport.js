@@ -41,11 +41,14 @@ export function createViewport({ store, list, reporter, rowHeight }) {
     return { first, last };
   }
 
-  /** The rows that may show an image: the visible ones, plus a margin once scrolling has stopped. */
+  /** The rows that may show an image: the visible ones and a margin, half a screen at least (the
+   * server reads that far ahead, so a reader's next move shows rows whose thumbnails are already
+   * here, decoded). While scrolling only the visible rows start loading (see images.js). */
   function nearRange() {
     const visible = visibleRange();
     if (!visible) return null;
-    const margin = store.state.scrolling ? 0 : Math.max(3, store.effectiveStrategy().prefetch);
+    const halfScreen = Math.ceil((visible.last - visible.first + 1) / 2);
+    const margin = Math.max(3, store.effectiveStrategy().prefetch, halfScreen);
     return {
       first: Math.max(0, visible.first - margin),
       last: Math.min(count() - 1, visible.last + margin),

@@ -22,6 +22,22 @@ struct DownloadSlotTests {
         return most
     }
 
+    /// A pipeline with one prefetch slot and `transfers` transfers at once.
+    static func harness(
+        _ photos: [(path: String, behaviour: TestOrigin.Behaviour)], transfers: Int
+    ) throws -> PipelineHarness {
+        try PipelineHarness(
+            photos: photos,
+            configuration: PipelineConfiguration(maxConcurrentDownloads: 1, maxConcurrentTransfers: transfers, maxConcurrentFiltrations: 1))
+    }
+
+    /// Waits until every row of `rows` is `filtered`.
+    static func waitFiltered(_ rows: ClosedRange<Int>, in harness: PipelineHarness) async throws {
+        for index in rows {
+            try await harness.recorder.wait(photo: index, "filtered") { $0 == .filtered }
+        }
+    }
+
     static func isDownloading(_ state: PhotoState) -> Bool {
         if case .downloading(let progress?) = state { return progress > 0 }
         return false
@@ -30,9 +46,7 @@ struct DownloadSlotTests {
     @Test func everyVisibleRowStartsAtOnceWhateverThePrefetchBound() async throws {
         // Given one prefetch slot, and five rows on screen whose origin holds the rest of each body
         let gate = OriginGate()
-        let harness = try PipelineHarness(
-            photos: Self.photos(8, held: Set(0...4), by: gate),
-            configuration: PipelineConfiguration(maxConcurrentDownloads: 1, maxConcurrentTransfers: 16, maxConcurrentFiltrations: 1))
+        let harness = try Self.harness(Self.photos(8, held: Set(0...4), by: gate), transfers: 16)
         defer { harness.close() }
 
         // When the viewer stops on them
@@ -44,17 +58,13 @@ struct DownloadSlotTests {
         }
         #expect(harness.pipeline.stats.downloads.executing == 5)
         gate.openAll()
-        for index in 0...4 {
-            try await harness.recorder.wait(photo: index, "filtered") { $0 == .filtered }
-        }
+        try await Self.waitFiltered(0...4, in: harness)
     }
 
     @Test func theGlobalBoundHoldsAcrossViewers() async throws {
         // Given at most three transfers, and two viewers with three held rows on screen each
         let gate = OriginGate()
-        let harness = try PipelineHarness(
-            photos: Self.photos(6, held: Set(0...5), by: gate),
-            configuration: PipelineConfiguration(maxConcurrentDownloads: 1, maxConcurrentTransfers: 3, maxConcurrentFiltrations: 1))
+        let harness = try Self.harness(Self.photos(6, held: Set(0...5), by: gate), transfers: 3)
         defer { harness.close() }
         harness.controller(strategy: .visible).loadImagesForOnscreenRows(0...2)
         harness.controller(strategy: .visible).loadImagesForOnscreenRows(3...5)
@@ -68,9 +78,7 @@ struct DownloadSlotTests {
         #expect(harness.pipeline.stats.downloads.executing == 3)
         #expect(harness.pipeline.stats.downloads.pending == 3)
         gate.openAll()
-        for index in 0...5 {
-            try await harness.recorder.wait(photo: index, "filtered") { $0 == .filtered }
-        }
+        try await Self.waitFiltered(0...5, in: harness)
         #expect(Self.mostRunning(await harness.recorder.events) == 3)
     }
 
@@ -82,9 +90,7 @@ struct DownloadSlotTests {
         for index in 2...6 {
             photos[index].behaviour = SchedulingTests.held(by: aheadGate, seed: index)
         }
-        let harness = try PipelineHarness(
-            photos: photos,
-            configuration: PipelineConfiguration(maxConcurrentDownloads: 1, maxConcurrentTransfers: 16, maxConcurrentFiltrations: 1))
+        let harness = try Self.harness(photos, transfers: 16)
         defer { harness.close() }
 
         // When the viewer rests on rows 0-1 (it reads ahead below)
@@ -104,9 +110,7 @@ struct DownloadSlotTests {
         #expect(harness.pipeline.stats.downloads.executing == 1)
         #expect(harness.pipeline.stats.downloads.pending == 2)
         aheadGate.openAll()
-        for index in 2...4 {
-            try await harness.recorder.wait(photo: index, "filtered") { $0 == .filtered }
-        }
+        try await Self.waitFiltered(2...4, in: harness)
         let events = await harness.recorder.events
         #expect(Self.mostRunning(events, rows: Set(2...4)) == 1)
         #expect(Array(await harness.recorder.operations(.download, .started).dropFirst(2)) == [2, 3, 4])

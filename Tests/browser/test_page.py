@@ -160,7 +160,7 @@ def test_page_loads(server, driver):
     # page never loads more than four images at once (with the event stream and the viewport
     # reports, that is the browser's six connections to the server).
     with_src = page.js("return document.querySelectorAll('#list .row img.thumb[src]').length")
-    margin = max(3, server.prefetch)
+    margin = max(3, server.prefetch, (last - first + 2) // 2)
     assert with_src <= (last - first + 1) + 2 * margin, with_src
     photo_requests = page.js(
         "return performance.getEntriesByType('resource').filter(e => e.name.includes('/photos/')).length")
@@ -253,7 +253,8 @@ class TestFastScroll:
 
         # Rows that were only passed over were never downloaded.
         photos = slow_server.photos()
-        margin = slow_server.prefetch + 1
+        # At rest the server reads ahead its margin, or half a screen if more.
+        margin = max(slow_server.prefetch, (top[1] - top[0] + 2) // 2) + 1
         passed_over = range(top[1] + margin + 1, first - margin)
         touched = [(i, photos[i]["state"]) for i in passed_over if photos[i]["state"] != "new"]
         assert len(passed_over) > 200
