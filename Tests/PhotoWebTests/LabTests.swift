@@ -134,6 +134,9 @@ struct LabTests {
         try await WebHarness.with(configure: {
             $0.source = source
             $0.pipeline.maxConcurrentDownloads = 2
+            // The labs' pages never open their streams: they must outlive the test, not end and free their slots.
+            $0.labIdleTimeout = .seconds(3_600)
+            $0.viewerConnectTimeout = .seconds(3_600)
         }) { harness in
             // When four labs of two eager lanes each want the 8 held photos
             for _ in 0..<4 {
@@ -151,6 +154,7 @@ struct LabTests {
             try await stream.waitUntilFiltered(8...11)
             #expect(transfers.usage.byGuests == transfers.guestCapacity)
             #expect(transfers.usage.held <= transfers.capacity)
+            #expect(harness.application.context.labs.count == 4)
         }
     }
 
