@@ -137,6 +137,8 @@ struct LabTests {
             // The labs' pages never open their streams: they must outlive the test, not end and free their slots.
             $0.labIdleTimeout = .seconds(3_600)
             $0.viewerConnectTimeout = .seconds(3_600)
+            // Held transfers must not fail as stalled either: the labs hold their slots until the end.
+            $0.pipeline.transferLimits.lowSpeedTime = .seconds(3_600)
         }) { harness in
             // When four labs of two eager lanes each want the 8 held photos
             for _ in 0..<4 {
