@@ -208,7 +208,10 @@ async function play(name) {
     } else {
       current.scroller.scrollTop = target;
     }
-    stop(current);
+    // A stop where the lanes already are (the flick's first) is not a new one: its clock runs already.
+    const rows = visibleRows(current);
+    const last = current.browser.stops[current.browser.stops.length - 1];
+    if (current.scrolling || !last || last.first !== rows.first || last.last !== rows.last) stop(current);
     await untilDone(current, visibleRows(current));
     await pause(step.dwell);
   }
