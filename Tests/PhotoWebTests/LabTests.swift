@@ -91,6 +91,16 @@ struct LabTests {
         }
     }
 
+    @Test func aLabCountsAsANewViewerAgainstItsClientsLimit() async throws {
+        try await WebHarness.with(configure: { $0.viewersPerMinute = 1 }) { harness in
+            #expect(try await harness.post("/api/labs", json: #"{"lanes": [{"strategy": "visible"}]}"#).status == 201)
+            let again = try await harness.post("/api/labs", json: #"{"lanes": [{"strategy": "visible"}]}"#)
+            #expect(again.status == 429)
+            #expect(again.headers[.retryAfter] != nil)
+            #expect(harness.application.context.labs.count == 1)
+        }
+    }
+
     @Test func deleteEndsTheLabAndItsViewersAtOnce() async throws {
         try await WebHarness.with { harness in
             let created = try await harness.post("/api/labs", json: #"{"lanes": [{"strategy": "eager"}], "photos": 4}"#)
