@@ -2,10 +2,10 @@
 // its lanes side by side in one scroller, and sends every scroll's reports to each lane's viewer.
 // The scripted traces drive that same scroller; "Run again" ends the lab and starts a cold one.
 
-import { url } from './config.js';
-import { createLane } from './lab-lanes.js';
-import { TRACE_NAMES, allSteps, traceSteps } from './lab-traces.js';
-import { laneFigures, showLive, showSummary } from './lab-summary.js';
+import { url } from '../config.js';
+import { createLane } from './lanes.js';
+import { TRACE_NAMES, allSteps, traceSteps } from './traces.js';
+import { laneFigures, showLive, showSummary } from './summary.js';
 
 const ROW_HEIGHT = 80;
 /** Quiet time after the last scroll event that counts as a stop. */
