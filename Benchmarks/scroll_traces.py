@@ -4,7 +4,7 @@ Each strategy runs as a lab lane, cold (a pipeline of its own, no disk cache), o
 on the sample origin with a fixed simulated network; a scripted viewer does what the lab page does:
 `POST /api/viewport` to each lane's viewer with `scrolling: true` when a scroll starts and the
 visible rows when it stops, and it reads the lanes' event streams to know when to move on. The
-traces are the lab page's four (Public/lab-traces.js, the same seeded generator):
+traces are the lab page's four (Public/lab/traces.js, the same seeded generator):
 
   flick    rows 0-9, then one fast flick to the bottom
   reading  slow reading down from row 400, half a screen at a time, a pause at each stop
@@ -84,7 +84,7 @@ class Viewer:
 
 
 def mulberry32(seed: int):
-    """The lab page's seeded generator (Public/lab-traces.js): floats in [0, 1), the same sequence."""
+    """The lab page's seeded generator (Public/lab/traces.js): floats in [0, 1), the same sequence."""
     state = seed & 0xFFFFFFFF
 
     def imul(a: int, b: int) -> int:
@@ -103,7 +103,7 @@ def mulberry32(seed: int):
 
 def traces(rows: int, screen: int, seed: int, stops: int) -> list[tuple[str, float, int, float]]:
     """(trace, scroll seconds before the stop, first visible row, dwell seconds after it is done):
-    the lab page's `allSteps` (Public/lab-traces.js)."""
+    the lab page's `allSteps` (Public/lab/traces.js)."""
     last_first = max(0, rows - screen)
     steps: list[tuple[str, float, int, float]] = [("flick", 0.0, 0, 0.5), ("flick", 0.8, last_first, 0.5)]
     start = min(400, rows * 4 // 10, last_first)

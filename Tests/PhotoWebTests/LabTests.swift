@@ -91,6 +91,16 @@ struct LabTests {
         }
     }
 
+    @Test func aLabCountsAsANewViewerAgainstItsClientsLimit() async throws {
+        try await WebHarness.with(configure: { $0.viewersPerMinute = 1 }) { harness in
+            #expect(try await harness.post("/api/labs", json: #"{"lanes": [{"strategy": "visible"}]}"#).status == 201)
+            let again = try await harness.post("/api/labs", json: #"{"lanes": [{"strategy": "visible"}]}"#)
+            #expect(again.status == 429)
+            #expect(again.headers[.retryAfter] != nil)
+            #expect(harness.application.context.labs.count == 1)
+        }
+    }
+
     @Test func deleteEndsTheLabAndItsViewersAtOnce() async throws {
         try await WebHarness.with { harness in
             let created = try await harness.post("/api/labs", json: #"{"lanes": [{"strategy": "eager"}], "photos": 4}"#)
@@ -134,6 +144,11 @@ struct LabTests {
         try await WebHarness.with(configure: {
             $0.source = source
             $0.pipeline.maxConcurrentDownloads = 2
+            // The labs' pages never open their streams: they must outlive the test, not end and free their slots.
+            $0.labIdleTimeout = .seconds(3_600)
+            $0.viewerConnectTimeout = .seconds(3_600)
+            // Held transfers must not fail as stalled either: the labs hold their slots until the end.
+            $0.pipeline.transferLimits.lowSpeedTime = .seconds(3_600)
         }) { harness in
             // When four labs of two eager lanes each want the 8 held photos
             for _ in 0..<4 {
@@ -151,6 +166,7 @@ struct LabTests {
             try await stream.waitUntilFiltered(8...11)
             #expect(transfers.usage.byGuests == transfers.guestCapacity)
             #expect(transfers.usage.held <= transfers.capacity)
+            #expect(harness.application.context.labs.count == 4)
         }
     }
 

@@ -82,13 +82,18 @@ struct AppContext: Sendable {
     /// A new viewer for the client of `request`, following `strategy` (nil: the server's default):
     /// a 429 when that client made too many lately, a 503 when the server is full.
     func newViewer(for request: Request, peer: SocketAddress?, strategy: SchedulingStrategy? = nil) throws(APIError) -> ViewerSession {
+        try admitNewViewer(for: request, peer: peer)
+        return try newViewer(strategy: strategy)
+    }
+
+    /// Counts a new viewer (a page, a lab) against its client's limit: a 429 when it made too many lately.
+    func admitNewViewer(for request: Request, peer: SocketAddress?) throws(APIError) {
         let client = ClientAddress.of(peer: peer, forwardedFor: request.headers[.xForwardedFor], trusted: trustedProxies)
         if let seconds = rateLimiter.admit(client) {
             throw .tooManyRequests(
                 "too many new viewers from \(client) (at most \(rateLimiter.perMinute) a minute); try again in \(seconds) s",
                 retryAfter: seconds)
         }
-        return try newViewer(strategy: strategy)
     }
 
     /// A new viewer, or a 503 when the server is full.

@@ -9,10 +9,12 @@ struct LabsHandler: Sendable {
     let context: AppContext
 
     /// Starts a lab: `201` with its lanes' viewers; `400` with the reason for a bad body, `409`
-    /// while the list loads, `503` past `--max-labs`.
+    /// while the list loads, `429` past the client's `--viewers-per-minute`, `503` past `--max-labs`.
     func create(_ request: Request, context requestContext: PhotoRequestContext) async throws -> Response {
         let body = try await request.body(limit: context.configuration.maxRequestBodyBytes)
         let pipeline = try context.loadedPipeline()
+        // A lab is a new page's worth of viewers: it counts against the client's limit as one.
+        try context.admitNewViewer(for: request, peer: requestContext.peer)
         let sample = context.configuration.sample
         let labRequest = try LabRequest.parse(
             body, available: pipeline.records.count,

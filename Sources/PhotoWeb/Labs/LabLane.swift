@@ -42,7 +42,8 @@ final class LabLane: Sendable {
         }
         self.session = session
         session.choose(strategy)
-        state.withLock { $0.forwarder = Task { await Self.forward(events, of: pipeline, to: session, stops: stops) } }
+        let forwarder = Task { await Self.forward(events, of: pipeline, to: session, stops: stops) }
+        state.withLock { $0.forwarder = forwarder }
         _ = session.controller(on: pipeline, strategy: strategy)
     }
 

@@ -87,8 +87,8 @@ final class LabRegistry: Sendable {
     }
 
     /// A lane's pipeline settings: the server's, with a memory cache of its own that keeps
-    /// thumbnails (not originals) and no disk cache (so every run is cold), the guest's share of the shared bounds, and for `serial` one download
-    /// and one filtration at a time.
+    /// thumbnails (not originals) and no disk cache (so every run is cold), the guest's share of the
+    /// shared bounds, and for `serial` one download and one filtration at a time.
     private func laneConfiguration(_ base: PipelineConfiguration, strategy: SchedulingStrategy) -> PipelineConfiguration {
         var configuration = base
         configuration.memoryBudgetBytes = settings.laneMemoryBudgetBytes

@@ -2,7 +2,7 @@
 // trace. Server lanes' figures come from GET /api/labs/ID (measured where the work happens); the
 // browser lane's from this page (its stops' times, Resource Timing's bytes).
 
-import { formatBytes, formatSeconds, setText } from './format.js';
+import { formatBytes, formatSeconds, setText } from '../format.js';
 
 /** Nearest-rank percentile (p in 0...100), as the benchmark computes it; null for no values. */
 export function percentile(values, p) {

@@ -2,10 +2,10 @@
 // its lanes side by side in one scroller, and sends every scroll's reports to each lane's viewer.
 // The scripted traces drive that same scroller; "Run again" ends the lab and starts a cold one.
 
-import { url } from './config.js';
-import { createLane } from './lab-lanes.js';
-import { TRACE_NAMES, allSteps, traceSteps } from './lab-traces.js';
-import { laneFigures, showLive, showSummary } from './lab-summary.js';
+import { url } from '../config.js';
+import { createLane } from './lanes.js';
+import { TRACE_NAMES, allSteps, traceSteps } from './traces.js';
+import { laneFigures, showLive, showSummary } from './summary.js';
 
 const ROW_HEIGHT = 80;
 /** Quiet time after the last scroll event that counts as a stop. */
@@ -208,7 +208,10 @@ async function play(name) {
     } else {
       current.scroller.scrollTop = target;
     }
-    stop(current);
+    // A stop where the lanes already are (the flick's first) is not a new one: its clock runs already.
+    const rows = visibleRows(current);
+    const last = current.browser.stops[current.browser.stops.length - 1];
+    if (current.scrolling || !last || last.first !== rows.first || last.last !== rows.last) stop(current);
     await untilDone(current, visibleRows(current));
     await pause(step.dwell);
   }

@@ -2,8 +2,8 @@
 // follows its own viewer's event stream and sends that viewer the shared viewport's reports;
 // the browser lane is a plain list of lazy <img> with a CSS sepia filter, timed in the page.
 
-import { url, staticURL } from './config.js';
-import { setText } from './format.js';
+import { url, staticURL } from '../config.js';
+import { setText } from '../format.js';
 
 const FINAL = new Set(['filtered', 'failed']);
 const LABELS = { eager: 'eager', visible: 'visible', prefetch: 'prefetch', serial: 'serial', browser: 'browser' };
