@@ -42,6 +42,8 @@ def test_a_viewer_on_c_sees_progress_and_filtered_in_order_for_work_on_a(cluster
         assert origin.started[name].wait(60), f"{name} never requested"
     on_c.show(0, 2)
     wait_until(lambda: c.health().get("waitingFor", 0) >= 3, "c to wait for a's work", describe=lambda: (c.health(), a.health()))
+    # The progress a made so far reaches c's viewer while a's transfers are held.
+    on_c.wait_for(range(3), "downloading", ever=True)
     for gate in gates:
         gate.set()
     on_c.wait_for(range(3))
