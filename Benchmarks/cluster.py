@@ -32,6 +32,7 @@ from common import (BINARY, ROOT, Server, cpu_seconds, log, ms, new_viewer, open
 
 sys.path.insert(0, str(ROOT / "Tests" / "cluster"))
 from support import Origin, Postgres  # noqa: E402
+from viewers import wait_filtered  # noqa: E402
 
 WARM_ROWS = 60
 DRIVEN_FROM = WARM_ROWS + 20
@@ -54,18 +55,6 @@ class Arrivals:
             key = (data["index"], data["state"], data.get("progress"), data.get("preview"))
             self.arrivals.setdefault(key, []).append(event.arrived)
         return on_event
-
-
-async def wait_filtered(port: int, rows: range, timeout: float) -> None:
-    from common import ahttp
-    deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
-        _, body = await ahttp("GET", port, "/api/photos")
-        photos = json.loads(body)["photos"]
-        if all(photos[i]["state"] in ("filtered", "failed") for i in rows):
-            return
-        await asyncio.sleep(0.5)
-    raise RuntimeError(f"rows {rows} not filtered on :{port}")
 
 
 async def drive(servers: list[Server], count: int, args) -> dict:
