@@ -293,11 +293,16 @@ class Viewer:
         with self.condition:
             return list(self.states.get(index, []))
 
-    def wait_for(self, indices, state: str = "filtered"):
-        """Waits for the event that brings every row of `indices` to `state`."""
+    def wait_for(self, indices, state: str = "filtered", ever: bool = False):
+        """Waits for the event that brings every row of `indices` to `state` (`ever`: the event that
+        first showed it in that state, whatever came after)."""
+        def reached(i: int) -> bool:
+            history = self.states.get(i) or []
+            return any(e["state"] == state for e in history) if ever else bool(history) and history[-1]["state"] == state
+
         end = time.monotonic() + DEADLINE
         with self.condition:
-            while not all(self.states.get(i) and self.states[i][-1]["state"] == state for i in indices):
+            while not all(reached(i) for i in indices):
                 remaining = end - time.monotonic()
                 if remaining <= 0:
                     now = {i: (self.states.get(i) or [{}])[-1].get("state") for i in indices}

@@ -4,6 +4,7 @@ demand that spans instances. Everything real, on loopback; gates instead of slee
 from __future__ import annotations
 
 import hashlib
+import json
 
 from support import wait_until
 
@@ -42,6 +43,8 @@ def test_a_viewer_on_c_sees_progress_and_filtered_in_order_for_work_on_a(cluster
         assert origin.started[name].wait(60), f"{name} never requested"
     on_c.show(0, 2)
     wait_until(lambda: c.health().get("waitingFor", 0) >= 3, "c to wait for a's work", describe=lambda: (c.health(), a.health()))
+    # The progress a made so far reaches c's viewer while a's transfers are held.
+    on_c.wait_for(range(3), "downloading", ever=True)
     for gate in gates:
         gate.set()
     on_c.wait_for(range(3))
@@ -92,8 +95,11 @@ def test_restarting_postgres_mid_run_every_instance_recovers(cluster, origin, po
     postgres.stop()
     wait_until(lambda: all(instance.health().get("database") == "lost" for instance in cluster), "every instance to see the loss")
     assert all(instance.health().get("status") == "ready" for instance in cluster), "instances keep serving"
+    # The page hears it with the totals (its banner says so).
+    assert json.loads(cluster[0].request("GET", "/api/stats")[2])["database"] == "lost"
     postgres.start()
     wait_until(lambda: all(instance.health().get("database") == "connected" for instance in cluster), "every instance to reconnect")
+    assert json.loads(cluster[0].request("GET", "/api/stats")[2])["database"] == "connected"
     for gate in gates:
         gate.set()
     for viewer in watching:

@@ -51,7 +51,9 @@ struct AppContext: Sendable {
 
     /// The server totals now.
     func stats(of pipeline: PhotoPipeline) -> EventPayloads.Stats {
-        EventPayloads.Stats(pipeline.stats, viewers: viewers.count, configuration: pipeline.configuration)
+        var stats = EventPayloads.Stats(pipeline.stats, viewers: viewers.count, configuration: pipeline.configuration)
+        stats.database = cluster?.health.database
+        return stats
     }
 
     /// The pipeline once the photo list is loaded, or a 409 saying where loading stands.

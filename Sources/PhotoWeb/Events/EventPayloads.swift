@@ -123,6 +123,8 @@ enum EventPayloads {
         var viewers: Int
         var maxConcurrentDownloads: Int
         var maxConcurrentFiltrations: Int
+        /// With several instances: `connected`, or `lost` while PostgreSQL is unreachable. Absent in one process.
+        var database: String?
 
         init(_ stats: PipelineStats, viewers: Int, configuration: PipelineConfiguration) {
             downloads = Counts(stats.downloads)
