@@ -97,6 +97,7 @@ final class LabRegistry: Sendable {
         configuration.sharedBounds = bounds.taken(as: .guest)
         if strategy == .serial {
             configuration.maxConcurrentDownloads = 1
+            configuration.maxConcurrentTransfers = 1
             configuration.maxConcurrentFiltrations = 1
         }
         return configuration
