@@ -95,6 +95,8 @@ struct ResumeTests {
         #expect(kept >= bytes.count * 45 / 100)
 
         gate.openAll()
+        // Row 1 (on screen now) is downloaded whole before row 0 comes back, which would cancel it.
+        try await harness.recorder.wait(photo: 1, "filtered") { $0 == .filtered }
         controller.loadImagesForOnscreenRows(0...0)
         try await harness.recorder.wait(photo: 0, "filtered") { $0 == .filtered }
 

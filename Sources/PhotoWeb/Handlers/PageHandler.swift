@@ -46,6 +46,8 @@ struct PageHandler: Sendable {
     }
 
     func handle(_ request: Request, context requestContext: PhotoRequestContext) async throws -> Response {
+        // The rows as they stand before this load starts any of them, so a HEAD gets the GET's length.
+        let screen = FirstScreen(pipeline: context.library.pipeline, row: request.queryValue("row"), basePath: context.configuration.basePath)
         let viewer: String
         if request.method == .head {
             viewer = ViewerID.random().rawValue
@@ -54,7 +56,6 @@ struct PageHandler: Sendable {
             context.startFirstScreen(of: session, row: request.queryValue("row"))
             viewer = session.id.rawValue
         }
-        let screen = FirstScreen(pipeline: context.library.pipeline, row: request.queryValue("row"), basePath: context.configuration.basePath)
         let fill = [screen.preloads, screen.listHTML]
         var html = ""
         for (position, part) in parts.enumerated() {
