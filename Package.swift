@@ -171,7 +171,7 @@ let package = Package(
         .testTarget(
             name: "PhotoWebTests",
             dependencies: [
-                "PhotoWeb", "PhotoPipeline", "SampleOrigin", "HTTPTransfer",
+                "PhotoWeb", "PhotoPipeline", "SampleOrigin", "HTTPTransfer", "TestOrigin",
                 .product(name: "HummingbirdTesting", package: "hummingbird"),
                 .product(name: "HTTPTypes", package: "swift-http-types"),
             ],

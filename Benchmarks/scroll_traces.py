@@ -1,18 +1,21 @@
-"""Benchmark 1: scroll traces, per strategy, in one run.
+"""Benchmark 1: scroll traces, per strategy, driven through the lab (`POST /api/labs`).
 
-A scripted viewer (no browser) does what the page does: POST /api/viewport with `scrolling: true`
-when a scroll starts and the visible rows when it stops, and reads its event stream. It replays the
-same traces against a fresh server per strategy (eager, visible, prefetch) over a 1,000-row list on
-the sample origin with fixed latency and bandwidth:
+Each strategy runs as a lab lane, cold (a pipeline of its own, no disk cache), over a 1,000-row list
+on the sample origin with a fixed simulated network; a scripted viewer does what the lab page does:
+`POST /api/viewport` to each lane's viewer with `scrolling: true` when a scroll starts and the
+visible rows when it stops, and it reads the lanes' event streams to know when to move on. The
+traces are the lab page's four (Public/lab/traces.js, the same seeded generator):
 
   flick    rows 0-9, then one fast flick to the bottom
   reading  slow reading down from row 400, half a screen at a time, a pause at each stop
   top      a jump back to the top
   random   jumps to seeded random rows
 
-For every scroll stop: the time from the stop report until every visible row is sepia (or failed);
-then the server's totals: bytes downloaded, bytes and filter CPU spent on photos no viewer ever had
-on screen, transfers aborted.
+The figures are the lab's own (`GET /api/labs/ID`, what the page's summary shows): each stop's time
+until every visible row is sepia (or failed), measured in the server; bytes downloaded, bytes and
+filter CPU spent on rows never visible in the lab, transfers aborted, operations cancelled. By
+default each strategy is a lab of its own, one after the other (as the figures were measured before
+the lab); `--side-by-side` runs them as the lanes of one lab, as the page does.
 """
 from __future__ import annotations
 
@@ -22,7 +25,7 @@ import json
 import random
 import time
 
-from common import (Server, log, mb, ms, new_viewer, open_events, percentile, post_viewport, table)
+from common import (Server, ahttp, log, mb, ms, new_viewer, open_events, percentile, post_viewport, table)
 from range_origin import RangeOrigin, sample_photos
 
 DONE = {"filtered", "failed"}
@@ -50,8 +53,8 @@ class Viewer:
                 self.states[photo["index"]] = photo["state"]
             self.changed.set()
 
-    async def start(self) -> None:
-        self.viewer = await new_viewer(self.port)
+    async def start(self, viewer: str | None = None) -> None:
+        self.viewer = viewer or await new_viewer(self.port)
         self.stream = await open_events(self.port, self.viewer, self.on_event)
 
     def all_done(self, first: int, last: int) -> bool:
@@ -80,17 +83,36 @@ class Viewer:
         await asyncio.sleep(seconds)
 
 
+def mulberry32(seed: int):
+    """The lab page's seeded generator (Public/lab/traces.js): floats in [0, 1), the same sequence."""
+    state = seed & 0xFFFFFFFF
+
+    def imul(a: int, b: int) -> int:
+        return (a * b) & 0xFFFFFFFF
+
+    def next_float() -> float:
+        nonlocal state
+        state = (state + 0x6D2B79F5) & 0xFFFFFFFF
+        t = state
+        t = imul(t ^ (t >> 15), t | 1)
+        t ^= (t + imul(t ^ (t >> 7), t | 61)) & 0xFFFFFFFF
+        return ((t ^ (t >> 14)) & 0xFFFFFFFF) / 4294967296
+
+    return next_float
+
+
 def traces(rows: int, screen: int, seed: int, stops: int) -> list[tuple[str, float, int, float]]:
-    """(trace, scroll seconds before the stop, first visible row, dwell seconds after it is done)."""
-    last_first = rows - screen
+    """(trace, scroll seconds before the stop, first visible row, dwell seconds after it is done):
+    the lab page's `allSteps` (Public/lab/traces.js)."""
+    last_first = max(0, rows - screen)
     steps: list[tuple[str, float, int, float]] = [("flick", 0.0, 0, 0.5), ("flick", 0.8, last_first, 0.5)]
-    start = min(400, last_first)
+    start = min(400, rows * 4 // 10, last_first)
     for i in range(1, stops + 1):
-        steps.append(("reading", 0.4, min(last_first, start + i * screen // 2), 2.0))
+        steps.append(("reading", 0.4, min(last_first, start + i * (screen // 2)), 2.0))
     steps.append(("top", 0.3, 0, 0.5))
-    generator = random.Random(seed)
+    generator = mulberry32(seed)
     for _ in range(stops):
-        steps.append(("random", 0.3, generator.randrange(0, last_first + 1), 0.5))
+        steps.append(("random", 0.3, int(generator() * (last_first + 1)), 0.5))
     return steps
 
 
@@ -158,31 +180,63 @@ def compare_resume(args) -> None:
             f"{without['all']['downloads']['finished']} without, {resumed['all']['downloads']['finished']} with")
 
 
-async def run_strategy(strategy: str, args) -> dict:
-    server_args = ["--strategy", strategy, "--photo-count", str(args.rows),
-                   "--sample-latency-ms", str(args.latency_ms), "--sample-bandwidth", str(args.bandwidth)]
-    with Server(server_args) as server:
-        viewer = Viewer(server.port)
-        await viewer.start()
-        await asyncio.sleep(0.2)  # the snapshot
+LANE_NAMES = {"eager": "eager", "visible": "visible", "prefetch": "prefetch", "serial": "serial"}
+
+
+async def run_lab(port: int, strategies: list[str], args) -> list[dict]:
+    """One lab with a lane per strategy, driven through the traces; each lane's figures, the lab's own."""
+    lanes = [{"strategy": s, "prefetch": args.prefetch} if s == "prefetch" else {"strategy": s} for s in strategies]
+    status, body = await ahttp("POST", port, "/api/labs", {"lanes": lanes, "latencyMs": args.latency_ms,
+                                                            "bandwidth": args.bandwidth, "photos": args.rows})
+    if status != 201:
+        raise RuntimeError(f"POST /api/labs -> {status} {body[:300]!r}")
+    lab = json.loads(body)
+    viewers = []
+    for lane in lab["lanes"]:
+        viewer = Viewer(port)
+        await viewer.start(lane["viewer"])
+        viewers.append(viewer)
+    await asyncio.sleep(0.2)  # the snapshots
+    steps = traces(args.rows, args.screen, args.seed, args.stops)
+    began = time.monotonic()
+    for trace, scroll, first, dwell in steps:
+        if scroll:
+            await asyncio.gather(*(viewer.scroll(0) for viewer in viewers))
+            await asyncio.sleep(scroll)
+        # The lab measures each lane's stop itself; the viewers only wait (bounded) to move on.
+        await asyncio.gather(*(viewer.stop_at(first, first + args.screen - 1, args.stop_timeout) for viewer in viewers))
+        await asyncio.sleep(dwell)
+    elapsed = time.monotonic() - began
+    status, body = await ahttp("GET", port, f"/api/labs/{lab['lab']}")
+    report = json.loads(body)
+    await ahttp("DELETE", port, f"/api/labs/{lab['lab']}")
+    for viewer in viewers:
+        viewer.stream.close()
+    results = []
+    for strategy, lane in zip(strategies, report["lanes"]):
+        if len(lane["stops"]) != len(steps):
+            raise RuntimeError(f"{strategy}: the lab timed {len(lane['stops'])} stops of {len(steps)}")
         times: dict[str, list[float]] = {}
         timeouts: dict[str, int] = {}
-        began = time.monotonic()
-        for trace, scroll, first, dwell in traces(args.rows, args.screen, args.seed, args.stops):
-            if scroll:
-                await viewer.scroll(scroll)
-            took = await viewer.stop_at(first, first + args.screen - 1, args.stop_timeout)
-            if took is None:
+        for (trace, *_), stop in zip(steps, lane["stops"]):
+            if stop.get("ms") is None or stop["ms"] / 1000 >= args.stop_timeout:
                 timeouts[trace] = timeouts.get(trace, 0) + 1
-                took = args.stop_timeout  # censored: counted at the bound
+            # A stop the lab never saw done is counted at the bound (censored).
+            took = args.stop_timeout if stop.get("ms") is None else min(args.stop_timeout, stop["ms"] / 1000)
             times.setdefault(trace, []).append(took)
-            await asyncio.sleep(dwell)
-        elapsed = time.monotonic() - began
-        stats = server.stats()
-        viewer.stream.close()
-    every = [t for values in times.values() for t in values]
-    return {"strategy": strategy, "times": times, "all": every, "timeouts": timeouts, "stats": stats,
-            "elapsed": elapsed}
+        results.append({"strategy": strategy, "times": times, "all": [t for v in times.values() for t in v],
+                        "timeouts": timeouts, "lane": lane, "elapsed": elapsed})
+    return results
+
+
+async def run_labs(args) -> list[dict]:
+    strategies = [s for s in args.strategies.split(",") if s]
+    server_args = ["--photo-count", str(args.rows), "--sample-latency-ms", str(args.latency_ms),
+                   "--sample-bandwidth", str(args.bandwidth), "--max-labs", str(max(1, len(strategies)))]
+    with Server(server_args) as server:
+        if args.side_by_side:
+            return await run_lab(server.port, strategies, args)
+        return [result for s in strategies for result in await run_lab(server.port, [s], args)]
 
 
 def main() -> None:
@@ -194,7 +248,10 @@ def main() -> None:
     parser.add_argument("--bandwidth", type=int, default=2_000_000)
     parser.add_argument("--stop-timeout", type=float, default=20.0)
     parser.add_argument("--seed", type=int, default=5)
-    parser.add_argument("--strategies", default="eager,visible,prefetch")
+    parser.add_argument("--strategies", default="eager,visible,prefetch,serial")
+    parser.add_argument("--prefetch", type=int, default=3, help="the prefetch lane's margin")
+    parser.add_argument("--side-by-side", action="store_true",
+                        help="all strategies as the lanes of one lab, as the page shows them (they share the machine)")
     parser.add_argument("--no-resume", action="store_true", help="skip the comparison with and without resume")
     parser.add_argument("--resume-bandwidth", type=int, default=500_000,
                         help="bytes/s per transfer in the resume comparison: slow enough that transfers outlast a move")
@@ -203,19 +260,19 @@ def main() -> None:
     log(f"== 1. scroll traces: {args.rows} rows, {args.screen} visible, sample origin {args.latency_ms} ms latency, "
         f"{args.bandwidth / 1e6:g} MB/s per transfer; stops bounded at {args.stop_timeout:g} s (a stop that "
         f"hits the bound counts as the bound)")
-    results = [asyncio.run(run_strategy(s, args)) for s in args.strategies.split(",") if s]
+    results = asyncio.run(run_labs(args))
     rows = []
     for r in results:
-        s = r["stats"]
-        downloaded = s["bytesDownloaded"]
-        waste = s["wastedBytes"] / downloaded if downloaded else 0.0
-        cpu_waste = s["wastedFilterSeconds"] / s["filterSeconds"] if s.get("filterSeconds") else 0.0
+        lane = r["lane"]
+        downloaded = lane["bytesDownloaded"]
+        waste = lane["bytesWasted"] / downloaded if downloaded else 0.0
+        cpu_waste = lane["filterSecondsWasted"] / lane["filterSeconds"] if lane["filterSeconds"] else 0.0
         rows.append([r["strategy"], len(r["all"]), sum(r["timeouts"].values()), ms(percentile(r["all"], 50)),
-                     ms(percentile(r["all"], 95)), mb(downloaded), mb(s["wastedBytes"]), f"{waste:.1%}",
-                     f"{s['wastedFilterSeconds']:.2f} s", f"{cpu_waste:.1%}", s["transfersAborted"],
-                     s["downloads"]["finished"], f"{r['elapsed']:.0f} s"])
+                     ms(percentile(r["all"], 95)), mb(downloaded), mb(lane["bytesWasted"]), f"{waste:.1%}",
+                     f"{lane['filterSecondsWasted']:.2f} s", f"{cpu_waste:.1%}", lane["transfersAborted"],
+                     lane["operationsCancelled"], lane["downloads"], f"{r['elapsed']:.0f} s"])
     log(table(["strategy", "stops", "at bound", "ttv p50", "ttv p95", "downloaded", "wasted", "waste %",
-               "wasted CPU", "CPU waste %", "aborted", "downloads", "trace time"], rows))
+               "wasted CPU", "CPU waste %", "aborted", "cancelled", "downloads", "trace time"], rows))
     log("\ntime to visible per trace (p50 / p95):")
     names = ["flick", "reading", "top", "random"]
     log(table(["strategy"] + names,
@@ -225,8 +282,8 @@ def main() -> None:
     log("\ntargets:")
     for name in ("visible", "prefetch"):
         if name in by:
-            s = by[name]["stats"]
-            waste = s["wastedBytes"] / s["bytesDownloaded"] if s["bytesDownloaded"] else 0.0
+            lane = by[name]["lane"]
+            waste = lane["bytesWasted"] / lane["bytesDownloaded"] if lane["bytesDownloaded"] else 0.0
             log(f"  {name} wastes {waste:.1%} of the bytes it downloads (target <= 5%): "
                 f"{'met' if waste <= 0.05 else 'MISSED'}")
     if "eager" in by and "prefetch" in by:

@@ -36,6 +36,14 @@ extension ServeCommand {
         }
         var pipeline = configuration.pipeline
         pipeline.maxConcurrentDownloads = try settings.int("downloads", downloads, in: 1...256) ?? pipeline.maxConcurrentDownloads
+        if let transfers = try settings.int("max-transfers", maxTransfers, in: 1...4_096) {
+            guard transfers >= pipeline.maxConcurrentDownloads else {
+                throw SettingError(description: "--max-transfers (\(transfers)) must be at least --downloads (\(pipeline.maxConcurrentDownloads))")
+            }
+            pipeline.maxConcurrentTransfers = transfers
+        }
+        // Never fewer transfers than prefetch downloads.
+        pipeline.maxConcurrentTransfers = max(pipeline.maxConcurrentTransfers, pipeline.maxConcurrentDownloads)
         pipeline.maxConcurrentFiltrations = try settings.int("filters", filters, in: 1...256) ?? pipeline.maxConcurrentFiltrations
         pipeline.memoryBudgetBytes = (try settings.int("memory-budget-mb", memoryBudgetMb, in: 1...1_048_576)).map { $0 * 1_048_576 } ?? pipeline.memoryBudgetBytes
         configuration.memoryLimitBytes = (try settings.int("memory-limit-mb", memoryLimitMb, in: 16...1_048_576)).map { $0 * 1_048_576 }
@@ -68,6 +76,7 @@ extension ServeCommand {
         if let seconds = try settings.int("viewer-connect-timeout", viewerConnectTimeout, in: 1...3_600) {
             configuration.viewerConnectTimeout = .seconds(seconds)
         }
+        configuration.maxLabs = try settings.int("max-labs", maxLabs, in: 0...64) ?? configuration.maxLabs
         if let proxies = try settings.string("trusted-proxy", trustedProxy) {
             configuration.trustedProxies = proxies.split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) }.filter { !$0.isEmpty }
         }

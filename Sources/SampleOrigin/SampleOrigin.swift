@@ -22,11 +22,14 @@ public final class SampleOrigin: Sendable {
     public let skipped: [SkippedFile]
 
     private let server: RunningServer
+    private let library: SampleLibrary
 
     private init(
-        configuration: SampleOriginConfiguration, folder: String, skipped: [SkippedFile], server: RunningServer, port: UInt16
+        configuration: SampleOriginConfiguration, folder: String, skipped: [SkippedFile], server: RunningServer, port: UInt16,
+        library: SampleLibrary
     ) {
         self.configuration = configuration
+        self.library = library
         self.folder = folder
         self.skipped = skipped
         self.server = server
@@ -55,14 +58,9 @@ public final class SampleOrigin: Sendable {
             let body = plist.withLock { $0 } ?? Data()
             return Response(status: .ok, headers: [.contentType: "application/x-plist"], body: .init(byteBuffer: ByteBuffer(data: body)))
         }
-        let latency = configuration.latency
-        let bandwidth = configuration.bandwidth
+        let defaults = SimulatedNetwork(latency: configuration.latency, bandwidth: configuration.bandwidth)
         router.get("/images/:file") { request, context -> Response in
-            try await Task.sleep(for: latency)
-            guard let file = context.parameters.get("file"), let data = library.bytes(of: file) else {
-                return Response(status: .notFound, headers: [.contentType: "text/plain"], body: .init(byteBuffer: ByteBuffer(string: "no such photo\n")))
-            }
-            return Self.photoResponse(data, file: file, request: request, bandwidth: bandwidth)
+            try await Self.photo(context.parameters.get("file"), request: request, library: library, defaults: defaults)
         }
 
         var logger = Logger(label: "sample-origin")
@@ -84,7 +82,30 @@ public final class SampleOrigin: Sendable {
         plist.withLock { $0 = try? library.propertyList(baseURL: baseURL) }
         return SampleOrigin(
             configuration: configuration, folder: library.directory.path, skipped: library.skipped, server: server,
-            port: UInt16(port))
+            port: UInt16(port), library: library)
+    }
+
+    /// `GET /images/FILE` as this origin answers it (for another server to answer the same way):
+    /// the photo after the request's simulated latency, at its bandwidth; 400 for a bad network query.
+    public func photo(_ file: String?, request: Request) async throws -> Response {
+        try await Self.photo(
+            file, request: request, library: library,
+            defaults: SimulatedNetwork(latency: configuration.latency, bandwidth: configuration.bandwidth))
+    }
+
+    private static func photo(_ file: String?, request: Request, library: SampleLibrary, defaults: SimulatedNetwork) async throws -> Response {
+        let query = Dictionary(request.uri.queryParameters.map { (String($0.key), String($0.value)) }, uniquingKeysWith: { $1 })
+        let network: SimulatedNetwork
+        do {
+            network = try SimulatedNetwork(query: query, defaults: defaults)
+        } catch {
+            return Response(status: .badRequest, headers: [.contentType: "text/plain"], body: .init(byteBuffer: ByteBuffer(string: "\(error)\n")))
+        }
+        try await Task.sleep(for: network.latency)
+        guard let file, let data = library.bytes(of: file) else {
+            return Response(status: .notFound, headers: [.contentType: "text/plain"], body: .init(byteBuffer: ByteBuffer(string: "no such photo\n")))
+        }
+        return photoResponse(data, file: file, request: request, bandwidth: network.bandwidth)
     }
 
     /// A photo's bytes, whole or the range asked for, at the simulated bandwidth.

@@ -6,7 +6,7 @@ import Testing
 @Suite("PendingOperations: what is in progress, what runs in which lane")
 struct PendingOperationsTests {
     func pending() -> PendingOperations {
-        PendingOperations(maxConcurrentDownloads: 4, maxConcurrentFiltrations: 2)
+        PendingOperations(maxConcurrentTransfers: 4, maxConcurrentFiltrations: 2)
     }
 
     @Test func eachRunningOperationHoldsTheLowestFreeLaneUntilItEnds() {

@@ -37,14 +37,15 @@ final class ImageDownloader: PhotoOperation, @unchecked Sendable {
     /// A download of `photoRecord` whose bytes go to `filtration` (which depends on it).
     init(
         photoRecord: PhotoRecord, resumingFrom: ResumableData?, handingOnTo filtration: ImageFiltration?,
-        loop: TransferLoop, limits: TransferLimits, claims: any WorkClaiming, delegate: any ImageDownloaderDelegate
+        loop: TransferLoop, limits: TransferLimits, claims: any WorkClaiming, bounds: SharedBounds? = nil,
+        delegate: any ImageDownloaderDelegate
     ) {
         self.resumingFrom = resumingFrom
         self.loop = loop
         self.limits = limits
         self.delegate = delegate
         lifecycle = Mutex(Lifecycle(filtration: filtration))
-        super.init(photoRecord: photoRecord, queue: .download, claims: claims)
+        super.init(photoRecord: photoRecord, queue: .download, claims: claims, bounds: bounds)
     }
 
     override var isAsynchronous: Bool { true }
@@ -69,6 +70,17 @@ final class ImageDownloader: PhotoOperation, @unchecked Sendable {
             state.claimed = true
         }
         didChangeValue(forKey: "isExecuting")
+        // A transfer slot of the shared bounds first: waiting for one holds no thread.
+        takeSlot { [weak self] granted in self?.beginTransfer(granted) }
+    }
+
+    /// Starts the transfer once a slot is held; a download cancelled while it waited ends as never started.
+    private func beginTransfer(_ granted: Bool) {
+        guard granted, !isCancelled else {
+            delegate?.operationWasCancelledBeforeStart(self)
+            finish()
+            return
+        }
         delegate?.operationDidStart(self)
 
         let handle = loop.start(
@@ -99,6 +111,7 @@ final class ImageDownloader: PhotoOperation, @unchecked Sendable {
     /// back, so a runner elsewhere that finds the photo free finds its original too; any other end
     /// gives the claim back first, so that work started on hearing of it finds the photo free.
     private func finish(with outcome: TransferOutcome) {
+        releaseSlot()
         if case .success(let data) = outcome.result {
             lifecycle.withLock { $0.filtration }?.receiveOriginal(data)
             delegate?.downloader(self, didFinishWith: outcome)
@@ -120,6 +133,7 @@ final class ImageDownloader: PhotoOperation, @unchecked Sendable {
 
     private func finish() {
         releaseClaimIfHeld()
+        releaseSlot()
         let wasExecuting = lifecycle.withLock { state in
             defer {
                 state.executing = false

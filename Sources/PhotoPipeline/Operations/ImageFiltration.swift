@@ -46,12 +46,12 @@ final class ImageFiltration: PhotoOperation, @unchecked Sendable {
     /// A filtration of `photoRecord` into a sepia thumbnail `thumbnailHeight` pixels high.
     init(
         photoRecord: PhotoRecord, input: Input, renderer: SepiaRenderer, thumbnailHeight: Int,
-        claims: any WorkClaiming, delegate: any ImageFiltrationDelegate
+        claims: any WorkClaiming, bounds: SharedBounds? = nil, delegate: any ImageFiltrationDelegate
     ) {
         self.delegate = delegate
         self.input = Mutex(input)
         (self.renderer, self.thumbnailHeight) = (renderer, thumbnailHeight)
-        super.init(photoRecord: photoRecord, queue: .filtration, claims: claims)
+        super.init(photoRecord: photoRecord, queue: .filtration, claims: claims, bounds: bounds)
     }
 
     /// The download this filtration depends on hands over its bytes; it does so before it finishes.
@@ -79,6 +79,13 @@ final class ImageFiltration: PhotoOperation, @unchecked Sendable {
             delegate.operationFoundClaimedElsewhere(self)
             return
         }
+        // A slot of the shared bounds on the cores; cancelling ends the wait.
+        guard waitForSlot(), !isCancelled else {
+            releaseSlot()
+            releaseClaim()
+            delegate.operationWasCancelledBeforeStart(self)
+            return
+        }
         // Taken out: the bytes are not kept beyond this run.
         let source = input.withLock { input in
             defer { input = .awaitingDownload }
@@ -91,6 +98,7 @@ final class ImageFiltration: PhotoOperation, @unchecked Sendable {
         }
         guard let original else {
             // The claim goes back before the end is reported: work started on hearing of it finds the photo free.
+            releaseSlot()
             releaseClaim()
             delegate.filtration(self, didFinishWith: .nothingToFilter)
             return
@@ -106,6 +114,7 @@ final class ImageFiltration: PhotoOperation, @unchecked Sendable {
             result = .failure(error)
         }
         let cpuSeconds = clock.elapsed
+        releaseSlot()
         // A thumbnail is kept (in a shared store, written) before the claim goes back; see ImageDownloader.
         if case .success = result {
             delegate.filtration(self, didFinishWith: .rendered(result, cpuSeconds: cpuSeconds))

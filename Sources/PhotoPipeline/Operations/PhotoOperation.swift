@@ -32,14 +32,21 @@ class PhotoOperation: Operation, @unchecked Sendable {
     /// Who may run this work (single flight across runners).
     private let claims: any WorkClaiming
 
+    /// The process-wide bounds this operation takes a slot of before it works, if any.
+    let bounds: SharedBounds?
+    /// A wait for a slot not granted yet, and whether a slot is held (`PhotoOperation+Slots`).
+    let slotWait = Mutex<WorkSlots.Ticket?>(nil)
+    let slotHeld = Atomic(false)
+
     private let gateOpen = Atomic(true)
     private let decidedPriority = Atomic(Operation.QueuePriority.normal.rawValue)
     private let discardsResults = Atomic(false)
 
-    init(photoRecord: PhotoRecord, queue: QueueKind, claims: any WorkClaiming) {
+    init(photoRecord: PhotoRecord, queue: QueueKind, claims: any WorkClaiming, bounds: SharedBounds? = nil) {
         self.photoRecord = photoRecord
         self.queue = queue
         self.claims = claims
+        self.bounds = bounds
         super.init()
         name = "\(queue.rawValue) #\(photoRecord.index)"
     }
@@ -51,6 +58,12 @@ class PhotoOperation: Operation, @unchecked Sendable {
     override var isReady: Bool {
         guard super.isReady else { return false }
         return isCancelled || gateOpen.load(ordering: .acquiring)
+    }
+
+    /// Marks the operation cancelled; a wait for a slot of the shared bounds ends at once.
+    override func cancel() {
+        super.cancel()
+        withdrawSlotWait()
     }
 
     /// Records the pipeline's decision (a nil `priority` keeps the last one); returns true when the

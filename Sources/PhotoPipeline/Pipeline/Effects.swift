@@ -22,6 +22,8 @@ struct Effects: Sendable {
     private(set) var cancelled: [PhotoOperation] = []
     /// Events, stamped in order.
     private(set) var events: [PipelineEvent] = []
+    /// Whether what runs or who wants what changed, so download slots must be granted again.
+    private(set) var slotsMayHaveChanged = false
     /// Calls to make last (to the claims of other instances).
     private(set) var calls: [@Sendable () -> Void] = []
 
@@ -41,6 +43,11 @@ struct Effects: Sendable {
     /// Records that `operation`'s queue must hear the decision it was just given (when it changed one).
     mutating func decided(_ operation: PhotoOperation, changed: Bool) {
         if changed { decided.append(operation) }
+    }
+
+    /// Notes that download slots must be granted again before the lock is released.
+    mutating func reconsiderSlots() {
+        slotsMayHaveChanged = true
     }
 
     mutating func link(_ filtration: ImageFiltration, after download: ImageDownloader) {

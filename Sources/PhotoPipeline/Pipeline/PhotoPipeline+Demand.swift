@@ -29,9 +29,13 @@ extension PhotoPipeline {
         }
     }
 
-    /// Adds `rows` to what `viewer` wants, keeping what it already wanted.
-    public func want(_ rows: [RowRequest], for viewer: ViewerID) {
+    /// Adds `rows` to what `viewer` wants, keeping what it already wanted; `visible` rows are
+    /// remembered as seen.
+    public func want(_ rows: [RowRequest], for viewer: ViewerID, visible: ClosedRange<Int>? = nil) {
         update { state, effects in
+            if let visible, !records.isEmpty {
+                state.ledger.markSeen(visible.clamped(to: 0...(records.count - 1)))
+            }
             for row in rows where records.indices.contains(row.index) {
                 want(row.index, row.priority, by: viewer, in: &state, &effects)
             }
@@ -107,6 +111,9 @@ extension PhotoPipeline {
         guard !state.photoState(of: index).isFinal else { return }
         state.demand.want(index, priority, by: viewer)
         startOperations(for: index, in: &state, &effects)
+        for operation in state.pending.operations(for: index) {
+            state.requesters.add([viewer], to: operation)
+        }
         updateScheduling(of: index, in: &state, &effects)
     }
 
@@ -127,8 +134,10 @@ extension PhotoPipeline {
             let made = ImageFiltration(
                 photoRecord: record,
                 input: needsDownload || download != nil ? .awaitingDownload : original(of: index, in: &state),
-                renderer: renderer, thumbnailHeight: configuration.thumbnailHeight, claims: claims, delegate: self)
+                renderer: renderer, thumbnailHeight: configuration.thumbnailHeight, claims: claims,
+                bounds: configuration.sharedBounds, delegate: self)
             state.pending.filtrationsInProgress[index] = made
+            state.requesters.add(state.demand.viewers(wanting: index), to: made)
             if let download { effects.link(made, after: download) }
             filtration = made
             madeFiltration = made
@@ -136,8 +145,10 @@ extension PhotoPipeline {
         if needsDownload {
             let made = ImageDownloader(
                 photoRecord: record, resumingFrom: state.store.partials.take(index), handingOnTo: filtration,
-                loop: loop, limits: configuration.transferLimits, claims: claims, delegate: self)
+                loop: loop, limits: configuration.transferLimits, claims: claims, bounds: configuration.sharedBounds,
+                delegate: self)
             state.pending.downloadsInProgress[index] = made
+            state.requesters.add(state.demand.viewers(wanting: index), to: made)
             if let filtration { effects.link(filtration, after: made) }
             effects.enqueue(made, on: state.pending.downloadQueue)
         }
@@ -163,6 +174,7 @@ extension PhotoPipeline {
             updateScheduling(of: index, in: &state, &effects)
             return
         }
+        effects.reconsiderSlots()
         if claims.isShared, askElsewhere(index, in: &state, &effects) { return }
         for operation in state.pending.operations(for: index) {
             withdraw(operation, in: &state, &effects)
@@ -186,11 +198,16 @@ extension PhotoPipeline {
     }
 
     /// Gives the photo's operations the highest priority among the viewers that want it, and opens
-    /// their gate only while at least one of those viewers is not scrolling.
+    /// their gate only while at least one of those viewers is not scrolling (and, for a download
+    /// nobody has on screen, only once it holds a slot).
     func updateScheduling(of index: Int, in state: inout PipelineState, _ effects: inout Effects) {
         let scheduling = state.demand.scheduling(of: index)
         for operation in state.pending.operations(for: index) {
-            effects.decided(operation, changed: operation.decide(priority: scheduling.priority, mayStart: scheduling.mayStart))
+            // A download no viewer has on screen waits for a slot: the section's grant opens its gate.
+            let needsSlot = operation.queue == .download && scheduling.priority < .visible
+            effects.decided(operation, changed: operation.decide(
+                priority: scheduling.priority, mayStart: scheduling.mayStart && !needsSlot))
         }
+        effects.reconsiderSlots()
     }
 }

@@ -12,6 +12,8 @@ struct PipelineState {
 
     var demand = Demand()
     var pending: PendingOperations
+    /// Which viewers each operation in `pending` works for.
+    var requesters = OperationRequesters()
     var ledger = WorkLedger()
     var store: ImageStore
     /// The failed photos; only `retry` forgets one.

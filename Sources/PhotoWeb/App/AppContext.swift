@@ -11,6 +11,8 @@ struct AppContext: Sendable {
     let configuration: ServerConfiguration
     let library: PhotoLibrary
     let viewers: ViewerRegistry
+    /// The labs running now, with their lanes' viewers.
+    let labs: LabRegistry
     let templates: MustacheLibrary
     /// The page's files, read at start, with the version their URLs carry.
     let staticFiles: StaticFiles
@@ -24,18 +26,27 @@ struct AppContext: Sendable {
     var cluster: Cluster?
 
     /// The events a new stream starts with: the list's status, every row, this viewer's queues
-    /// and the server totals.
+    /// and the totals (a lab lane's viewer: its own pipeline's).
     func snapshot(for session: ViewerSession) -> [EventOutbox.Payload] {
-        var payloads: [EventOutbox.Payload] = [.init(name: .source, data: EventPayloads.json(library.source))]
-        guard let pipeline = library.pipeline else { return payloads }
+        let lane = session.ownPipeline
+        let source = lane.map { EventPayloads.Source(status: "ready", count: $0.records.count) } ?? library.source
+        var payloads: [EventOutbox.Payload] = [.init(name: .source, data: EventPayloads.json(source))]
+        guard let pipeline = lane ?? library.pipeline else { return payloads }
         let strategy = session.strategy(default: configuration.strategy)
         payloads.append(.init(name: .snapshot, data: EventPayloads.json(EventPayloads.Snapshot(
-            photos: library.photos, strategy: strategy.name, prefetch: strategy.prefetchMarginForDisplay))))
+            photos: PhotoLibrary.photos(of: pipeline), strategy: strategy.name, prefetch: strategy.prefetchMarginForDisplay))))
         if let queues = session.currentQueues() {
             payloads.append(.init(name: .queues, data: EventPayloads.json(queues)))
         }
-        payloads.append(.init(name: .stats, data: EventPayloads.json(stats(of: pipeline))))
+        let totals = lane.map(EventPayloads.Stats.init(lane:)) ?? stats(of: pipeline)
+        payloads.append(.init(name: .stats, data: EventPayloads.json(totals)))
         return payloads
+    }
+
+    /// The pipeline `session` drives: its lab lane's, or the server's once the list is loaded.
+    func pipeline(for session: ViewerSession) throws(APIError) -> PhotoPipeline {
+        if let lane = session.ownPipeline { return lane }
+        return try loadedPipeline()
     }
 
     /// The server totals now.
@@ -64,7 +75,7 @@ struct AppContext: Sendable {
     /// The viewer `id` names, or a 404 saying so.
     func session(_ id: String?) throws(APIError) -> ViewerSession {
         guard let id, !id.isEmpty else { throw .badRequest("missing viewer id") }
-        guard let session = viewers.session(ViewerID(id)) else {
+        guard let session = viewers.session(ViewerID(id)) ?? labs.session(ViewerID(id)) else {
             throw .notFound("unknown viewer \(id): create one with POST \(configuration.basePath)/api/viewers or reload the page")
         }
         return session
@@ -73,13 +84,18 @@ struct AppContext: Sendable {
     /// A new viewer for the client of `request`, following `strategy` (nil: the server's default):
     /// a 429 when that client made too many lately, a 503 when the server is full.
     func newViewer(for request: Request, peer: SocketAddress?, strategy: SchedulingStrategy? = nil) throws(APIError) -> ViewerSession {
+        try admitNewViewer(for: request, peer: peer)
+        return try newViewer(strategy: strategy)
+    }
+
+    /// Counts a new viewer (a page, a lab) against its client's limit: a 429 when it made too many lately.
+    func admitNewViewer(for request: Request, peer: SocketAddress?) throws(APIError) {
         let client = ClientAddress.of(peer: peer, forwardedFor: request.headers[.xForwardedFor], trusted: trustedProxies)
         if let seconds = rateLimiter.admit(client) {
             throw .tooManyRequests(
                 "too many new viewers from \(client) (at most \(rateLimiter.perMinute) a minute); try again in \(seconds) s",
                 retryAfter: seconds)
         }
-        return try newViewer(strategy: strategy)
     }
 
     /// A new viewer, or a 503 when the server is full.

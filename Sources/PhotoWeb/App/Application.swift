@@ -69,8 +69,13 @@ public final class Application: Sendable {
         let viewers = ViewerRegistry(
             maxViewers: configuration.maxViewers, idleTimeout: configuration.viewerIdleTimeout,
             connectTimeout: configuration.viewerConnectTimeout)
+        let labs = LabRegistry(
+            settings: .init(
+                maxLabs: configuration.maxLabs, idleTimeout: configuration.labIdleTimeout,
+                connectTimeout: configuration.viewerConnectTimeout, laneMemoryBudgetBytes: configuration.labLaneMemoryBudget),
+            bounds: configuration.makeSharedBounds())
         var context = AppContext(
-            configuration: configuration, library: library, viewers: viewers, templates: templates,
+            configuration: configuration, library: library, viewers: viewers, labs: labs, templates: templates,
             staticFiles: staticFiles, rateLimiter: ViewerRateLimiter(perMinute: configuration.viewersPerMinute),
             trustedProxies: trustedProxies, metrics: ServerMetrics(), logger: logger)
         if let url = configuration.databaseURL {
@@ -122,6 +127,9 @@ public final class Application: Sendable {
         let background = Task {
             await withTaskGroup(of: Void.self) { group in
                 group.addTask { await broadcaster.runTicks() }
+                // Lab streams are pinged often: a write is how a page that left is noticed.
+                let labHeartbeat = min(configuration.heartbeatInterval, configuration.labIdleTimeout / 5)
+                group.addTask { await labs.runTicks(tick: configuration.tick, heartbeat: labHeartbeat) }
                 group.addTask {
                     _ = await loading.value
                     if let pipeline = library.pipeline { await broadcaster.forwardEvents(of: pipeline) }
@@ -172,6 +180,7 @@ public final class Application: Sendable {
             session.close()
         }
         background.cancel()
+        context.labs.endAll()
         context.library.pipeline?.shutdown()
         context.cluster?.stop()
         // A client that never reads its response cannot hold the shutdown: after 2 s the rest is cut.
@@ -205,16 +214,20 @@ public final class Application: Sendable {
                 }
             }
             let loadedEntries = entries
+            var pipelineConfiguration = configuration.pipeline
+            // The list is the host of the bounds lab lanes share.
+            pipelineConfiguration.sharedBounds = context.labs.bounds
+            let listConfiguration = pipelineConfiguration
             let cluster = context.cluster
             // Scanning the disk cache reads a folder and files: off the threads requests run on.
             let pipeline = try await Blocking.run {
                 if let cluster {
                     return PhotoPipeline(
-                        entries: loadedEntries, configuration: configuration.pipeline, disk: cluster.results, claims: cluster.claims)
+                        entries: loadedEntries, configuration: listConfiguration, disk: cluster.results, claims: cluster.claims)
                 }
                 let disk = try DiskCache(
                     directory: URL(fileURLWithPath: configuration.imageCacheDirectory), budget: configuration.pipeline.diskBudgetBytes)
-                return PhotoPipeline(entries: loadedEntries, configuration: configuration.pipeline, disk: disk)
+                return PhotoPipeline(entries: loadedEntries, configuration: listConfiguration, disk: disk)
             }
             cluster?.attach(pipeline)
             let done = pipeline.records.filter { $0.state == .filtered }.count
@@ -227,6 +240,7 @@ public final class Application: Sendable {
             logger.error("data source failed", metadata: ["reason": "\(error)"])
             status = .failed("\(error)")
         }
+        context.labs.attach(origin)
         context.library.finish(with: status, skipped: origin?.skipped ?? [])
         if let pipeline = context.library.pipeline {
             for session in context.viewers.all {

@@ -39,6 +39,11 @@ final class PhotoLibrary: Sendable {
 
     /// Every row with its current state.
     var photos: [EventPayloads.Photo] {
-        pipeline?.records.map { EventPayloads.Photo(index: $0.index, state: $0.state, record: $0) } ?? []
+        pipeline.map(Self.photos(of:)) ?? []
+    }
+
+    /// Every row of `pipeline` with its current state.
+    static func photos(of pipeline: PhotoPipeline) -> [EventPayloads.Photo] {
+        pipeline.records.map { EventPayloads.Photo(index: $0.index, state: $0.state, record: $0) }
     }
 }

@@ -7,16 +7,19 @@ enum Routes {
         router.add(middleware: RouteMiddleware(
             metrics: context.metrics, logger: context.logger, maxBodyBytes: context.configuration.maxRequestBodyBytes))
         let page = try PageHandler(context: context)
-        install(on: router, context: context, page: page)
+        let labPage = try LabPageHandler(context: context)
+        install(on: router, context: context, page: page, labPage: labPage)
         // Behind a proxy that forwards the public prefix as is, the same routes answer under it too.
         let basePath = context.configuration.basePath
         if !basePath.isEmpty {
-            install(on: router.group(RouterPath(basePath)), context: context, page: page)
+            install(on: router.group(RouterPath(basePath)), context: context, page: page, labPage: labPage)
         }
         return router
     }
 
-    private static func install(on routes: some RouterMethods<PhotoRequestContext>, context: AppContext, page: PageHandler) {
+    private static func install(
+        on routes: some RouterMethods<PhotoRequestContext>, context: AppContext, page: PageHandler, labPage: LabPageHandler
+    ) {
         routes.get("/", use: page.handle)
         routes.get("/events", use: EventsHandler(context: context).handle)
         routes.post("/api/viewers", use: ViewersHandler(context: context).handle)
@@ -26,6 +29,12 @@ enum Routes {
         routes.post("/api/photos/:index/retry", use: RetryHandler(context: context).handle)
         routes.get("/photos/:index/:variant", use: ImageHandler(context: context).handle)
         routes.get("/static/**", use: StaticFileHandler(files: context.staticFiles).handle)
+        let labs = LabsHandler(context: context)
+        routes.get("/lab", use: labPage.handle)
+        routes.post("/api/labs", use: labs.create)
+        routes.get("/api/labs/:id", use: labs.show)
+        routes.delete("/api/labs/:id", use: labs.end)
+        routes.get("/lab/images/:file", use: labs.image)
         routes.get("/healthz", use: HealthHandler(context: context).handle)
         routes.get("/metrics", use: MetricsHandler(context: context).handle)
     }

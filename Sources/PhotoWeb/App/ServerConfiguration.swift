@@ -60,6 +60,10 @@ public struct ServerConfiguration: Sendable {
     /// Resident memory past which the server does what the tutorial does on a memory warning: cancel
     /// all queued work and empty the image cache. Default: the memory budget plus 512 MiB.
     public var memoryLimitBytes: Int?
+    /// Labs (`/lab`) running at once; one more gets 503. Default 4.
+    public var maxLabs = 4
+    /// A lab whose page left (its lanes' event streams gone this long) is ended. Default 5 s.
+    public var labIdleTimeout: Duration = .seconds(5)
     /// How much is logged. Default info.
     public var logLevel: Logger.Level = .info
     /// PostgreSQL shared by several instances (`postgres://user:password@host:port/database`).
@@ -84,6 +88,23 @@ public struct ServerConfiguration: Sendable {
     /// The resident memory that triggers a memory warning.
     var effectiveMemoryLimit: Int { memoryLimitBytes ?? pipeline.memoryBudgetBytes + 512 * 1024 * 1024 }
 
+    /// Each lab lane's memory cache: the budget shared by the most lanes that may run at once, and at
+    /// least 32 MiB (a lane keeps thumbnails, about 10 KB a photo, and originals only until filtered).
+    var labLaneMemoryBudget: Int { max(32 * 1_048_576, pipeline.memoryBudgetBytes / max(1, maxLabs * LabRequest.maxLanes)) }
+
+    /// The process-wide bounds on transfers and filtrations. The server's list may take every slot
+    /// and always finds half of them (at least one) free of lab work; labs share the rest. Transfers
+    /// hold no thread, so labs get the list's width each on top of it; filtrations use the cores,
+    /// so labs share the list's.
+    func makeSharedBounds() -> SharedBounds {
+        let downloads = max(1, pipeline.maxConcurrentDownloads), filters = max(1, pipeline.maxConcurrentFiltrations)
+        return SharedBounds(
+            transfers: WorkSlots(capacity: downloads * (1 + maxLabs), reservedForHost: downloads),
+            // With one filter slot configured, labs get a second: the list's is never theirs.
+            filtrations: WorkSlots(capacity: max(2, filters), reservedForHost: max(1, filters / 2)),
+            holder: .host)
+    }
+
     /// Where downloaded originals and sepia results are kept across restarts.
     var imageCacheDirectory: String { cacheDirectory + "/images" }
 
@@ -102,6 +123,7 @@ extension SchedulingStrategy {
         case .eager: "eager"
         case .visible: "visible"
         case .prefetch: "prefetch"
+        case .serial: "serial"
         }
     }
 

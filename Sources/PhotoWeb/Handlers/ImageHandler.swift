@@ -18,7 +18,9 @@ struct ImageHandler: Sendable {
         guard let variant = parameters.get("variant").flatMap(ImageVariant.init(rawValue:)) else {
             throw APIError.notFound("no such image: use thumbnail, preview, sepia or original")
         }
-        let pipeline = try context.loadedPipeline()
+        // A lab lane's rows name its viewer: their images are its pipeline's.
+        let pipeline = try request.queryValue("viewer").map { id throws(APIError) in try context.pipeline(for: context.session(id)) }
+            ?? context.loadedPipeline()
         let image: CachedImage
         do {
             image = variant == .sepia ? try await pipeline.fullSizeSepia(of: index) : try await pipeline.loadImage(variant, of: index)

@@ -4,7 +4,8 @@ import PhotoPipeline
 
 /// `POST /api/viewport`: `{"viewer": ID, "scrolling": true|false, "first": N, "last": M}`.
 ///
-/// Scrolling suspends the viewer's queued work (the tutorial's `scrollViewWillBeginDragging`);
+/// Scrolling suspends the viewer's queued work (the tutorial's `scrollViewWillBeginDragging`), except
+/// a reader's slow scroll reported with its rows, which keeps loading them and what lies ahead;
 /// a report with scrolling false runs `loadImagesForOnscreenRows` for rows first...last.
 struct ViewportHandler: Sendable {
     let context: AppContext
@@ -21,7 +22,7 @@ struct ViewportHandler: Sendable {
     func handle(_ request: Request, context requestContext: PhotoRequestContext) async throws -> Response {
         let report = try Self.parse(try await request.body(limit: context.configuration.maxRequestBodyBytes))
         let session = try context.session(report.viewer)
-        let pipeline = try context.loadedPipeline()
+        let pipeline = try context.pipeline(for: session)
         if let rows = report.rows, rows.upperBound >= pipeline.records.count {
             throw APIError.unprocessable("rows \(rows.lowerBound)...\(rows.upperBound) are past the end of the list (\(pipeline.records.count) photos, last row \(pipeline.records.count - 1))")
         }
@@ -33,10 +34,13 @@ struct ViewportHandler: Sendable {
         }
         session.choose(report.strategy)
         let controller = session.controller(on: pipeline, strategy: context.configuration.strategy)
-        if report.scrolling {
-            controller.suspendAllOperations()
-        } else if let rows = report.rows {
+        switch (report.scrolling, report.rows) {
+        case (true, let rows?): controller.scrolled(to: rows)
+        case (true, nil): controller.suspendAllOperations()
+        case (false, let rows?):
+            session.onStop?(rows)
             controller.loadImagesForOnscreenRows(rows)
+        case (false, nil): break  // refused by parse
         }
         return .empty(.noContent, headers: [.cacheControl: "no-store"])
     }
@@ -77,13 +81,14 @@ struct ViewportHandler: Sendable {
         case "eager": return .eager
         case "visible": return .visible
         case "prefetch": return .prefetch(margin: margin)
-        default: throw .badRequest("\"strategy\" must be eager, visible or prefetch (got \(name))")
+        case "serial": return .serial
+        default: throw .badRequest("\"strategy\" must be eager, visible, prefetch or serial (got \(name))")
         }
     }
 
     /// The field `name` as a `T`, nil when absent or null. JSONDecoder does the type check, being
     /// strict where JSONSerialization is not (1.5 or true is not a row number).
-    private static func field<T: Decodable>(_ name: String, _ type: T.Type, in fields: [String: Any]) throws(APIError) -> T? {
+    static func field<T: Decodable>(_ name: String, _ type: T.Type, in fields: [String: Any]) throws(APIError) -> T? {
         guard let value = fields[name], !(value is NSNull) else { return nil }
         guard let json = try? JSONSerialization.data(withJSONObject: value, options: .fragmentsAllowed),
               let typed = try? JSONDecoder().decode(T.self, from: json)

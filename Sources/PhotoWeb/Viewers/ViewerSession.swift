@@ -6,6 +6,10 @@ import Synchronization
 final class ViewerSession: Sendable {
     let id: ViewerID
     let outbox: EventOutbox
+    /// The pipeline of the lab lane this viewer drives; nil for the server's own list.
+    let ownPipeline: PhotoPipeline?
+    /// Told of each scroll stop the viewer reports, before its rows are loaded (a lab lane times it).
+    let onStop: (@Sendable (ClosedRange<Int>) -> Void)?
 
     private struct State {
         var controller: PhotoListController?
@@ -15,6 +19,8 @@ final class ViewerSession: Sendable {
         var interest: ClosedRange<Int>?
         /// The strategy this viewer asked for (its tab's URL or control); nil: the server's default.
         var chosen: SchedulingStrategy?
+        /// What the work done for this viewer cost, and how much of it went to rows it has not seen.
+        var work = ViewerWork()
     }
 
     /// Rows beyond each edge of the viewport that are kept up to date: a scroll this far lands on
@@ -24,9 +30,14 @@ final class ViewerSession: Sendable {
     /// Lock order: a leaf. The controller and the pipeline are called after it is released.
     private let state = Mutex(State())
 
-    init(id: ViewerID, outbox: EventOutbox) {
+    init(
+        id: ViewerID, outbox: EventOutbox, ownPipeline: PhotoPipeline? = nil,
+        onStop: (@Sendable (ClosedRange<Int>) -> Void)? = nil
+    ) {
         self.id = id
         self.outbox = outbox
+        self.ownPipeline = ownPipeline
+        self.onStop = onStop
     }
 
     /// The viewer's controller, made on first use once the list is loaded, following the strategy
@@ -81,12 +92,19 @@ final class ViewerSession: Sendable {
         takeQueues(onlyIfChanged: false)
     }
 
+    /// Counts an operation done for this viewer (an `operation` event that names it).
+    func account(_ operation: OperationEvent) {
+        state.withLock { $0.work.add(operation) }
+    }
+
     /// Reads the counts (outside this session's lock: the pipeline takes its own) and remembers
     /// them as sent.
     private func takeQueues(onlyIfChanged: Bool) -> EventPayloads.Queues? {
         guard let controller = state.withLock({ $0.controller }) else { return nil }
-        let queues = EventPayloads.Queues(controller.queueStatus, strategy: controller.strategy)
+        var queues = EventPayloads.Queues(controller.queueStatus, strategy: controller.strategy)
         return state.withLock { state in
+            queues.work = state.work.total
+            queues.waste = state.work.waste
             if onlyIfChanged, queues == state.lastQueues { return nil }
             state.lastQueues = queues
             return queues
@@ -106,6 +124,7 @@ final class ViewerSession: Sendable {
         let interest = lower...upper
         let previous = state.withLock { state in
             defer { state.interest = interest }
+            state.work.see(visible)
             return state.interest
         }
         guard let previous else { return [] }

@@ -97,13 +97,14 @@ struct WebHarness {
 
 /// The methods the tests use.
 enum TestMethod {
-    case GET, POST, HEAD
+    case GET, POST, HEAD, DELETE
 
     var method: HTTPRequest.Method {
         switch self {
         case .GET: .get
         case .POST: .post
         case .HEAD: .head
+        case .DELETE: .delete
         }
     }
 }

@@ -1,0 +1,237 @@
+// The lab page: starts a lab (POST /api/labs) with the lanes and network chosen in the form, lays
+// its lanes side by side in one scroller, and sends every scroll's reports to each lane's viewer.
+// The scripted traces drive that same scroller; "Run again" ends the lab and starts a cold one.
+
+import { url } from '../config.js';
+import { createLane } from './lanes.js';
+import { TRACE_NAMES, allSteps, traceSteps } from './traces.js';
+import { laneFigures, showLive, showSummary } from './summary.js';
+
+const ROW_HEIGHT = 80;
+/** Quiet time after the last scroll event that counts as a stop. */
+const STOP_AFTER_MS = 150;
+/** A trace moves on from a stop whose rows are not all done after this long, as the benchmark does. */
+const STOP_BOUND_MS = 20000;
+
+const form = document.getElementById('lab-setup');
+const status = document.getElementById('lab-status');
+const lanesRoot = document.getElementById('lanes');
+const summary = document.querySelector('#summary tbody');
+const traceButtons = [...document.querySelectorAll('[data-trace]')];
+
+// Every image of a long run has its entry (the default keeps 250).
+performance.setResourceTimingBufferSize(100000);
+
+let lab = null;
+let playing = false;
+
+const say = (text) => { status.textContent = text; };
+
+/** The lab's settings as the form has them: the POST /api/labs body. */
+function settings() {
+  const data = new FormData(form);
+  const prefetch = Number(data.get('prefetch')) || 0;
+  const lanes = data.getAll('lane').map((strategy) => (strategy === 'prefetch' ? { strategy, prefetch } : { strategy }));
+  return { lanes, latencyMs: Number(data.get('latencyMs')), bandwidth: Number(data.get('bandwidth')) };
+}
+
+/** Ends the running lab, if any (at once on the server: its transfers are aborted). */
+function endLab({ keepalive = false } = {}) {
+  if (!lab) return;
+  const ended = lab;
+  lab = null;
+  clearInterval(ended.ticker);
+  ended.lanes.forEach((lane) => lane.close());
+  fetch(url(`/api/labs/${ended.id}`), { method: 'DELETE', keepalive }).catch(() => {});
+}
+
+/** Starts a cold lab with the form's settings and shows its lanes. */
+async function startLab() {
+  endLab();
+  delete summary.closest('section').dataset.ready;
+  say('Starting the lab…');
+  lanesRoot.replaceChildren();
+  summary.replaceChildren();
+  let response;
+  try {
+    response = await fetch(url('/api/labs'), {
+      method: 'POST', headers: { 'Content-Type': 'application/json' }, body: JSON.stringify(settings()),
+    });
+  } catch (error) {
+    say('The server cannot be reached: ' + error.message);
+    return;
+  }
+  const body = await response.json().catch(() => ({}));
+  if (response.status === 503) {
+    const seconds = Number(response.headers.get('Retry-After')) || 60;
+    say(`The lab is busy (${body.error || 'too many labs run now'}). Try again in about ${seconds} s.`);
+    return;
+  }
+  if (!response.ok) {
+    say(`The lab did not start: ${body.error || response.status}`);
+    return;
+  }
+  build(body);
+}
+
+/** Lays out the lab `created` (the 201 body) and sends the first stop. */
+function build(created) {
+  const heads = document.createElement('div');
+  heads.className = 'lane-heads';
+  const scroller = document.createElement('div');
+  scroller.className = 'lane-scroller';
+  scroller.tabIndex = 0;
+  scroller.setAttribute('role', 'region');
+  scroller.setAttribute('aria-label', 'The lanes: one scroll moves them all (arrows, Page Up, Page Down, Home, End)');
+  const lists = document.createElement('div');
+  lists.className = 'lane-lists';
+  scroller.append(lists);
+  const current = {
+    id: created.lab, rows: created.photos, scroller, lanes: [], waiters: new Set(), scrolling: false, stopTimer: null,
+    browser: { stops: [], seen: new Set(), open: null },
+  };
+  const onChange = () => { checkBrowserStop(current); current.waiters.forEach((wake) => wake()); };
+  current.lanes = created.lanes.map((spec) => createLane(spec, { rows: created.photos, rowHeight: ROW_HEIGHT, run: created.lab, onChange }));
+  heads.style.setProperty('--lanes', String(current.lanes.length));
+  lists.style.setProperty('--lanes', String(current.lanes.length));
+  current.lanes.forEach((lane) => { heads.append(lane.head); lists.append(lane.list); });
+  lanesRoot.replaceChildren(heads, scroller);
+  lab = current;
+  scroller.addEventListener('scroll', () => onScroll(current), { passive: true });
+  current.ticker = setInterval(() => refresh(current), 1000);
+  say(`Lab running: ${current.lanes.map((lane) => lane.name).join(', ')}; ${created.photos} photos, ` +
+    `${created.latencyMs} ms latency, ${(created.bandwidth / 1e6).toFixed(1)} MB/s per transfer.`);
+  stop(current);
+}
+
+function onScroll(current) {
+  // A trace reports its own scrolling and stops; its scroll events would add stops of their own.
+  if (playing) return;
+  if (!current.scrolling) {
+    current.scrolling = true;
+    current.lanes.forEach((lane) => lane.report({ scrolling: true }));
+  }
+  clearTimeout(current.stopTimer);
+  current.stopTimer = setTimeout(() => stop(current), STOP_AFTER_MS);
+}
+
+/** The rows on screen now. */
+function visibleRows(current) {
+  const { scrollTop, clientHeight } = current.scroller;
+  const first = Math.min(current.rows - 1, Math.floor(scrollTop / ROW_HEIGHT));
+  const last = Math.min(current.rows - 1, Math.max(first, Math.ceil((scrollTop + clientHeight) / ROW_HEIGHT) - 1));
+  return { first, last };
+}
+
+/** Scrolling stopped: every lane's viewer hears the rows on screen; the browser lane's clock starts. */
+function stop(current) {
+  clearTimeout(current.stopTimer);
+  current.scrolling = false;
+  const rows = visibleRows(current);
+  current.lanes.forEach((lane) => lane.report({ scrolling: false, ...rows }));
+  const browser = current.browser;
+  if (browser.open) browser.open.abandoned = true;
+  browser.open = { first: rows.first, last: rows.last, ms: null, abandoned: false, at: performance.now() };
+  browser.stops.push(browser.open);
+  for (let i = rows.first; i <= rows.last; i += 1) browser.seen.add(i);
+  checkBrowserStop(current);
+  current.waiters.forEach((wake) => wake());
+}
+
+function checkBrowserStop(current) {
+  const open = current.browser.open;
+  const lane = current.lanes.find((candidate) => candidate.spec.strategy === 'browser');
+  if (!open || !lane || !lane.isDone(open.first, open.last)) return;
+  open.ms = performance.now() - open.at;
+  current.browser.open = null;
+}
+
+/** Every lane's figures now (one GET /api/labs/ID for the server lanes). */
+async function figures(current) {
+  const response = await fetch(url(`/api/labs/${current.id}`), { cache: 'no-store' });
+  if (!response.ok) return null;
+  const report = await response.json();
+  return current.lanes.map((lane, index) => laneFigures(lane, report.lanes[index], current.browser));
+}
+
+async function refresh(current) {
+  const all = await figures(current).catch(() => null);
+  if (!all || lab !== current) return;
+  current.lanes.forEach((lane, index) => showLive(lane, all[index]));
+}
+
+/** Waits until every lane has the rows of the last stop done, or the bound passes. */
+function untilDone(current, { first, last }) {
+  return new Promise((resolve) => {
+    const check = () => {
+      if (current.lanes.every((lane) => lane.isDone(first, last))) finish();
+    };
+    const finish = () => { clearTimeout(timer); current.waiters.delete(check); resolve(); };
+    const timer = setTimeout(finish, STOP_BOUND_MS);
+    current.waiters.add(check);
+    check();
+  });
+}
+
+const pause = (seconds) => new Promise((resolve) => setTimeout(resolve, seconds * 1000));
+
+/** Scrolls smoothly to `top` over `seconds`, as a hand on a wheel would (scroll events included). */
+function scrollTo(scroller, top, seconds) {
+  const from = scroller.scrollTop;
+  const start = performance.now();
+  return new Promise((resolve) => {
+    const frame = (now) => {
+      const t = Math.min(1, (now - start) / (seconds * 1000));
+      scroller.scrollTop = from + (top - from) * t;
+      if (t < 1) requestAnimationFrame(frame); else resolve();
+    };
+    requestAnimationFrame(frame);
+  });
+}
+
+/** Plays trace `name` (or all four) on the running lab, then shows the summary. */
+async function play(name) {
+  const current = lab;
+  if (!current || playing) return;
+  playing = true;
+  traceButtons.forEach((button) => { button.disabled = true; });
+  const screen = visibleRows(current).last - visibleRows(current).first + 1;
+  const steps = name === 'all' ? allSteps(current.rows, screen) : traceSteps(name, current.rows, screen);
+  for (const [position, step] of steps.entries()) {
+    if (lab !== current) break;
+    say(`Playing ${step.trace}: stop ${position + 1} of ${steps.length} (row ${step.first + 1})`);
+    const target = Math.min(step.first * ROW_HEIGHT, current.scroller.scrollHeight - current.scroller.clientHeight);
+    if (step.scroll > 0 && Math.abs(current.scroller.scrollTop - target) >= 1) {
+      current.lanes.forEach((lane) => lane.report({ scrolling: true }));
+      current.scrolling = true;
+      await scrollTo(current.scroller, target, step.scroll);
+    } else {
+      current.scroller.scrollTop = target;
+    }
+    // A stop where the lanes already are (the flick's first) is not a new one: its clock runs already.
+    const rows = visibleRows(current);
+    const last = current.browser.stops[current.browser.stops.length - 1];
+    if (current.scrolling || !last || last.first !== rows.first || last.last !== rows.last) stop(current);
+    await untilDone(current, visibleRows(current));
+    await pause(step.dwell);
+  }
+  playing = false;
+  traceButtons.forEach((button) => { button.disabled = false; });
+  if (lab !== current) return;
+  const all = await figures(current).catch(() => null);
+  if (all) {
+    showSummary(summary, current.lanes, all);
+    current.lanes.forEach((lane, index) => showLive(lane, all[index]));
+  }
+  say(`Trace ${name === 'all' ? TRACE_NAMES.join(', ') : name} done: the summary is below.`);
+  summary.closest('section').dataset.ready = 'true';
+}
+
+form.addEventListener('submit', (event) => {
+  event.preventDefault();
+  if (!playing) startLab();
+});
+traceButtons.forEach((button) => button.addEventListener('click', () => play(button.dataset.trace)));
+// A page that leaves ends its lab at once (the server would notice within seconds anyway).
+addEventListener('pagehide', () => endLab({ keepalive: true }));
+startLab();

@@ -1,0 +1,28 @@
+/// The process-wide bounds a pipeline's operations take a slot of before they work: transfers and
+/// filtrations across the server's list and every lab lane, whatever each pipeline's own queue widths.
+public struct SharedBounds: Sendable {
+    /// Transfers running at once.
+    public let transfers: WorkSlots
+    /// Filtrations (decode, sepia, encode) running at once: the cores the pipelines may keep busy.
+    public let filtrations: WorkSlots
+    /// Whether the pipeline is the server's own list or a guest limited to the unreserved slots.
+    public var holder: WorkSlots.Holder
+
+    /// Bounds of `transfers` and `filtrations` slots, taken as `holder`.
+    public init(transfers: WorkSlots, filtrations: WorkSlots, holder: WorkSlots.Holder) {
+        self.transfers = transfers
+        self.filtrations = filtrations
+        self.holder = holder
+    }
+
+    /// The same bounds, taken as `holder`.
+    public func taken(as holder: WorkSlots.Holder) -> SharedBounds {
+        var bounds = self
+        bounds.holder = holder
+        return bounds
+    }
+
+    func slots(for queue: QueueKind) -> WorkSlots {
+        queue == .download ? transfers : filtrations
+    }
+}

@@ -1,0 +1,123 @@
+import Synchronization
+
+/// A bound that several pipelines share on how much of one kind of work runs at once (transfers,
+/// or filtrations on the cores), with a part of it that guests may never take: the server's own list
+/// (the host) always finds a slot within its reserve, however many lab lanes (guests) are busy.
+///
+/// A waiter is called back when a slot frees (on the thread that freed it, never under this
+/// lock), so a download waiting for a slot holds no thread. Any thread.
+public final class WorkSlots: Sendable {
+    /// Who asks for a slot.
+    public enum Holder: Sendable {
+        /// The server's own list: any free slot, and first in line.
+        case host
+        /// A lab lane: only the slots outside the host's reserve.
+        case guest
+    }
+
+    /// A wait that has not been granted yet.
+    public struct Ticket: Sendable, Equatable {
+        let id: UInt64
+    }
+
+    /// What `acquire` found.
+    public enum Acquisition: Sendable, Equatable {
+        /// A slot is held now; the callback is not called.
+        case granted
+        /// The callback will be called: `true` when a slot is held, `false` when the wait was withdrawn.
+        case waiting(Ticket)
+    }
+
+    /// Slots in all.
+    public let capacity: Int
+    /// Slots guests may hold at once: the capacity less the host's reserve.
+    public let guestCapacity: Int
+
+    private struct Waiter {
+        let ticket: Ticket
+        let holder: Holder
+        let resume: @Sendable (Bool) -> Void
+    }
+
+    private struct State {
+        var held = 0
+        var heldByGuests = 0
+        var waiting: [Waiter] = []
+        var lastID: UInt64 = 0
+
+        func canGrant(_ holder: Holder, guestCapacity: Int, capacity: Int) -> Bool {
+            held < capacity && (holder == .host || heldByGuests < guestCapacity)
+        }
+
+        mutating func take(_ holder: Holder) {
+            held += 1
+            if holder == .guest { heldByGuests += 1 }
+        }
+    }
+
+    /// Lock order: a leaf; callbacks run after it is released.
+    private let state = Mutex(State())
+
+    /// `capacity` slots (at least 1), of which `reservedForHost` (at least 1, at most all) guests never hold.
+    public init(capacity: Int, reservedForHost: Int) {
+        self.capacity = max(1, capacity)
+        guestCapacity = max(0, self.capacity - min(self.capacity, max(1, reservedForHost)))
+    }
+
+    /// Takes a slot for `holder` now, or queues the request (hosts ahead of guests) and calls
+    /// `whenDecided` once it is granted or withdrawn.
+    public func acquire(_ holder: Holder, whenDecided: @escaping @Sendable (Bool) -> Void) -> Acquisition {
+        state.withLock { state in
+            // Nobody who comes first is in line: a host waits only behind hosts, a guest behind anyone.
+            let inLine = state.waiting.contains { $0.holder == .host || holder == .guest }
+            if !inLine, state.canGrant(holder, guestCapacity: guestCapacity, capacity: capacity) {
+                state.take(holder)
+                return .granted
+            }
+            state.lastID += 1
+            let ticket = Ticket(id: state.lastID)
+            state.waiting.append(Waiter(ticket: ticket, holder: holder, resume: whenDecided))
+            return .waiting(ticket)
+        }
+    }
+
+    /// Gives up a wait; its callback is called with `false` (on this thread) unless it was granted already.
+    public func withdraw(_ ticket: Ticket) {
+        let withdrawn = state.withLock { state in
+            state.waiting.firstIndex { $0.ticket == ticket }.map { state.waiting.remove(at: $0) }
+        }
+        withdrawn?.resume(false)
+        // A guest at the head of the line may have kept hosts or guests behind it waiting for nothing.
+        grantWaiters()
+    }
+
+    /// Frees a slot `holder` held, and grants it to the first waiter that may take it.
+    public func release(_ holder: Holder) {
+        state.withLock { state in
+            state.held = max(0, state.held - 1)
+            if holder == .guest { state.heldByGuests = max(0, state.heldByGuests - 1) }
+        }
+        grantWaiters()
+    }
+
+    /// Slots held now, and of those by guests.
+    public var usage: (held: Int, byGuests: Int) {
+        state.withLock { ($0.held, $0.heldByGuests) }
+    }
+
+    /// Grants free slots to waiters: hosts first, then guests within their share, each in arrival order.
+    private func grantWaiters() {
+        let granted: [Waiter] = state.withLock { state in
+            var granted: [Waiter] = []
+            for holder in [Holder.host, .guest] {
+                while let position = state.waiting.firstIndex(where: { $0.holder == holder }),
+                      state.canGrant(holder, guestCapacity: guestCapacity, capacity: capacity) {
+                    state.take(holder)
+                    granted.append(state.waiting.remove(at: position))
+                }
+            }
+            return granted
+        }
+        granted.forEach { $0.resume(true) }
+    }
+}

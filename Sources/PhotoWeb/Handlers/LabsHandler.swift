@@ -1,0 +1,63 @@
+import Foundation
+import Hummingbird
+import PhotoPipeline
+import SampleOrigin
+
+/// `POST /api/labs`, `GET /api/labs/ID`, `DELETE /api/labs/ID`, and the browser lane's photos
+/// (`GET /lab/images/FILE?latency=&bandwidth=`, the built-in origin's bytes through this server).
+struct LabsHandler: Sendable {
+    let context: AppContext
+
+    /// Starts a lab: `201` with its lanes' viewers; `400` with the reason for a bad body, `409`
+    /// while the list loads, `429` past the client's `--viewers-per-minute`, `503` past `--max-labs`.
+    func create(_ request: Request, context requestContext: PhotoRequestContext) async throws -> Response {
+        let body = try await request.body(limit: context.configuration.maxRequestBodyBytes)
+        let pipeline = try context.loadedPipeline()
+        // A lab is a new page's worth of viewers: it counts against the client's limit as one.
+        try context.admitNewViewer(for: request, peer: requestContext.peer)
+        let sample = context.configuration.sample
+        let labRequest = try LabRequest.parse(
+            body, available: pipeline.records.count,
+            defaults: SimulatedNetwork(latency: sample.latency, bandwidth: sample.bandwidth))
+        let proxied = context.labs.origin != nil
+        let basePath = context.configuration.basePath
+        let lab = try context.labs.create(labRequest, records: pipeline.records, base: pipeline.configuration) { record in
+            guard proxied, let file = record.url.range(of: "/images/").map({ record.url[$0.upperBound...] }) else { return record.url }
+            return labRequest.network.applied(to: "\(basePath)/lab/images/\(file)")
+        }
+        context.logger.info("lab started", metadata: [
+            "lab": "\(lab.id)", "lanes": "\(labRequest.lanes.map(\.name).joined(separator: ","))", "labs": "\(context.labs.count)",
+        ])
+        return .json(lab.report, status: .created)
+    }
+
+    /// The lab's lanes and their figures so far; `404` when it has ended.
+    func show(_ request: Request, context requestContext: PhotoRequestContext) async throws -> Response {
+        var response = Response.json(try lab(requestContext).report)
+        response.headers[.cacheControl] = "no-store"
+        return response
+    }
+
+    /// Ends the lab at once: `204`; `404` when it has ended already.
+    func end(_ request: Request, context requestContext: PhotoRequestContext) async throws -> Response {
+        let id = try lab(requestContext).id
+        context.labs.end(id)
+        context.logger.info("lab ended", metadata: ["lab": "\(id)", "labs": "\(context.labs.count)"])
+        return .empty(.noContent, headers: [.cacheControl: "no-store"])
+    }
+
+    /// A photo of the built-in origin for the browser lane, as the origin serves it (latency,
+    /// bandwidth, ranges); `404` when the server runs on another data source.
+    func image(_ request: Request, context requestContext: PhotoRequestContext) async throws -> Response {
+        guard let origin = context.labs.origin else {
+            throw APIError.notFound("the browser lane's photos come straight from the data source's URLs")
+        }
+        return try await origin.photo(requestContext.parameters.get("file"), request: request)
+    }
+
+    private func lab(_ requestContext: PhotoRequestContext) throws(APIError) -> Lab {
+        let id = requestContext.parameters.get("id") ?? ""
+        guard let lab = context.labs.lab(id) else { throw .notFound("no lab \(id): it ended (its page closed) or never was") }
+        return lab
+    }
+}

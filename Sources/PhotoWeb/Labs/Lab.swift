@@ -1,0 +1,55 @@
+import Foundation
+import PhotoPipeline
+import SampleOrigin
+
+/// One lab: lanes side by side over the same photos and simulated network, each cold (a pipeline of
+/// its own), driven by one scroll in the page.
+final class Lab: Sendable {
+    let id: String
+    let network: SimulatedNetwork
+    let photos: Int
+    let lanes: [LabLane]
+    /// The browser lane's image URLs, row by row.
+    let browserImages: [String]
+
+    init(id: String, network: SimulatedNetwork, photos: Int, lanes: [LabLane], browserImages: [String]) {
+        self.id = id
+        self.network = network
+        self.photos = photos
+        self.lanes = lanes
+        self.browserImages = browserImages
+    }
+
+    /// The lab's settings and every lane's figures so far.
+    var report: LabPayloads.Lab {
+        LabPayloads.Lab(
+            lab: id, latencyMs: network.latencyMilliseconds, bandwidth: network.bandwidth, photos: photos,
+            lanes: lanes.map(report(of:)))
+    }
+
+    private func report(of lane: LabLane) -> LabPayloads.Lane {
+        guard case .server(let strategy) = lane.kind, let pipeline = lane.pipeline else {
+            return LabPayloads.Lane(viewer: nil, strategy: lane.kind.name, images: browserImages)
+        }
+        let stats = pipeline.stats
+        return LabPayloads.Lane(
+            viewer: lane.viewer?.rawValue, strategy: strategy.name,
+            prefetch: { if case .prefetch(let margin) = strategy { margin } else { nil } }(),
+            bytesDownloaded: stats.bytesDownloaded, bytesWasted: stats.wastedBytes,
+            filterSecondsWasted: stats.wastedFilterSeconds, filterSeconds: stats.filterSeconds,
+            transfersAborted: stats.transfersAborted,
+            operationsCancelled: stats.downloads.cancelled + stats.filtrations.cancelled,
+            downloads: stats.downloads.finished, filtered: stats.filtrations.finished, stops: lane.stops.all)
+    }
+
+    /// Whether the page left: some lane's viewer has had no event stream for `timeout` (or never
+    /// opened one within `connectTimeout`).
+    func isAbandoned(now: ContinuousClock.Instant, timeout: Duration, connectTimeout: Duration) -> Bool {
+        lanes.contains { $0.closeIfIdle(now: now, timeout: timeout, connectTimeout: connectTimeout) }
+    }
+
+    /// Ends every lane at once: viewers gone, transfers aborted, memory released with the pipelines.
+    func close() {
+        lanes.forEach { $0.close() }
+    }
+}

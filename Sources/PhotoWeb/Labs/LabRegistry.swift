@@ -1,0 +1,143 @@
+import Foundation
+import PhotoPipeline
+import SampleOrigin
+import Synchronization
+
+/// The labs running now, at most `maxLabs`, and their lanes' viewers by id (the viewer routes find
+/// them here). A lab whose page left is ended on the next tick after `idleTimeout`.
+///
+/// Lock order: a leaf. Pipelines are made and labs closed after it is released.
+final class LabRegistry: Sendable {
+    struct Settings: Sendable {
+        /// Labs at once; one more is refused with 503.
+        var maxLabs: Int
+        /// A lab whose lanes' event streams have been gone this long is ended.
+        var idleTimeout: Duration
+        /// A lab whose page never opened its streams is ended after this.
+        var connectTimeout: Duration
+        /// Each lane's memory cache.
+        var laneMemoryBudgetBytes: Int
+    }
+
+    let settings: Settings
+    /// The process-wide bounds; the server's list is their host, lab lanes their guests.
+    let bounds: SharedBounds
+
+    private struct State {
+        var labs: [String: Lab] = [:]
+        var sessions: [ViewerID: ViewerSession] = [:]
+        /// Labs being made: they count against the cap before they exist.
+        var making = 0
+        var origin: SampleOrigin?
+    }
+
+    private let state = Mutex(State())
+
+    init(settings: Settings, bounds: SharedBounds) {
+        self.settings = settings
+        self.bounds = bounds
+    }
+
+    /// The built-in origin, once it serves: lanes then ask it for the lab's network, and the browser
+    /// lane's images come through this server.
+    func attach(_ origin: SampleOrigin?) {
+        state.withLock { $0.origin = origin }
+    }
+
+    var origin: SampleOrigin? { state.withLock { $0.origin } }
+
+    /// Labs running now.
+    var count: Int { state.withLock { $0.labs.count } }
+
+    func lab(_ id: String) -> Lab? { state.withLock { $0.labs[id] } }
+
+    func session(_ id: ViewerID) -> ViewerSession? { state.withLock { $0.sessions[id] } }
+
+    /// Starts a lab of `request` over the first photos of `records`, each lane's pipeline made from
+    /// `base` (the server's settings); a 503 past the cap. `browserImage` is the browser lane's URL
+    /// of a photo.
+    func create(
+        _ request: LabRequest, records: [PhotoRecord], base: PipelineConfiguration, browserImage: (PhotoRecord) -> String
+    ) throws(APIError) -> Lab {
+        let (admitted, origin) = state.withLock { state in
+            guard state.labs.count + state.making < settings.maxLabs else { return (false, state.origin) }
+            state.making += 1
+            return (true, state.origin)
+        }
+        guard admitted else {
+            throw .unavailable("the lab is busy: \(settings.maxLabs) labs run at once at most; try again in a minute (a lab ends when its page closes)")
+        }
+        let photos = Array(records.prefix(request.photos))
+        let entries = photos.map { record in
+            PhotoEntry(name: record.name, url: origin != nil && !record.url.isEmpty ? request.network.applied(to: record.url) : record.url)
+        }
+        let lanes = request.lanes.map { kind -> LabLane in
+            guard case .server(let strategy) = kind else { return LabLane() }
+            return LabLane(strategy: strategy, entries: entries, configuration: laneConfiguration(base, strategy: strategy))
+        }
+        let lab = Lab(
+            id: String(UUID().uuidString.lowercased().filter(\.isHexDigit).prefix(16)), network: request.network, photos: photos.count,
+            lanes: lanes, browserImages: request.lanes.contains(.browser) ? photos.map(browserImage) : [])
+        state.withLock { state in
+            state.making -= 1
+            state.labs[lab.id] = lab
+            for lane in lanes { if let session = lane.session { state.sessions[session.id] = session } }
+        }
+        return lab
+    }
+
+    /// A lane's pipeline settings: the server's, with a memory cache of its own that keeps
+    /// thumbnails (not originals) and no disk cache (so every run is cold), the guest's share of the
+    /// shared bounds, and for `serial` one download and one filtration at a time.
+    private func laneConfiguration(_ base: PipelineConfiguration, strategy: SchedulingStrategy) -> PipelineConfiguration {
+        var configuration = base
+        configuration.memoryBudgetBytes = settings.laneMemoryBudgetBytes
+        configuration.resumeBudgetBytes = min(base.resumeBudgetBytes, settings.laneMemoryBudgetBytes)
+        configuration.keepsOriginals = false
+        configuration.sharedBounds = bounds.taken(as: .guest)
+        if strategy == .serial {
+            configuration.maxConcurrentDownloads = 1
+            configuration.maxConcurrentTransfers = 1
+            configuration.maxConcurrentFiltrations = 1
+        }
+        return configuration
+    }
+
+    /// Ends lab `id` at once; false when there is no such lab.
+    @discardableResult
+    func end(_ id: String) -> Bool {
+        guard let lab = remove(id) else { return false }
+        lab.close()
+        return true
+    }
+
+    private func remove(_ id: String) -> Lab? {
+        state.withLock { state in
+            guard let lab = state.labs.removeValue(forKey: id) else { return nil }
+            for lane in lab.lanes { if let viewer = lane.viewer { state.sessions[viewer] = nil } }
+            return lab
+        }
+    }
+
+    /// Ends every lab (shutdown).
+    func endAll() {
+        let ids = state.withLock { Array($0.labs.keys) }
+        ids.forEach { end($0) }
+    }
+
+    /// Every `tick`: each lane's viewer gets its queues, totals and heartbeats; labs whose page left are ended.
+    func runTicks(tick: Duration, heartbeat: Duration) async {
+        while !Task.isCancelled {
+            do { try await Task.sleep(for: tick) } catch { return }
+            let labs = state.withLock { Array($0.labs.values) }
+            let now = ContinuousClock.now
+            for lab in labs {
+                if lab.isAbandoned(now: now, timeout: settings.idleTimeout, connectTimeout: settings.connectTimeout) {
+                    end(lab.id)
+                } else {
+                    lab.lanes.forEach { $0.tick(heartbeatSince: now - heartbeat) }
+                }
+            }
+        }
+    }
+}
