@@ -178,6 +178,11 @@ let package = Package(
             swiftSettings: swiftSettings
         ),
         .testTarget(
+            name: "PhotoClusterTests",
+            dependencies: ["PhotoCluster"],
+            swiftSettings: swiftSettings
+        ),
+        .testTarget(
             name: "ClassicPhotosTests",
             dependencies: ["ClassicPhotos", "PhotoCodecs", "PhotoWeb", "PhotoPipeline"],
             swiftSettings: swiftSettings

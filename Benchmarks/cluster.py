@@ -1,4 +1,4 @@
-"""Benchmark 9: several instances on one PostgreSQL against one instance, under the same load.
+"""Benchmark 10: several instances on one PostgreSQL against one instance, under the same load.
 
 Runs, each with fresh servers (release build), on one loopback PostgreSQL made for the run (initdb
 in a fresh folder) and one origin that counts GETs per photo (Tests/cluster/support.py's, serving
@@ -151,7 +151,7 @@ def main() -> None:
     if samples is None:
         sys.exit("no sample photos yet: run another benchmark first (they generate them), or scripts/bench.sh")
     photos = {p.stem.replace(" ", "-"): p.read_bytes() for p in sorted(samples.glob("*.jpg"))[: args.photos]}
-    log(f"== 9. instances on one PostgreSQL: {args.viewers} viewers, a driver moving 1 row/s, viewports every "
+    log(f"== 10. instances on one PostgreSQL: {args.viewers} viewers, a driver moving 1 row/s, viewports every "
         f"{args.viewport_every:g} s, {args.seconds:g} s measured; {len(photos)} photos; {BINARY}")
     rows = []
     for label, instances, with_database in [("1 instance, in process", 1, False), ("1 instance + PostgreSQL", 1, True),

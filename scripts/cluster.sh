@@ -104,8 +104,12 @@ awk -v instances="$work/edge/instances.conf" '
         -e "s|listen 8080 default_server;|listen 127.0.0.1:$edge_port default_server;|" \
         -e "s|^http {|http {\n    client_body_temp_path $work/edge/body;\n    proxy_temp_path $work/edge/proxy;\n    fastcgi_temp_path $work/edge/fastcgi;\n    uwsgi_temp_path $work/edge/uwsgi;\n    scgi_temp_path $work/edge/scgi;|" \
         > "$work/edge/nginx.conf"
-nginx -p "$work/edge" -c "$work/edge/nginx.conf" -g 'daemon off;' &
+nginx -p "$work/edge" -c "$work/edge/nginx.conf" -g 'daemon off;' 2> "$work/edge/start.log" &
 pids+=($!)
+until curl -fsS -o /dev/null "http://127.0.0.1:$edge_port/edge-healthz" 2>/dev/null; do
+    kill -0 "${pids[-1]}" 2>/dev/null || { echo "the edge did not start:" >&2; cat "$work/edge/start.log" >&2; exit 1; }
+    sleep 0.2
+done
 
 for ((i = 0; i < count; i++)); do
     until grep -q "ClassicPhotos Live on" "$work/${names[$i]}.out" 2>/dev/null; do
@@ -114,4 +118,5 @@ for ((i = 0; i < count; i++)); do
     done
 done
 echo "ClassicPhotos Live cluster of $count on http://127.0.0.1:$edge_port/ (Ctrl-C stops everything)"
-wait -n "${pids[@]}" || true
+# An instance that dies (kill one to see the others take over) leaves the rest running.
+wait || true

@@ -22,7 +22,8 @@ final class ClusterListener: Sendable {
     private let results: PostgresResultStore
     private let logger: Logger
     private let seen = Mutex(Seen())
-    private let connected = Atomic(false)
+    /// The cluster connected at start; this says otherwise once a listening session is lost.
+    private let connected = Atomic(true)
     /// Events before the last one seen that a reconnect reads again (another instance's may commit later).
     private static let catchUpMargin: Int64 = 1_000
 
@@ -70,7 +71,7 @@ final class ClusterListener: Sendable {
                 try await catchUp(on: connection, pipeline, indices)
                 for name in await results.reload() { pipeline.resultArrived(named: name) }
                 if !connected.exchange(true, ordering: .relaxed) {
-                    logger.info("database connected", metadata: ["database": "\(address)", "instance": "\(instance)"])
+                    logger.info("database connected again", metadata: ["database": "\(address)", "instance": "\(instance)"])
                 }
                 try await withThrowingTaskGroup(of: Void.self) { group in
                     group.addTask {

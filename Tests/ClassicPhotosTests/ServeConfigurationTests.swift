@@ -35,6 +35,7 @@ struct ServeConfigurationTests {
         (["--downloads", "8", "--max-transfers", "6"], "--max-transfers (6) must be at least --downloads (8)"),
         (["--base-path", "demo/"], "--base-path must start with / and not end with one, got demo/"),
         (["--source", "a.plist", "--photos-dir", "photos"], "--source and --photos-dir cannot be used together"),
+        (["--instance-name", "a b"], "--instance-name must be up to 64 letters, digits, - or _, got a b"),
     ])
     func badValuesAreRejectedWithAOneLineReason(arguments: [String], reason: String) {
         #expect(throws: SettingError.self) { try configuration(arguments) }
@@ -43,6 +44,17 @@ struct ServeConfigurationTests {
         } catch {
             #expect("\(error)" == reason)
         }
+    }
+
+    @Test func theDatabaseIsNoneByDefaultAndReadFromFlagOrEnvironment() throws {
+        #expect(try configuration([]).databaseURL == nil)
+        let environment = ["CLASSIC_PHOTOS_DATABASE_URL": "postgres://a@127.0.0.1/x", "CLASSIC_PHOTOS_INSTANCE_NAME": "b"]
+        let fromEnvironment = try configuration([], environment: environment)
+        #expect(fromEnvironment.databaseURL == "postgres://a@127.0.0.1/x")
+        #expect(fromEnvironment.instanceName == "b")
+        let fromFlags = try configuration(["--database-url", "postgres://c@db/y", "--instance-name", "c"], environment: environment)
+        #expect(fromFlags.databaseURL == "postgres://c@db/y")
+        #expect(fromFlags.instanceName == "c")
     }
 
     @Test func aBadEnvironmentValueNamesTheVariable() {

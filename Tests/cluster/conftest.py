@@ -6,7 +6,7 @@ from pathlib import Path
 
 import pytest
 
-from support import Instance, Origin, Postgres, Viewer, sample_photos
+from support import Edge, Instance, Origin, Postgres, Viewer, sample_photos
 
 PHOTO_COUNT = 12
 
@@ -62,3 +62,11 @@ def viewers():
     yield make
     for viewer in made:
         viewer.close()
+
+
+@pytest.fixture
+def edge(workdir, cluster):
+    """nginx with deploy/nginx/cluster.conf in front of the three instances."""
+    server = Edge(workdir, cluster)
+    yield server
+    server.stop()

@@ -343,3 +343,60 @@ def sample_photos(workdir: Path, count: int) -> dict[str, bytes]:
         if process.poll() is None:
             process.kill()
     return {path.stem.replace(" ", "-"): path.read_bytes() for path in sorted(folder.glob("*.jpg"))[:count]}
+
+
+class Edge:
+    """nginx with deploy/nginx/cluster.conf in front of `instances` on loopback: the block between its
+    "instances" marks replaced by these instances (as scripts/cluster.sh does), paths made local."""
+
+    def __init__(self, workdir: Path, instances: list[Instance]):
+        self.port = free_port()
+        self.dir = workdir / "edge"
+        self.dir.mkdir()
+        lines = ["    map $cookie_classic_photos_instance $instance_upstream {", "        default cluster_any;"]
+        lines += [f"        {i.name} cluster_{i.name};" for i in instances] + ["    }", "    upstream cluster_any {"]
+        lines += [f"        server 127.0.0.1:{i.port} max_fails=1 fail_timeout=5s;" for i in instances] + ["    }"]
+        for n, instance in enumerate(instances):
+            lines += [f"    upstream cluster_{instance.name} {{", f"        server 127.0.0.1:{instance.port} max_fails=1 fail_timeout=5s;"]
+            lines += [f"        server 127.0.0.1:{instances[(n + k) % len(instances)].port} backup;" for k in range(1, len(instances))]
+            lines += ["    }"]
+        text = (REPO / "deploy" / "nginx" / "cluster.conf").read_text()
+        begin, end = text.index("\n", text.index("instances (begin)")) + 1, text.index("    # ----", text.index("instances (begin)") + 1)
+        text = text[:begin] + "\n".join(lines) + "\n" + text[end:]
+        user = "user root root;" if os.geteuid() == 0 else ""
+        temp = "".join(f"\n    {kind}_temp_path {self.dir}/{kind};" for kind in ("client_body", "proxy", "fastcgi", "uwsgi", "scgi"))
+        text = (text.replace("user nginx;", user).replace("pid /var/run/nginx.pid;", f"pid {self.dir}/nginx.pid;")
+                .replace("error_log stderr warn;", f"error_log {self.dir}/error.log warn;")
+                .replace("listen 8080 default_server;", f"listen 127.0.0.1:{self.port} default_server;")
+                .replace("http {", "http {" + temp, 1))
+        (self.dir / "nginx.conf").write_text(text)
+        nginx = shutil.which("nginx") or "/usr/sbin/nginx"
+        self.process = subprocess.Popen([nginx, "-p", str(self.dir), "-c", str(self.dir / "nginx.conf"), "-g", "daemon off;"],
+                                        stderr=subprocess.PIPE)
+        wait_until(lambda: self.request("GET", "/edge-healthz")[0] == 200, "the edge to answer")
+
+    def request(self, method: str, path: str, cookie: str | None = None, body=None):
+        headers = {"Content-Type": "application/json"}
+        if cookie:
+            headers["Cookie"] = f"classic_photos_instance={cookie}"
+        data = json.dumps(body).encode() if body is not None else None
+        request = urllib.request.Request(f"http://127.0.0.1:{self.port}{path}", data=data, method=method, headers=headers)
+        try:
+            with urllib.request.urlopen(request, timeout=30) as response:
+                return response.status, response.headers, response.read()
+        except urllib.error.HTTPError as error:
+            return error.code, error.headers, error.read()
+        except OSError:
+            return 0, {}, b""
+
+    @staticmethod
+    def sticky(headers) -> str | None:
+        """The instance a response's Set-Cookie names."""
+        for value in headers.get_all("Set-Cookie") or []:
+            if value.startswith("classic_photos_instance="):
+                return value.split(";", 1)[0].split("=", 1)[1]
+        return None
+
+    def stop(self):
+        self.process.terminate()
+        self.process.wait(timeout=10)

@@ -135,3 +135,28 @@ def test_work_goes_on_when_one_viewer_scrolls_away_while_another_instance_wants_
     assert origin.count(name) == 1, "the transfer went on: no second GET"
     status, _, stats = a.request("GET", "/api/stats")
     assert status == 200
+
+
+def test_the_edge_keeps_a_viewer_on_its_instance_and_moves_it_when_the_instance_goes(cluster, edge):
+    # Given a page loaded through the edge: its instance names itself in the cookie
+    status, headers, _ = edge.request("GET", "/")
+    assert status == 200
+    home = edge.sticky(headers)
+    assert home in {"a", "b", "c"}
+    # Then every request carrying the cookie reaches that instance
+    for _ in range(6):
+        assert json.loads(edge.request("GET", "/healthz", home)[2])["instance"] == home
+
+    # When that instance goes away
+    next(instance for instance in cluster if instance.name == home).kill()
+
+    # Then the page's request for a new viewer reaches another instance, whose cookie it gets
+    status, headers, body = edge.request("POST", "/api/viewers", home, {})
+    assert status == 201, body
+    moved = edge.sticky(headers)
+    assert moved in {"a", "b", "c"} - {home}
+    viewer = json.loads(body)["viewer"]
+    # And its viewport reports reach the instance that knows the viewer
+    for _ in range(4):
+        status, _, body = edge.request("POST", "/api/viewport", moved, {"viewer": viewer, "scrolling": False, "first": 0, "last": 2})
+        assert status == 204, body
