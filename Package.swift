@@ -8,6 +8,7 @@
 //   PhotoPipeline        records, data source, operations, PendingOperations, cache, events
 //   SampleOrigin         the built-in origin: generated photos over real HTTP with latency
 //   PhotoWeb             Hummingbird routes, templates, server-sent events, viewer sessions
+//   PhotoCluster         several instances on one PostgreSQL: claims, shared results, events
 //   ClassicPhotos        the `classic-photos` executable
 import PackageDescription
 
@@ -35,6 +36,7 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-log", from: "1.16.2"),
         .package(url: "https://github.com/apple/swift-metrics", from: "2.13.0"),
         .package(url: "https://github.com/swift-server/swift-prometheus", from: "2.4.1"),
+        .package(url: "https://github.com/vapor/postgres-nio", from: "1.33.2"),
     ],
     targets: [
         // MARK: C interop
@@ -86,6 +88,7 @@ let package = Package(
             name: "PhotoWeb",
             dependencies: [
                 "PhotoPipeline",
+                "PhotoCluster",
                 "HTTPTransfer",
                 "SampleOrigin",
                 .product(name: "Hummingbird", package: "hummingbird"),
@@ -101,6 +104,18 @@ let package = Package(
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "Metrics", package: "swift-metrics"),
                 .product(name: "Prometheus", package: "swift-prometheus"),
+            ],
+            swiftSettings: swiftSettings
+        ),
+
+        .target(
+            name: "PhotoCluster",
+            dependencies: [
+                "PhotoPipeline",
+                .product(name: "PostgresNIO", package: "postgres-nio"),
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
+                .product(name: "Logging", package: "swift-log"),
             ],
             swiftSettings: swiftSettings
         ),

@@ -20,16 +20,29 @@ function wanted(photo) {
   }
 }
 
+/** The page-relative urls of the images the page links as preloads. */
+function preloadedImages() {
+  const prefix = location.origin;
+  return [...document.querySelectorAll('link[rel="preload"][as="image"]')]
+    .map((link) => link.href.startsWith(prefix) ? link.href.slice(prefix.length) : link.href);
+}
+
 /** Creates the loader. `onLoaded(index)` is called when row `index` has a new image to show. */
 export function createImages({ store, onLoaded }) {
   const queue = new Set(); // indices waiting for a load slot
   const inFlight = new Map(); // url -> index
-  const loaded = new Set(); // urls fetched by this page
+  // Urls fetched by this page, starting with the first screen's thumbnails the server had ready:
+  // the page links them as preloads, so the browser has them (or is fetching them) already and a
+  // row can show them at once instead of after a detached load of its own.
+  const loaded = new Set(preloadedImages());
   const failures = new Map(); // url -> { count, retryAt }
   let near = null;
   const counters = { started: 0, maxInFlight: 0 };
 
   const inNear = (index) => !!near && index >= near.first && index <= near.last;
+  // While scrolling, only rows on screen start loading: a flick does not queue every row it passes.
+  const mayLoad = (index) => inNear(index)
+    && (!store.state.scrolling || (index >= near.visible.first && index <= near.visible.last));
   const ready = (src) => src === FAILED || loaded.has(src);
 
   /** What row `photo` shows now: its wanted image once loaded (the unfiltered preview meanwhile,
@@ -109,14 +122,14 @@ export function createImages({ store, onLoaded }) {
   /** Sets the rows near the screen (`{first, last, visible}` or null) and queues what they need. */
   function refresh(range) {
     near = range;
-    for (const index of queue) if (!inNear(index)) queue.delete(index);
-    if (near) for (let i = near.first; i <= near.last; i += 1) if (needs(i)) queue.add(i);
+    for (const index of queue) if (!mayLoad(index)) queue.delete(index);
+    if (near) for (let i = near.first; i <= near.last; i += 1) if (mayLoad(i) && needs(i)) queue.add(i);
     pump();
   }
 
   /** Row `index` changed state: queue its new image if it is near the screen. */
   function photoChanged(index) {
-    if (inNear(index) && needs(index)) queue.add(index);
+    if (mayLoad(index) && needs(index)) queue.add(index);
   }
 
   return {

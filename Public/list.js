@@ -9,6 +9,10 @@ export function createListView({ store, list, rowsEl, messageEl, rows, images, v
   const rendered = new Map(); // index -> row element
   const pool = [];
   let frame = 0;
+  // The first screen came with the page, rendered by the server: its rows are adopted as they
+  // are, and nothing is redrawn until the list is known.
+  for (const el of rowsEl.querySelectorAll('.row[data-index]')) rendered.set(Number(el.dataset.index), el);
+  let listed = false;
 
   function windowRange() {
     const n = store.state.photos.length;
@@ -41,6 +45,7 @@ export function createListView({ store, list, rowsEl, messageEl, rows, images, v
    * pool, rows that entered it are filled. */
   function render() {
     frame = 0;
+    if (!listed) return;
     const n = store.state.photos.length;
     const { first, last } = n ? windowRange() : { first: 0, last: -1 };
     const active = store.state.activeRow;
@@ -79,6 +84,7 @@ export function createListView({ store, list, rowsEl, messageEl, rows, images, v
   function showList() {
     const state = store.state;
     const n = state.photos.length;
+    listed = true;
     rowsEl.style.height = n * rowHeight + 'px';
     list.setAttribute('aria-busy', 'false');
     if (n === 0) {

@@ -42,8 +42,20 @@ export function attachPanel({ store, root, timeline, timelineModel }) {
     const suspended = !!(dl.suspended || ft.suspended);
     if (suspended) suspendedSeen += 1;
     showSuspended(suspended);
+    showCost(queues.work, queues.waste);
+    showOwnWork();
     setText($('panel-summary'), formatCount(dl.executing) + ' downloading · ' + formatCount(ft.executing)
       + ' filtering · ' + formatCount((dl.pending || 0) + (ft.pending || 0)) + ' queued' + (suspended ? ' · suspended' : ''));
+  }
+
+  // The server's count of this page's own work (the `work` and `waste` of its queues events).
+  function showCost(work, waste) {
+    if (!work || !(work.bytes || work.filterSeconds)) return;
+    let text = formatBytes(work.bytes) + ' downloaded, ' + formatSeconds(work.filterSeconds) + ' of sepia filtering';
+    if (waste && (waste.bytes || waste.filterSeconds)) {
+      text += '; ' + formatBytes(waste.bytes) + ' and ' + formatSeconds(waste.filterSeconds) + ' of it for rows not shown yet';
+    }
+    setText($('page-cost'), text);
   }
 
   function showStats() {
@@ -70,11 +82,18 @@ export function attachPanel({ store, root, timeline, timelineModel }) {
     timeline.setLanes(downloads, filters);
   }
 
+  // This page's own operations: the server's count (its queues events' `work`, which includes work
+  // done before this page's stream was open), else what the timeline saw of them.
   function showOwnWork() {
-    const { download, filtration } = timelineModel.ownWork;
-    setText($('page-work'), plural(download.finished, 'download') + ' and ' + plural(filtration.finished, 'sepia filter')
-      + ' finished, ' + formatCount(download.cancelled + filtration.cancelled) + ' cancelled'
-      + (download.failed + filtration.failed ? ', ' + formatCount(download.failed + filtration.failed) + ' failed' : ''));
+    const work = store.state.queues && store.state.queues.work;
+    const own = timelineModel.ownWork;
+    const { downloads, filtrations, cancelled, failed } = work ? work : {
+      downloads: own.download.finished, filtrations: own.filtration.finished,
+      cancelled: own.download.cancelled + own.filtration.cancelled, failed: own.download.failed + own.filtration.failed,
+    };
+    if (!(downloads || filtrations || cancelled || failed)) return;
+    setText($('page-work'), plural(downloads, 'download') + ' and ' + plural(filtrations, 'sepia filter')
+      + ' finished, ' + formatCount(cancelled) + ' cancelled' + (failed ? ', ' + formatCount(failed) + ' failed' : ''));
   }
 
   store.subscribe((kind) => {

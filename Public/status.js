@@ -62,8 +62,20 @@ export function attachStatus({ store, root }) {
     setText($('connection-text'), CONNECTION_TEXT[state] || state);
   }
 
+  // With several instances: this one lost PostgreSQL (the stats say so), so other instances' work
+  // stops reaching this page until it is back.
+  function showDatabase() {
+    const lost = (store.state.stats || {}).database === 'lost';
+    const shown = (store.state.notice || {}).kind === 'database';
+    if (lost === shown) return;
+    store.setNotice('database', lost
+      ? 'This server lost its database: it shows what it has, and the other servers\' work reaches it again once it is back.'
+      : null, 'error');
+  }
+
   store.subscribe((kind) => {
     switch (kind) {
+      case 'stats': showDatabase(); break;
       case 'source': showSource(); break;
       case 'notice': showNotice(); break;
       case 'list': case 'photos': showSummary(); break;

@@ -7,7 +7,7 @@ import { STRATEGIES, updateURL } from './config.js';
 const DESCRIPTIONS = {
   eager: 'every row, in list order, whatever is on screen',
   visible: 'only the rows on screen (the tutorial’s way)',
-  prefetch: 'the rows on screen first, then N rows beyond each edge',
+  prefetch: 'the rows on screen first, then at least N rows ahead in the direction you read (more as you read steadily; none after a flick)',
 };
 
 export const describeStrategy = (s) => s.strategy + (s.strategy === 'prefetch' ? ' ±' + s.prefetch : '');

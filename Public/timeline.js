@@ -19,6 +19,10 @@ export function createTimelineView({ root, controls, model, store, tips, onSelec
   const axis = part('axis');
   const elements = new Map(); // item id -> element
   let lanes = { download: 0, filtration: 0 };
+  // The server's configured slots, and the most seen in use: rows on screen start downloads beyond
+  // the configured prefetch slots (within the server's transfer bound), and get lanes of their own.
+  let configured = { download: 0, filtration: 0 };
+  const seen = { download: 0, filtration: 0 };
   let pps = 1; // pixels per second
   let plotWidth = 0; // as the resize observer last saw it (reading it per frame would force layouts)
   let epoch = null; // the server time of strip x = 0
@@ -34,6 +38,10 @@ export function createTimelineView({ root, controls, model, store, tips, onSelec
   const visibleNow = () => !document.hidden && (!sheet || sheet.open);
 
   function place(item, el) {
+    if (item.slot != null && item.slot >= lanes[item.queue] && item.slot < 32) {
+      seen[item.queue] = Math.max(seen[item.queue], item.slot + 1);
+      applyLanes();
+    }
     if (epoch == null) epoch = item.start;
     const end = item.end == null ? viewEnd() : item.end;
     el.style.left = ((item.start - epoch) * pps).toFixed(1) + 'px';
@@ -177,17 +185,22 @@ export function createTimelineView({ root, controls, model, store, tips, onSelec
   for (const radio of controls.filter) radio.addEventListener('change', () => { if (radio.checked) setFilter(radio.value === 'mine'); });
   new ResizeObserver(() => resize()).observe(plot);
   document.addEventListener('visibilitychange', () => schedule(true));
+  function applyLanes() {
+    const download = Math.max(configured.download, seen.download);
+    const filtration = Math.max(configured.filtration, seen.filtration);
+    if (download === lanes.download && filtration === lanes.filtration) return;
+    lanes = { download, filtration };
+    layoutLanes();
+  }
+
   model.subscribe(onModel);
   setFilter(false);
 
   return {
     /** The number of slots of each queue (the server's concurrency). */
     setLanes(download, filtration) {
-      download = Math.max(1, Math.min(32, download | 0));
-      filtration = Math.max(1, Math.min(32, filtration | 0));
-      if (download === lanes.download && filtration === lanes.filtration) return;
-      lanes = { download, filtration };
-      layoutLanes();
+      configured = { download: Math.max(1, Math.min(32, download | 0)), filtration: Math.max(1, Math.min(32, filtration | 0)) };
+      applyLanes();
     },
     schedule,
     get paused() { return pausedAt != null; },

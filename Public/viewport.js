@@ -1,16 +1,22 @@
 // The viewport reporter: tells the server what is on screen. `scrolling: true` on the first scroll
-// event of a gesture (the server suspends this viewer's queued work), the visible rows ~150 ms
-// after scrolling stops (the server runs loadImagesForOnscreenRows), and once at start, on resize
-// and after every snapshot. A jump made by the page itself (a key, a click on the timeline, the
+// event of a gesture (the server suspends this viewer's queued work), then the rows on screen every
+// REPORT_MS while the scroll goes on (the server measures the pace from them: a reader's slow scroll
+// keeps loading, with rows read ahead; a flick stays suspended), the visible rows ~150 ms after
+// scrolling stops (the server runs loadImagesForOnscreenRows), and once at start, on resize and
+// after every snapshot. A jump made by the page itself (a key, a click on the timeline, the
 // row in the URL) is reported at once, without suspending. The URL keeps the first visible row.
 
 import { updateURL } from './config.js';
 
 const SCROLL_END_MS = 150;
+// ScrollMotion.reportInterval on the server.
+const REPORT_MS = 100;
 
 /** Creates the viewport of the scrolling element `list`. */
 export function createViewport({ store, list, reporter, rowHeight }) {
   let scrollTimer = null;
+  let progressTimer = null; // the next report during a scroll
+  let lastReportedFirst = null;
   let expectedTop = null; // the scrollTop of a jump the page made itself
   let resizeTimer = null;
   // The list's scroll position and height as last seen (from scroll events and the resize
@@ -35,11 +41,14 @@ export function createViewport({ store, list, reporter, rowHeight }) {
     return { first, last };
   }
 
-  /** The rows that may show an image: the visible ones, plus a margin once scrolling has stopped. */
+  /** The rows that may show an image: the visible ones and a margin, half a screen at least (the
+   * server reads that far ahead, so a reader's next move shows rows whose thumbnails are already
+   * here, decoded). While scrolling only the visible rows start loading (see images.js). */
   function nearRange() {
     const visible = visibleRange();
     if (!visible) return null;
-    const margin = store.state.scrolling ? 0 : Math.max(3, store.effectiveStrategy().prefetch);
+    const halfScreen = Math.ceil((visible.last - visible.first + 1) / 2);
+    const margin = Math.max(3, store.effectiveStrategy().prefetch, halfScreen);
     return {
       first: Math.max(0, visible.first - margin),
       last: Math.min(count() - 1, visible.last + margin),
@@ -52,6 +61,7 @@ export function createViewport({ store, list, reporter, rowHeight }) {
     const visible = visibleRange();
     if (!visible) return;
     reporter.report({ scrolling: false, first: visible.first, last: visible.last });
+    lastReportedFirst = visible.first;
     updateURL({ row: visible.first > 0 ? visible.first + 1 : null });
   }
 
@@ -67,8 +77,18 @@ export function createViewport({ store, list, reporter, rowHeight }) {
       store.setScrolling(true);
       reporter.report({ scrolling: true });
     }
+    if (progressTimer == null) progressTimer = setTimeout(reportProgress, REPORT_MS);
     clearTimeout(scrollTimer);
     scrollTimer = setTimeout(scrollMayHaveEnded, SCROLL_END_MS);
+  }
+
+  // The rows on screen in the middle of a scroll, when they changed since the last report.
+  function reportProgress() {
+    progressTimer = null;
+    const visible = visibleRange();
+    if (!store.state.scrolling || !visible || visible.first === lastReportedFirst) return;
+    lastReportedFirst = visible.first;
+    reporter.report({ scrolling: true, first: visible.first, last: visible.last });
   }
 
   // Scrolling has ended when the position has stood still for SCROLL_END_MS; on a slow frame the
@@ -81,6 +101,8 @@ export function createViewport({ store, list, reporter, rowHeight }) {
       return;
     }
     scrollTimer = null;
+    clearTimeout(progressTimer);
+    progressTimer = null;
     store.setScrolling(false);
     reportVisible();
   }

@@ -6,8 +6,8 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
-scripts/install-deps.sh
-apt_packages=(wrk nginx-light libvips-tools)
+scripts/install-deps.sh --tests  # the browser benchmarks (first paint, lazy loading) drive headless Chromium
+apt_packages=(wrk nginx-light libvips-tools postgresql)
 missing=()
 for package in "${apt_packages[@]}"; do
     dpkg-query -W -f='${Status}' "$package" 2>/dev/null | grep -q "install ok installed" || missing+=("$package")
@@ -43,6 +43,8 @@ quick=()
         echo; python3 thumbnails.py --seconds 3 --vips-rounds 3
         echo; python3 memory.py --budgets 32
         echo; python3 resident.py --requests 300000 --close-requests 50000
+        echo; python3 lazy_loading.py --runs 1
+        echo; python3 cluster.py --viewers 1000 --seconds 10
     else
         python3 scroll_traces.py
         echo; python3 viewers.py
@@ -51,6 +53,8 @@ quick=()
         echo; python3 memory.py
         echo; python3 resident.py
         echo; python3 first_paint.py
+        echo; python3 lazy_loading.py
+        echo; python3 cluster.py
     fi
 } 2>&1 | tee "$out"
 echo "written to $out"

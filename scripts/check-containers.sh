@@ -118,6 +118,13 @@ local_copy deploy/nginx/nginx.conf edge "$edge_port" "$app_port"
 "$nginx_bin" -t -q -p "$work/edge" -c "$work/edge/nginx.conf" || fail "nginx -t on the edge config"
 pass "the edge config is valid"
 
+step "nginx -t deploy/nginx/cluster.conf (the cluster's edge)"
+local_copy deploy/nginx/cluster.conf cluster "$(free_port)"
+sed -i -e "s|server app-[a-c]:8080|server 127.0.0.1:$(free_port)|" "$work/cluster/nginx.conf"
+"$nginx_bin" -t -p "$work/cluster" -c "$work/cluster/nginx.conf" 2>&1 | sed 's/^/   /'
+"$nginx_bin" -t -q -p "$work/cluster" -c "$work/cluster/nginx.conf" || fail "nginx -t on the cluster edge config"
+pass "the cluster edge config is valid"
+
 step "nginx -t deploy/nginx/photos.conf (the photos origin)"
 origin_port=$(free_port)
 mkdir -p "$work/photos" "$work/photo-list"

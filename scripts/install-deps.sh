@@ -1,13 +1,14 @@
 #!/usr/bin/env bash
 # Installs what a fresh Debian machine with Swift lacks: the C libraries the package links, and,
-# with --tests, what the browser and hostile-client tests use (headless Chromium and its driver,
-# pytest, selenium, REDbot).
+# with --tests, what the browser, hostile-client and cluster tests use (headless Chromium and its
+# driver, pytest, selenium, REDbot, PostgreSQL, nginx).
 # Idempotent: what is already there is not fetched again.
 set -euo pipefail
 
 apt_packages=(libcurl4-openssl-dev libpng-dev libjpeg-dev pkg-config)
 if [[ "${1:-}" == "--tests" ]]; then
-    apt_packages+=(chromium chromium-driver)
+    # PostgreSQL and nginx for the cluster tests (Tests/cluster) and scripts/cluster.sh.
+    apt_packages+=(chromium chromium-driver postgresql nginx-light)
     command -v python3 >/dev/null || apt_packages+=(python3)
     python3 -m pip --version >/dev/null 2>&1 || apt_packages+=(python3-pip)
 fi

@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # Runs every test: the Swift suites (real HTTP on loopback, real codecs), the container and edge
 # checks (compose schema, hadolint, nginx in front of the app on loopback), then the browser and
-# operations tests (headless Chromium and pytest against a real `classic-photos serve`), then the
-# hostile-client suite and REDbot against the bare server.
+# operations tests (headless Chromium and pytest against a real `classic-photos serve`), the cluster
+# tests (three instances on a loopback PostgreSQL), then the hostile-client suite and REDbot against
+# the bare server.
 # Prints each stage's time, then all of them.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -28,5 +29,6 @@ stage "build" swift build --build-tests
 stage "swift tests" swift test --skip-build
 stage "containers" scripts/check-containers.sh
 stage "browser tests" python3 -m pytest -p no:benchmark -p no:cacheprovider Tests/browser
+stage "cluster tests" python3 -m pytest -p no:benchmark -p no:cacheprovider Tests/cluster
 stage "hostile clients" python3 -m pytest -p no:benchmark -p no:cacheprovider Tests/hostile
 stage "fuzz (30 s)" scripts/fuzz.sh 30

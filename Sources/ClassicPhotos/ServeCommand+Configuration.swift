@@ -36,6 +36,14 @@ extension ServeCommand {
         }
         var pipeline = configuration.pipeline
         pipeline.maxConcurrentDownloads = try settings.int("downloads", downloads, in: 1...256) ?? pipeline.maxConcurrentDownloads
+        if let transfers = try settings.int("max-transfers", maxTransfers, in: 1...4_096) {
+            guard transfers >= pipeline.maxConcurrentDownloads else {
+                throw SettingError(description: "--max-transfers (\(transfers)) must be at least --downloads (\(pipeline.maxConcurrentDownloads))")
+            }
+            pipeline.maxConcurrentTransfers = transfers
+        }
+        // Never fewer transfers than prefetch downloads.
+        pipeline.maxConcurrentTransfers = max(pipeline.maxConcurrentTransfers, pipeline.maxConcurrentDownloads)
         pipeline.maxConcurrentFiltrations = try settings.int("filters", filters, in: 1...256) ?? pipeline.maxConcurrentFiltrations
         pipeline.memoryBudgetBytes = (try settings.int("memory-budget-mb", memoryBudgetMb, in: 1...1_048_576)).map { $0 * 1_048_576 } ?? pipeline.memoryBudgetBytes
         configuration.memoryLimitBytes = (try settings.int("memory-limit-mb", memoryLimitMb, in: 16...1_048_576)).map { $0 * 1_048_576 }
@@ -77,6 +85,13 @@ extension ServeCommand {
                 throw SettingError(description: "--log-level must be trace, debug, info, notice, warning, error or critical, got \(level)")
             }
             configuration.logLevel = parsed
+        }
+        configuration.databaseURL = try settings.string("database-url", databaseUrl)
+        if let name = try settings.string("instance-name", instanceName) {
+            guard name.count <= 64, name.allSatisfy({ $0.isASCII && ($0.isLetter || $0.isNumber || $0 == "-" || $0 == "_") }) else {
+                throw SettingError(description: "--instance-name must be up to 64 letters, digits, - or _, got \(name)")
+            }
+            configuration.instanceName = name
         }
         return configuration
     }

@@ -26,8 +26,10 @@ struct ServeCommand: AsyncParsableCommand {
     var strategy: String?
     @Option(help: "Rows fetched beyond each edge of the viewport with --strategy prefetch. [env: CLASSIC_PHOTOS_PREFETCH] (default: 3)")
     var prefetch: Int?
-    @Option(help: "Downloads at once, across all viewers. [env: CLASSIC_PHOTOS_DOWNLOADS] (default: 4)")
+    @Option(help: "Prefetch and background downloads at once, across all viewers (rows on screen do not wait for these). [env: CLASSIC_PHOTOS_DOWNLOADS] (default: 4)")
     var downloads: Int?
+    @Option(help: "Transfers at once, across all viewers, rows on screen included. [env: CLASSIC_PHOTOS_MAX_TRANSFERS] (default: 32)")
+    var maxTransfers: Int?
     @Option(help: "Filtrations at once, across all viewers. [env: CLASSIC_PHOTOS_FILTERS] (default: the number of cores)")
     var filters: Int?
     @Option(help: "Memory cache budget in MiB. [env: CLASSIC_PHOTOS_MEMORY_BUDGET_MB] (default: 256)")
@@ -80,6 +82,10 @@ struct ServeCommand: AsyncParsableCommand {
     var maxLabs: Int?
     @Option(help: "trace, debug, info, notice, warning, error or critical. [env: CLASSIC_PHOTOS_LOG_LEVEL] (default: info)")
     var logLevel: String?
+    @Option(help: "PostgreSQL shared with other instances, postgres://user:password@host:port/database. [env: CLASSIC_PHOTOS_DATABASE_URL] (default: none, everything in this process)")
+    var databaseUrl: String?
+    @Option(help: "This instance's name among the others (letters, digits, - and _). [env: CLASSIC_PHOTOS_INSTANCE_NAME] (default: random)")
+    var instanceName: String?
 
     func run() async throws {
         let configuration: ServerConfiguration

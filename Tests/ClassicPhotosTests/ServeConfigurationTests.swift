@@ -16,6 +16,7 @@ struct ServeConfigurationTests {
         #expect(configuration.strategy == .prefetch(margin: 3))
         #expect(configuration.source == nil)
         #expect(configuration.pipeline.maxConcurrentDownloads == 4)
+        #expect(configuration.pipeline.maxConcurrentTransfers == 32)
         #expect(configuration.sample.photoCount == 300)
         #expect(configuration.maxLabs == 4)
     }
@@ -38,6 +39,7 @@ struct ServeConfigurationTests {
         (["--port", "70000"], "--port must be between 0 and 65535, got 70000"),
         (["--strategy", "lazy"], "--strategy must be eager, visible or prefetch, got lazy"),
         (["--downloads", "0"], "--downloads must be between 1 and 256, got 0"),
+        (["--downloads", "8", "--max-transfers", "6"], "--max-transfers (6) must be at least --downloads (8)"),
         (["--base-path", "demo/"], "--base-path must start with / and not end with one, got demo/"),
         (["--source", "a.plist", "--photos-dir", "photos"], "--source and --photos-dir cannot be used together"),
     ])

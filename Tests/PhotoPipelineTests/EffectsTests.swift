@@ -6,7 +6,7 @@ import Testing
 struct EffectsTests {
     func state(memoryBudget: Int = 100) -> PipelineState {
         PipelineState(
-            pending: PendingOperations(maxConcurrentDownloads: 1, maxConcurrentFiltrations: 1),
+            pending: PendingOperations(maxConcurrentTransfers: 1, maxConcurrentFiltrations: 1),
             store: ImageStore(memoryBudget: memoryBudget, resumeBudget: 0, onDisk: [:]))
     }
 

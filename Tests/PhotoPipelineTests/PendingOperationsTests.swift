@@ -6,7 +6,7 @@ import Testing
 @Suite("PendingOperations: what is in progress, what runs in which lane")
 struct PendingOperationsTests {
     func pending() -> PendingOperations {
-        PendingOperations(maxConcurrentDownloads: 4, maxConcurrentFiltrations: 2)
+        PendingOperations(maxConcurrentTransfers: 4, maxConcurrentFiltrations: 2)
     }
 
     @Test func eachRunningOperationHoldsTheLowestFreeLaneUntilItEnds() {
@@ -81,6 +81,8 @@ enum ImageFiltrationStub {
     final class NoDelegate: ImageFiltrationDelegate {
         func operationDidStart(_ operation: PhotoOperation) {}
         func operationWasCancelledBeforeStart(_ operation: PhotoOperation) {}
+        func operationMayRun(_ operation: PhotoOperation) -> Bool { true }
+        func operationFoundClaimedElsewhere(_ operation: PhotoOperation) {}
         func filtration(_ filtration: ImageFiltration, didMakePreview preview: EncodedImage) {}
         func filtration(_ filtration: ImageFiltration, didFinishWith outcome: ImageFiltration.Outcome) {}
     }

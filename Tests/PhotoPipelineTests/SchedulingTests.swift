@@ -50,11 +50,11 @@ struct SchedulingTests {
     }
 
     @Test func scrollingAwayCancelsOffscreenWorkAndAbortsTheTransfer() async throws {
-        // Given one download slot busy with row 0 (its origin holds the rest of the body), and rows
-        // 1-2 waiting behind it
+        // Given one transfer at a time, busy with row 0 (its origin holds the rest of the body), and
+        // rows 1-2 waiting behind it
         let harness = try PipelineHarness(
             photos: Self.photos(6, held: [0]),
-            configuration: PipelineConfiguration(maxConcurrentDownloads: 1, maxConcurrentFiltrations: 1))
+            configuration: PipelineConfiguration(maxConcurrentDownloads: 1, maxConcurrentTransfers: 1, maxConcurrentFiltrations: 1))
         defer { harness.close() }
         let controller = harness.controller()
         controller.loadImagesForOnscreenRows(0...2)
@@ -90,19 +90,21 @@ struct SchedulingTests {
     }
 
     @Test func visibleRowsRunFirstTopToBottomThenThePrefetchMargin() async throws {
-        // Given one download slot
+        // Given one transfer at a time
         let harness = try PipelineHarness(
             photos: Self.photos(12),
-            configuration: PipelineConfiguration(maxConcurrentDownloads: 1, maxConcurrentFiltrations: 1))
+            configuration: PipelineConfiguration(maxConcurrentDownloads: 1, maxConcurrentTransfers: 1, maxConcurrentFiltrations: 1))
         defer { harness.close() }
 
-        // When rows 4-6 are on screen with a margin of two rows, then the viewer reads on up a little
+        // When rows 4-6 are on screen with a margin of two rows, then, two seconds later by the
+        // reports' clock, the viewer reads on up a little
         let controller = harness.controller(strategy: .prefetch(margin: 2))
-        controller.loadImagesForOnscreenRows(4...6)
+        let start = ContinuousClock.now
+        controller.loadImagesForOnscreenRows(4...6, at: start)
         for index in 4...8 {
             try await harness.recorder.wait(photo: index, "filtered") { $0 == .filtered }
         }
-        controller.loadImagesForOnscreenRows(2...4)
+        controller.loadImagesForOnscreenRows(2...4, at: start + .seconds(2))
         for index in 0...3 {
             try await harness.recorder.wait(photo: index, "filtered") { $0 == .filtered }
         }
@@ -194,16 +196,19 @@ struct SchedulingTests {
         #expect(controller.pendingRows.isEmpty)
     }
 
-    @Test func thePrefetchMarginGoesAheadOfAShortMoveAndNowhereAfterAJump() throws {
+    @Test func rowsAheadFollowTheDirectionAndDepthGivenAndStopAtTheEnds() throws {
         let harness = try PipelineHarness(photos: Self.photos(30))
         defer { harness.close() }
         let controller = harness.controller(strategy: .prefetch(margin: 2))
+        let visibleOnly = harness.controller(strategy: .visible)
         let rows = { (requests: [PhotoPipeline.RowRequest]) in requests.map(\.index) }
 
-        #expect(rows(controller.rowsToLoad(10...12)) == [10, 11, 12, 13, 14])            // at the start: below
-        #expect(rows(controller.rowsToLoad(12...14, after: 10...12)) == [12, 13, 14, 15, 16])  // reading down
-        #expect(rows(controller.rowsToLoad(8...10, after: 10...12)) == [8, 9, 10, 7, 6])   // reading up
-        #expect(rows(controller.rowsToLoad(0...1, after: 20...22)) == [0, 1])              // a jump
-        #expect(rows(controller.rowsToLoad(28...29, after: 27...28)) == [28, 29])          // the end
+        #expect(rows(controller.rowsToLoad(10...12, readAhead: (1, 2))) == [10, 11, 12, 13, 14])   // down
+        #expect(rows(controller.rowsToLoad(8...10, readAhead: (-1, 3))) == [8, 9, 10, 7, 6, 5])    // up, nearest first
+        #expect(rows(controller.rowsToLoad(0...1, readAhead: (1, 0))) == [0, 1])                   // a flick: nothing
+        #expect(rows(controller.rowsToLoad(27...28, readAhead: (1, 5))) == [27, 28, 29])           // the end
+        #expect(rows(controller.rowsToLoad(1...2, readAhead: (-1, 5))) == [1, 2, 0])               // the top
+        #expect(rows(visibleOnly.rowsToLoad(10...12, readAhead: (1, 5))) == [10, 11, 12])          // no prefetch strategy
+        #expect(controller.rowsToLoad(10...12, readAhead: (1, 2)).map(\.priority) == [.visible, .visible, .visible, .prefetch, .prefetch])
     }
 }

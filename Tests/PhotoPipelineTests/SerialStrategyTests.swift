@@ -6,11 +6,11 @@ import Testing
 @Suite("The serial strategy and the shared bounds")
 struct SerialStrategyTests {
     @Test func serialKeepsEveryRowItHasSeenAndNeverCancelsNorSuspends() async throws {
-        // Given one download at a time, row 0's transfer held at the origin, and rows 0-1 on screen
+        // Given one transfer at a time (visible rows' too, as a serial lab lane has it), row 0's transfer held at the origin, and rows 0-1 on screen
         let gate = OriginGate()
         let harness = try PipelineHarness(
             photos: SchedulingTests.photos(6, held: [0], by: gate),
-            configuration: PipelineConfiguration(maxConcurrentDownloads: 1, maxConcurrentFiltrations: 1))
+            configuration: PipelineConfiguration(maxConcurrentDownloads: 1, maxConcurrentTransfers: 1, maxConcurrentFiltrations: 1))
         defer { harness.close() }
         let controller = harness.controller(strategy: .serial)
         controller.loadImagesForOnscreenRows(0...1)

@@ -33,8 +33,8 @@ class Page:
     def js(self, script: str, *args):
         return self.driver.execute_script(script, *args)
 
-    def open(self):
-        self.driver.get(self.server.base_url + "/")
+    def open(self, path: str = "/"):
+        self.driver.get(self.server.base_url + path)
         wait_for(self.driver, lambda d: d.execute_script(
             "return !!(window.classicPhotos && classicPhotos.count > 0)"), 60,
             "the page never built its rows (no snapshot?)")
@@ -160,7 +160,7 @@ def test_page_loads(server, driver):
     # page never loads more than four images at once (with the event stream and the viewport
     # reports, that is the browser's six connections to the server).
     with_src = page.js("return document.querySelectorAll('#list .row img.thumb[src]').length")
-    margin = max(3, server.prefetch)
+    margin = max(3, server.prefetch, (last - first + 2) // 2)
     assert with_src <= (last - first + 1) + 2 * margin, with_src
     photo_requests = page.js(
         "return performance.getEntriesByType('resource').filter(e => e.name.includes('/photos/')).length")
@@ -253,7 +253,8 @@ class TestFastScroll:
 
         # Rows that were only passed over were never downloaded.
         photos = slow_server.photos()
-        margin = slow_server.prefetch + 1
+        # At rest the server reads ahead its margin, or half a screen if more.
+        margin = max(slow_server.prefetch, (top[1] - top[0] + 2) // 2) + 1
         passed_over = range(top[1] + margin + 1, first - margin)
         touched = [(i, photos[i]["state"]) for i in passed_over if photos[i]["state"] != "new"]
         assert len(passed_over) > 200
@@ -268,8 +269,10 @@ class TestFastScroll:
         page = story.get("page")
         if page is None:
             pytest.fail("the fast scroll step did not run", pytrace=False)
-        unfinished = story.get("unfinished")
-        assert unfinished, "precondition: the fling should have left some top rows unfinished"
+        # The top rows the fling left unfinished, if any (visible rows start at once and the page
+        # starts its first screen as it loads, so on a quick machine there may be none): all of
+        # them, and every row on screen at the top, fill in.
+        unfinished = story.get("unfinished") or []
 
         count = page.count
         page.scroll_to(screens(count * ROW_HEIGHT, 0, 10))

@@ -10,7 +10,7 @@ from test_page import ROW_HEIGHT, Page, screens, wait_for
 FIGURES = """
     // Every number and badge of the panel, each with the element that explains it.
     const out = [];
-    for (const el of document.querySelectorAll('#panel .num, #panel .badge, #panel dd, #panel td[id], #panel th, #panel #stat-viewers, #panel #page-work')) {
+    for (const el of document.querySelectorAll('#panel .num, #panel .badge, #panel dd, #panel td[id], #panel th, #panel #stat-viewers, #panel #page-work, #panel #page-cost')) {
         const owner = el.closest('.has-tip');
         const ids = owner ? (owner.getAttribute('aria-describedby') || '').split(/\\s+/) : [];
         const text = ids.map((id) => document.getElementById(id)).filter(Boolean).map((d) => d.textContent.trim()).join(' ');
@@ -167,10 +167,16 @@ def test_each_tab_asks_for_its_own_strategy(server, driver):
 
 def test_this_pages_own_work_is_counted(start_server, driver):
     """"So far" counts the operations this page asked for, as they finish (a fresh server: every
-    row on this page's first screen is downloaded and filtered for it)."""
+    row at the end of the list is downloaded and filtered for this page once it scrolls there; the
+    first screen's may be done before the page has connected, since the server starts them with the
+    page itself)."""
     server = start_server("own-work", photo_count=30, latency_ms=20, bandwidth=20_000_000)
     page = Page(driver, server).open()
+    top = page.visible_range()
+    page.scroll_to([30 * ROW_HEIGHT])
+    page.wait_reported()
     first, last = page.visible_range()
+    assert first > top[1] + max(3, (top[1] - top[0] + 2) // 2), (top, first)  # rows no earlier work touched
     page.wait_filtered(first, last, allow_failed=True)
     filtered = sum(server.photos()[i]["state"] == "filtered" for i in range(first, last + 1))
 
@@ -181,3 +187,30 @@ def test_this_pages_own_work_is_counted(start_server, driver):
     wait_for(driver, lambda d: min(counts(d)) >= filtered, 15,
              f"this page's work does not count the {filtered} rows it filtered: "
              + driver.find_element("id", "page-work").text)
+
+    # The server says what that work cost this page: bytes and filter time, none of it on rows
+    # never shown when the page only had its first screen's rows done (the default prefetch
+    # margin's rows below the screen are the exception, and are named as such).
+    def cost(d):
+        return d.find_element("id", "page-cost").text
+
+    wait_for(driver, lambda d: "downloaded" in cost(d) and "sepia filtering" in cost(d), 15,
+             "the page's cost never came: " + cost(driver))
+    assert not cost(driver).startswith("0 B"), cost(driver)
+
+
+def test_a_shared_link_opens_with_its_strategy(start_server, driver):
+    """`/?strategy=visible&prefetch=0` makes this page's viewer follow that strategy: the server's
+    queues events say so, and after a jump to the middle no row beyond the screen is worked on for
+    it (the default strategy reads ahead of a resting screen)."""
+    server = start_server("shared-link", photo_count=300, latency_ms=20, bandwidth=20_000_000)
+    page = Page(driver, server).open("/?strategy=visible&prefetch=0")
+    wait_for(driver, lambda d: "by visible" in d.find_element("id", "strategy-note").text, 20,
+             "the server never said it applies visible: " + driver.find_element("id", "strategy-note").text)
+    page.scroll_to([150 * ROW_HEIGHT])
+    page.wait_reported()
+    first, last = page.visible_range()
+    page.wait_filtered(first, last, allow_failed=True)
+    photos = server.photos()
+    beyond = [p["index"] for p in photos[last + 1:last + 20] if p["state"] != "new"]
+    assert not beyond, f"rows beyond the screen were worked on for a visible-only viewer: {beyond}"

@@ -7,8 +7,11 @@ import Foundation
 /// The pipeline calls it only with its own lock released: reads on a Dispatch or filtration thread,
 /// writes right after the decision to keep something.
 public protocol ResultStoring: Sendable {
-    /// Whether a result named `name` is held.
+    /// Whether a result named `name` is held, as far as this runner knows (cheap).
     func contains(_ name: String) -> Bool
+    /// Whether a result named `name` is held, asking the store itself: another runner may have kept
+    /// it since. May block on I/O; never under a lock.
+    func isHeld(_ name: String) -> Bool
     /// The bytes of `name`, or nil when they are not held (any more). May block on I/O.
     func read(_ name: String) -> Data?
     /// Keeps `data` as `name`; returns the names no longer held because of it (evicted past the
@@ -17,6 +20,10 @@ public protocol ResultStoring: Sendable {
     func write(_ data: Data, for name: String) -> [String]
     /// Waits until every write is kept (shutdown).
     func flush()
+}
+
+extension ResultStoring {
+    public func isHeld(_ name: String) -> Bool { contains(name) }
 }
 
 extension DiskCache: ResultStoring {}

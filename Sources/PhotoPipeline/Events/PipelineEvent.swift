@@ -39,4 +39,18 @@ public struct OperationEvent: Sendable, Equatable {
     public var outcome: Outcome
     /// The lane (0 ..< queue concurrency) it occupied; nil for operations cancelled before they started.
     public var slot: Int?
+    /// The viewers it worked for: every viewer that wanted its photo while it existed.
+    public var viewers: Set<ViewerID> = []
+    /// At a download's end: the bytes this transfer fetched from the network (resumed bytes not counted).
+    public var bytes: Int64?
+    /// At a filtration's end: the CPU seconds it took.
+    public var cpuSeconds: Double?
+
+    public init(
+        queue: QueueKind, index: Int, outcome: Outcome, slot: Int?,
+        viewers: Set<ViewerID> = [], bytes: Int64? = nil, cpuSeconds: Double? = nil
+    ) {
+        (self.queue, self.index, self.outcome, self.slot) = (queue, index, outcome, slot)
+        (self.viewers, self.bytes, self.cpuSeconds) = (viewers, bytes, cpuSeconds)
+    }
 }

@@ -55,8 +55,13 @@ final class ImageDownloader: PhotoOperation, @unchecked Sendable {
     /// Starts the transfer (on the queue's thread) and returns at once; the operation finishes when
     /// the transfer completes, fails or is cancelled.
     override func start() {
-        guard !isCancelled, claim() else {
+        guard !isCancelled else {
             delegate?.operationWasCancelledBeforeStart(self)
+            finish()
+            return
+        }
+        guard claim(reportingTo: delegate) else {
+            delegate?.operationFoundClaimedElsewhere(self)
             finish()
             return
         }
@@ -101,15 +106,20 @@ final class ImageDownloader: PhotoOperation, @unchecked Sendable {
         lifecycle.withLock { $0.handle }?.cancel()
     }
 
-    /// Hands a success's bytes forward to the filtration, gives the claim back (before the end is
-    /// known, so that work started on hearing of it finds the photo free), tells the delegate, finishes.
+    /// Hands a success's bytes forward to the filtration, tells the delegate and gives the claim
+    /// back, then finishes. A success is kept (in a shared store, written) before the claim goes
+    /// back, so a runner elsewhere that finds the photo free finds its original too; any other end
+    /// gives the claim back first, so that work started on hearing of it finds the photo free.
     private func finish(with outcome: TransferOutcome) {
+        releaseSlot()
         if case .success(let data) = outcome.result {
             lifecycle.withLock { $0.filtration }?.receiveOriginal(data)
+            delegate?.downloader(self, didFinishWith: outcome)
+            releaseClaimIfHeld()
+        } else {
+            releaseClaimIfHeld()
+            delegate?.downloader(self, didFinishWith: outcome)
         }
-        releaseClaimIfHeld()
-        releaseSlot()
-        delegate?.downloader(self, didFinishWith: outcome)
         finish()
     }
 

@@ -71,8 +71,12 @@ final class ImageFiltration: PhotoOperation, @unchecked Sendable {
     override func main() {
         ranMain.withLock { $0 = true }
         guard let delegate else { return }
-        guard !isCancelled, claim() else {
+        guard !isCancelled else {
             delegate.operationWasCancelledBeforeStart(self)
+            return
+        }
+        guard claim(reportingTo: delegate) else {
+            delegate.operationFoundClaimedElsewhere(self)
             return
         }
         // A slot of the shared bounds on the cores; cancelling ends the wait.
@@ -111,7 +115,13 @@ final class ImageFiltration: PhotoOperation, @unchecked Sendable {
         }
         let cpuSeconds = clock.elapsed
         releaseSlot()
-        releaseClaim()
-        delegate.filtration(self, didFinishWith: .rendered(result, cpuSeconds: cpuSeconds))
+        // A thumbnail is kept (in a shared store, written) before the claim goes back; see ImageDownloader.
+        if case .success = result {
+            delegate.filtration(self, didFinishWith: .rendered(result, cpuSeconds: cpuSeconds))
+            releaseClaim()
+        } else {
+            releaseClaim()
+            delegate.filtration(self, didFinishWith: .rendered(result, cpuSeconds: cpuSeconds))
+        }
     }
 }

@@ -3,7 +3,9 @@ import HTTPTransfer
 
 /// The tutorial's `PendingOperations`: the operations in progress for each photo, the two named
 /// queues they run on, which of them run in which timeline lane, and how many started and ended.
-/// One instance serves every viewer, so its widths are the global bounds.
+/// One instance serves every viewer, so its widths are the global bounds: the download queue's is
+/// `maxConcurrentTransfers`, within which the pipeline grants prefetch and background downloads
+/// their own, smaller bound (`PhotoPipeline+Slots.swift`).
 ///
 /// Not thread-safe by itself: the pipeline keeps it behind its lock. Nothing here calls an
 /// operation or a queue: the pipeline does that once the lock is released.
@@ -21,10 +23,10 @@ struct PendingOperations {
     private var lanes: [QueueKind: OperationLanes] = [.download: .init(), .filtration: .init()]
     private var counts: [QueueKind: PipelineStats.QueueCounts] = [.download: .init(), .filtration: .init()]
 
-    init(maxConcurrentDownloads: Int, maxConcurrentFiltrations: Int) {
+    init(maxConcurrentTransfers: Int, maxConcurrentFiltrations: Int) {
         downloadQueue = OperationQueue()
         downloadQueue.name = "Download queue"
-        downloadQueue.maxConcurrentOperationCount = maxConcurrentDownloads
+        downloadQueue.maxConcurrentOperationCount = maxConcurrentTransfers
         filtrationQueue = OperationQueue()
         filtrationQueue.name = "Image Filtration queue"
         filtrationQueue.maxConcurrentOperationCount = maxConcurrentFiltrations

@@ -8,6 +8,11 @@ protocol PhotoOperationDelegate: AnyObject, Sendable {
     func operationDidStart(_ operation: PhotoOperation)
     /// The operation was cancelled before it started: it did nothing.
     func operationWasCancelledBeforeStart(_ operation: PhotoOperation)
+    /// The operation holds its claim: whether its work is still to do (another runner may have
+    /// finished it since the operation was made). Without a lock; may ask a shared store.
+    func operationMayRun(_ operation: PhotoOperation) -> Bool
+    /// Another runner holds the operation's work (or has done it): it did nothing, and holds no claim.
+    func operationFoundClaimedElsewhere(_ operation: PhotoOperation)
 }
 
 /// Base of `ImageDownloader` and `ImageFiltration`: one photo's work, with a gate that keeps it from
@@ -99,11 +104,18 @@ class PhotoOperation: Operation, @unchecked Sendable {
 
     // MARK: Single flight
 
-    private var claimKey: String { "\(queue.rawValue) \(photoRecord.cacheKey)" }
+    /// The name of this photo's work of this kind among runners.
+    var claimKey: String { "\(queue.rawValue) \(photoRecord.cacheKey)" }
 
-    /// Takes the right to run this photo's work of this kind; false while another runner has it.
-    func claim() -> Bool {
-        claims.claim(claimKey)
+    /// Takes the right to run this photo's work of this kind, when it is still to do; false while
+    /// another runner has it, or when another runner has done it (the claim is then given back).
+    func claim(reportingTo delegate: (any PhotoOperationDelegate)?) -> Bool {
+        guard claims.claim(claimKey) else { return false }
+        guard delegate?.operationMayRun(self) ?? true else {
+            claims.release(claimKey)
+            return false
+        }
+        return true
     }
 
     /// Gives the right back once the work has ended.

@@ -22,6 +22,10 @@ struct Effects: Sendable {
     private(set) var cancelled: [PhotoOperation] = []
     /// Events, stamped in order.
     private(set) var events: [PipelineEvent] = []
+    /// Whether what runs or who wants what changed, so download slots must be granted again.
+    private(set) var slotsMayHaveChanged = false
+    /// Calls to make last (to the claims of other instances).
+    private(set) var calls: [@Sendable () -> Void] = []
 
     /// Photos watched, with their state when first watched, in the order they were.
     private var watched: [(index: Int, before: PhotoState)] = []
@@ -41,6 +45,11 @@ struct Effects: Sendable {
         if changed { decided.append(operation) }
     }
 
+    /// Notes that download slots must be granted again before the lock is released.
+    mutating func reconsiderSlots() {
+        slotsMayHaveChanged = true
+    }
+
     mutating func link(_ filtration: ImageFiltration, after download: ImageDownloader) {
         dependencies.append((filtration, download))
     }
@@ -51,6 +60,11 @@ struct Effects: Sendable {
 
     mutating func cancel(_ operation: PhotoOperation) {
         cancelled.append(operation)
+    }
+
+    /// Makes `call` once everything else is carried out.
+    mutating func afterwards(_ call: @escaping @Sendable () -> Void) {
+        calls.append(call)
     }
 
     /// Stamps an event now.

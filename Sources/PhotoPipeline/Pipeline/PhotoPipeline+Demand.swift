@@ -111,6 +111,9 @@ extension PhotoPipeline {
         guard !state.photoState(of: index).isFinal else { return }
         state.demand.want(index, priority, by: viewer)
         startOperations(for: index, in: &state, &effects)
+        for operation in state.pending.operations(for: index) {
+            state.requesters.add([viewer], to: operation)
+        }
         updateScheduling(of: index, in: &state, &effects)
     }
 
@@ -118,10 +121,10 @@ extension PhotoPipeline {
     /// (after the download, which hands it the bytes) if it is not filtered yet; never a second
     /// operation for a photo that has one. They are enqueued once the lock is released.
     func startOperations(for index: Int, in state: inout PipelineState, _ effects: inout Effects) {
-        let photoState = state.photoState(of: index)
+        let photoState = state.localState(of: index)
         // A cancelled operation still winding down keeps the photo until it ends (its download's bytes
         // are not back yet to resume from); its end starts new ones if the photo is still wanted.
-        guard !photoState.isFinal, !state.pending.isWindingDown(index) else { return }
+        guard !photoState.isFinal, !state.pending.isWindingDown(index), !state.remote.isWaiting(index) else { return }
         let record = records[index]
         let download = state.pending.downloadsInProgress[index]
         let needsDownload = photoState == .new && download == nil
@@ -134,6 +137,7 @@ extension PhotoPipeline {
                 renderer: renderer, thumbnailHeight: configuration.thumbnailHeight, claims: claims,
                 bounds: configuration.sharedBounds, delegate: self)
             state.pending.filtrationsInProgress[index] = made
+            state.requesters.add(state.demand.viewers(wanting: index), to: made)
             if let download { effects.link(made, after: download) }
             filtration = made
             madeFiltration = made
@@ -144,6 +148,7 @@ extension PhotoPipeline {
                 loop: loop, limits: configuration.transferLimits, claims: claims, bounds: configuration.sharedBounds,
                 delegate: self)
             state.pending.downloadsInProgress[index] = made
+            state.requesters.add(state.demand.viewers(wanting: index), to: made)
             if let filtration { effects.link(filtration, after: made) }
             effects.enqueue(made, on: state.pending.downloadQueue)
         }
@@ -169,12 +174,19 @@ extension PhotoPipeline {
             updateScheduling(of: index, in: &state, &effects)
             return
         }
+        effects.reconsiderSlots()
+        if claims.isShared, askElsewhere(index, in: &state, &effects) { return }
         for operation in state.pending.operations(for: index) {
-            state.pending.remove(operation)
-            // Closed at once, so none starts in a slot another cancellation frees before it is cancelled too.
-            effects.decided(operation, changed: operation.decide(priority: nil, mayStart: false))
-            effects.cancel(operation)
+            withdraw(operation, in: &state, &effects)
         }
+    }
+
+    /// Takes `operation` out of progress and cancels it (once the lock is released). Under the lock.
+    func withdraw(_ operation: PhotoOperation, in state: inout PipelineState, _ effects: inout Effects) {
+        state.pending.remove(operation)
+        // Closed at once, so none starts in a slot another cancellation frees before it is cancelled too.
+        effects.decided(operation, changed: operation.decide(priority: nil, mayStart: false))
+        effects.cancel(operation)
     }
 
     /// Starts photo `index`'s operations again when a viewer still wants it and none is in progress
@@ -186,11 +198,16 @@ extension PhotoPipeline {
     }
 
     /// Gives the photo's operations the highest priority among the viewers that want it, and opens
-    /// their gate only while at least one of those viewers is not scrolling.
+    /// their gate only while at least one of those viewers is not scrolling (and, for a download
+    /// nobody has on screen, only once it holds a slot).
     func updateScheduling(of index: Int, in state: inout PipelineState, _ effects: inout Effects) {
         let scheduling = state.demand.scheduling(of: index)
         for operation in state.pending.operations(for: index) {
-            effects.decided(operation, changed: operation.decide(priority: scheduling.priority, mayStart: scheduling.mayStart))
+            // A download no viewer has on screen waits for a slot: the section's grant opens its gate.
+            let needsSlot = operation.queue == .download && scheduling.priority < .visible
+            effects.decided(operation, changed: operation.decide(
+                priority: scheduling.priority, mayStart: scheduling.mayStart && !needsSlot))
         }
+        effects.reconsiderSlots()
     }
 }

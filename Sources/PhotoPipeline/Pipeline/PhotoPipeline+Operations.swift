@@ -9,9 +9,13 @@ extension PhotoPipeline: ImageDownloaderDelegate, ImageFiltrationDelegate {
     func operationDidStart(_ operation: PhotoOperation) {
         update { state, effects in
             effects.watch(operation.index, in: state)
+            // This instance's own work now says where the photo is.
+            state.remote.forgetReport(operation.index)
             let lane = state.pending.start(operation)
+            effects.reconsiderSlots()
             effects.publish(.operation(OperationEvent(
-                queue: operation.queue, index: operation.index, outcome: .started, slot: lane)))
+                queue: operation.queue, index: operation.index, outcome: .started, slot: lane,
+                viewers: state.requesters.viewers(of: operation))))
             effects.publishStateChanges(in: state)
         }
     }
@@ -22,6 +26,7 @@ extension PhotoPipeline: ImageDownloaderDelegate, ImageFiltrationDelegate {
             effects.watch(index, in: state)
             state.pending.remove(operation)
             _ = state.pending.end(operation, .cancelled)
+            effects.reconsiderSlots()
             switch operation {
             case let download as ImageDownloader:
                 // It never ran: the bytes it was to resume from go back.
@@ -32,7 +37,8 @@ extension PhotoPipeline: ImageDownloaderDelegate, ImageFiltrationDelegate {
                 if state.pending.filtrationsInProgress[index] == nil { state.store.filtrationEnded(index) }
             }
             effects.publish(.operation(OperationEvent(
-                queue: operation.queue, index: index, outcome: .cancelled, slot: nil)))
+                queue: operation.queue, index: index, outcome: .cancelled, slot: nil,
+                viewers: state.requesters.take(operation))))
             effects.publishStateChanges(in: state)
         }
     }
@@ -77,7 +83,7 @@ extension PhotoPipeline: ImageDownloaderDelegate, ImageFiltrationDelegate {
                 state.failures[index] = .init(reason: error.description, detail: error.detail)
                 state.demand.forget(index)
             }
-            end(downloader, ending, in: &state, &effects)
+            end(downloader, ending, bytes: Int64(outcome.fetchedBytes), in: &state, &effects)
         }
     }
 
@@ -107,9 +113,11 @@ extension PhotoPipeline: ImageDownloaderDelegate, ImageFiltrationDelegate {
             effects.watch(index, in: state)
             state.pending.remove(filtration)
             if state.pending.filtrationsInProgress[index] == nil { state.store.filtrationEnded(index) }
+            effects.reconsiderSlots()
             guard case .rendered(let result, let cpuSeconds) = outcome else {
                 // Nothing to filter: the download failed, or the stored original is gone. Not an
                 // operation that ran, so no event; the photo is fetched again if still wanted.
+                _ = state.requesters.take(filtration)
                 effects.publishStateChanges(in: state)
                 restartIfStillWanted(index, in: &state, &effects)
                 return
@@ -129,19 +137,22 @@ extension PhotoPipeline: ImageDownloaderDelegate, ImageFiltrationDelegate {
                 state.failures[index] = .init(reason: error.description, detail: error.detail)
                 state.demand.forget(index)
             }
-            end(filtration, ending, in: &state, &effects)
+            end(filtration, ending, cpuSeconds: cpuSeconds, in: &state, &effects)
         }
     }
 
     /// Frees a started operation's lane, announces the state it leaves its photo in and its end, and
     /// starts the photo again if its cancelled work is still wanted. Under the lock.
     private func end(
-        _ operation: PhotoOperation, _ outcome: OperationEvent.Outcome, in state: inout PipelineState, _ effects: inout Effects
+        _ operation: PhotoOperation, _ outcome: OperationEvent.Outcome, bytes: Int64? = nil, cpuSeconds: Double? = nil,
+        in state: inout PipelineState, _ effects: inout Effects
     ) {
         let lane = state.pending.end(operation, outcome)
+        effects.reconsiderSlots()
         effects.publishStateChanges(in: state)
         effects.publish(.operation(OperationEvent(
-            queue: operation.queue, index: operation.index, outcome: outcome, slot: lane)))
+            queue: operation.queue, index: operation.index, outcome: outcome, slot: lane,
+            viewers: state.requesters.take(operation), bytes: bytes, cpuSeconds: cpuSeconds)))
         if outcome == .cancelled { restartIfStillWanted(operation.index, in: &state, &effects) }
     }
 }

@@ -30,6 +30,8 @@ public final class PhotoPipeline: Sendable {
     /// Who runs each photo's work.
     let claims: any WorkClaiming
     let core: PipelineCore
+    /// Each result's name in the results store, back to what it is (for results other instances keep).
+    let resultKeys: [String: ImageCache.Key]
 
     /// How events reach subscribers: in one process, straight to `events`.
     var transport: any EventTransporting { events }
@@ -48,6 +50,7 @@ public final class PhotoPipeline: Sendable {
         self.claims = claims
         var failures: [Int: PipelineState.Failure] = [:]
         var onDisk: [ImageCache.Key: String] = [:]
+        var resultKeys: [String: ImageCache.Key] = [:]
         for (index, entry) in entries.enumerated() {
             if let problem = entry.problem {
                 failures[index] = .init(reason: problem)
@@ -56,12 +59,14 @@ public final class PhotoPipeline: Sendable {
             // What the results store kept from an earlier run is done already.
             for variant in ImageVariant.allCases {
                 let name = Self.diskKey(cacheKey: entry.cacheKey, variant: variant, configuration: configuration)
+                if claims.isShared { resultKeys[name] = .init(index: index, variant: variant) }
                 if disk?.contains(name) == true { onDisk[.init(index: index, variant: variant)] = name }
             }
         }
+        self.resultKeys = resultKeys
         let core = PipelineCore(PipelineState(
             pending: PendingOperations(
-                maxConcurrentDownloads: max(1, configuration.maxConcurrentDownloads),
+                maxConcurrentTransfers: max(1, configuration.maxConcurrentDownloads, configuration.maxConcurrentTransfers),
                 maxConcurrentFiltrations: max(1, configuration.maxConcurrentFiltrations)),
             store: ImageStore(
                 memoryBudget: configuration.memoryBudgetBytes, resumeBudget: max(0, configuration.resumeBudgetBytes),
@@ -131,19 +136,21 @@ public final class PhotoPipeline: Sendable {
         let (result, effects) = core.lock.withLock { state in
             var effects = Effects(transport: transport)
             let result = section(&state, &effects)
+            if effects.slotsMayHaveChanged { grantDownloadSlots(in: &state, &effects) }
             return (result, effects)
         }
         apply(effects)
         return result
     }
 
-    /// Carries out `effects`, with the lock released: first the events (the publisher holds back
-    /// every later-stamped event until these arrive), then writes (forgetting what the results store
-    /// evicted for them), scheduling, links, enqueues and cancels.
+    /// Carries out `effects`, with the lock released: the writes are handed to the results store
+    /// (so that a viewer told a photo is done can rely on a shutdown keeping it), then the events (the
+    /// publisher holds back every later-stamped event until these arrive), then what the results store
+    /// evicted for the writes is forgotten, and scheduling, links, enqueues and cancels follow.
     private func apply(_ effects: Effects) {
+        let evicted = effects.writes.compactMap { results?.write($0.data, for: $0.name) }.filter { !$0.isEmpty }
         transport.deliver(effects.events)
-        for write in effects.writes {
-            guard let gone = results?.write(write.data, for: write.name), !gone.isEmpty else { continue }
+        for gone in evicted {
             update { state, effects in
                 effects.storeChanged(state.store.forgetOnDisk(gone))
                 effects.publishStateChanges(in: state)
@@ -157,6 +164,7 @@ public final class PhotoPipeline: Sendable {
             queue.addOperation(operation)
         }
         effects.cancelled.forEach { $0.cancel() }
+        effects.calls.forEach { $0() }
     }
 
     // MARK: Keeping results

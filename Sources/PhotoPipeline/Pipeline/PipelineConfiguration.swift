@@ -4,8 +4,12 @@ import PhotoCodecs
 
 /// Everything the pipeline can be tuned by, with documented defaults. Read once at start.
 public struct PipelineConfiguration: Sendable {
-    /// Transfers running at once across all viewers (the download queue's width). Default 4.
+    /// Prefetch and background downloads running at once across all viewers. Default 4. Rows on a
+    /// viewer's screen do not wait for these slots, only for `maxConcurrentTransfers`.
     public var maxConcurrentDownloads: Int
+    /// Transfers running at once across all viewers, visible rows' included (the download queue's
+    /// width): the global bound however many viewers there are. Default 32.
+    public var maxConcurrentTransfers: Int
     /// Filtrations running at once across all viewers; bounded by the cores. Default: active cores.
     public var maxConcurrentFiltrations: Int
     /// Height in pixels of the sepia thumbnail shown in a row. Default 160 (an 80 pt row at 2x).
@@ -33,6 +37,7 @@ public struct PipelineConfiguration: Sendable {
     /// Creates a configuration; every argument has the documented default.
     public init(
         maxConcurrentDownloads: Int = 4,
+        maxConcurrentTransfers: Int = 32,
         maxConcurrentFiltrations: Int = ProcessInfo.processInfo.activeProcessorCount,
         thumbnailHeight: Int = 160,
         sepiaIntensity: Double = 0.8,
@@ -45,6 +50,7 @@ public struct PipelineConfiguration: Sendable {
         sharedBounds: SharedBounds? = nil
     ) {
         self.maxConcurrentDownloads = maxConcurrentDownloads
+        self.maxConcurrentTransfers = maxConcurrentTransfers
         self.maxConcurrentFiltrations = maxConcurrentFiltrations
         self.thumbnailHeight = thumbnailHeight
         self.sepiaIntensity = sepiaIntensity

@@ -12,13 +12,25 @@ struct PipelineState {
 
     var demand = Demand()
     var pending: PendingOperations
+    /// Which viewers each operation in `pending` works for.
+    var requesters = OperationRequesters()
     var ledger = WorkLedger()
     var store: ImageStore
     /// The failed photos; only `retry` forgets one.
     var failures: [Int: Failure] = [:]
+    /// Work other instances hold, and what they said of it (empty in one process).
+    var remote = RemoteWork()
 
-    /// Photo `index`'s state: failed, else what runs for it, else what the store holds of it.
+    /// Photo `index`'s state: failed, else what runs for it, else what the store holds of it (or
+    /// what another instance working on it said, when that is further on).
     func photoState(of index: Int) -> PhotoState {
+        let local = localState(of: index)
+        return local.isResting && failures[index] == nil ? remote.state(of: index, resting: local) : local
+    }
+
+    /// Photo `index`'s state from what this instance knows and does alone (never another's report):
+    /// what decides the work to start here.
+    func localState(of index: Int) -> PhotoState {
         if let failure = failures[index] {
             return .failed(reason: failure.reason, detail: failure.detail)
         }

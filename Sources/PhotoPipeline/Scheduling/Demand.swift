@@ -10,6 +10,10 @@ struct Demand {
     private var rowsByViewer: [ViewerID: Set<Int>] = [:]
     /// Viewers scrolling now: nothing starts only for them.
     private var scrolling: Set<ViewerID> = []
+    /// When each wanted photo was last asked for (a counter): among equals, the latest request's
+    /// order (its rows nearest first) decides which waiting download gets a free slot.
+    private var requestOrder: [Int: UInt64] = [:]
+    private var requests: UInt64 = 0
 
     /// How the work on one photo should be scheduled, from the viewers that want it.
     struct Scheduling: Equatable {
@@ -23,6 +27,8 @@ struct Demand {
     mutating func want(_ index: Int, _ priority: RowPriority, by viewer: ViewerID) {
         table[index, default: [:]][viewer] = priority
         rowsByViewer[viewer, default: []].insert(index)
+        requests += 1
+        requestOrder[index] = requests
     }
 
     /// Withdraws `viewer`'s interest in photo `index`; returns true when no viewer wants it any more.
@@ -31,11 +37,13 @@ struct Demand {
         rowsByViewer[viewer]?.remove(index)
         guard table[index]?.isEmpty ?? true else { return false }
         table[index] = nil
+        requestOrder[index] = nil
         return true
     }
 
     /// Forgets every viewer's interest in photo `index`: its work is done or failed.
     mutating func forget(_ index: Int) {
+        requestOrder[index] = nil
         guard let wanters = table.removeValue(forKey: index) else { return }
         for viewer in wanters.keys {
             rowsByViewer[viewer]?.remove(index)
@@ -46,6 +54,7 @@ struct Demand {
     mutating func forgetAllWants() {
         table.removeAll()
         rowsByViewer.removeAll()
+        requestOrder.removeAll()
     }
 
     /// Sets whether `viewer` is scrolling.
@@ -67,6 +76,21 @@ struct Demand {
     /// The photos `viewer` wants.
     func rows(wantedBy viewer: ViewerID) -> Set<Int> {
         rowsByViewer[viewer] ?? []
+    }
+
+    /// The viewers that want photo `index`.
+    func viewers(wanting index: Int) -> Set<ViewerID> {
+        table[index].map { Set($0.keys) } ?? []
+    }
+
+    /// The viewers that want photo `index`, with how much.
+    func wanters(of index: Int) -> [ViewerID: RowPriority] {
+        table[index] ?? [:]
+    }
+
+    /// When photo `index` was last asked for, relative to the others (lower: earlier).
+    func requestOrder(of index: Int) -> UInt64 {
+        requestOrder[index] ?? .max
     }
 
     /// Whether any viewer wants photo `index`.

@@ -13,8 +13,8 @@ public final class PhotoListController: Sendable {
     /// The shared engine.
     public let pipeline: PhotoPipeline
 
-    /// The rows last reported visible (to tell a short move from a jump).
-    private let visible = Mutex<ClosedRange<Int>?>(nil)
+    /// The rows last reported visible, and how the viewer has been moving.
+    private let viewport = Mutex<(visible: ClosedRange<Int>?, motion: ScrollMotion)>((nil, ScrollMotion()))
 
     /// Creates a viewer's controller; the eager strategy asks for every row at once, in list order.
     public init(pipeline: PhotoPipeline, viewer: ViewerID = .random(), strategy: SchedulingStrategy = .prefetch(margin: 3)) {
@@ -27,7 +27,10 @@ public final class PhotoListController: Sendable {
     }
 
     /// The rows last reported visible.
-    public var visibleRows: ClosedRange<Int>? { visible.withLock { $0 } }
+    public var visibleRows: ClosedRange<Int>? { viewport.withLock { $0.visible } }
+
+    /// What this viewer's reports say it is doing: resting, reading or flicking.
+    public var motion: ScrollMotion.Kind { viewport.withLock { $0.motion.kind } }
 
     /// This viewer's view of the queues.
     public var queueStatus: ViewerQueueStatus { pipeline.queueStatus(for: viewer) }
@@ -61,12 +64,9 @@ public final class PhotoListController: Sendable {
 
     /// The tutorial's `loadImagesForOnscreenCells`, run when scrolling stops: cancel pending
     /// operations of rows no longer wanted (aborting transfers in flight), start operations for
-    /// visible rows without one (top to bottom), then the prefetch margin, then resume.
-    public func loadImagesForOnscreenRows(_ visible: ClosedRange<Int>) {
-        let previous = self.visible.withLock { last in
-            defer { last = visible }
-            return last
-        }
+    /// visible rows without one (top to bottom), then the rows a reader reaches next, then resume.
+    public func loadImagesForOnscreenRows(_ visible: ClosedRange<Int>, at now: ContinuousClock.Instant = .now) {
+        let readAhead = observe(visible, at: now).readAhead
         guard strategy != .eager else {
             pipeline.setWanted(
                 pipeline.records.indices.map { ($0, .background) }, for: viewer, visible: visible, suspended: false)
@@ -74,10 +74,40 @@ public final class PhotoListController: Sendable {
         }
         guard strategy != .serial else {
             // Nothing is given up: the rows on screen join what it already wants, behind it.
-            pipeline.want(rowsToLoad(visible), for: viewer, visible: visible)
+            pipeline.want(rowsToLoad(visible, readAhead: readAhead), for: viewer, visible: visible)
             return
         }
-        pipeline.setWanted(rowsToLoad(visible, after: previous), for: viewer, visible: visible, suspended: false)
+        pipeline.setWanted(rowsToLoad(visible, readAhead: readAhead), for: viewer, visible: visible, suspended: false)
+    }
+
+    /// A report made during a scroll, with the rows on screen at that moment. A reader's slow scroll
+    /// keeps loading (its rows, then ahead in its direction); anything faster suspends this viewer's
+    /// work as the tutorial does while scrolling. Returns what the viewer was judged to be doing.
+    @discardableResult
+    public func scrolled(to visible: ClosedRange<Int>, at now: ContinuousClock.Instant = .now) -> ScrollMotion.Kind {
+        let (kind, readAhead) = observe(visible, at: now)
+        if strategy == .serial {
+            // The tutorial's first attempt: every row that comes on screen is loaded, in turn.
+            pipeline.want(rowsToLoad(visible, readAhead: readAhead), for: viewer, visible: visible)
+            return kind
+        }
+        guard case .reading = kind, case .prefetch = strategy else {
+            suspendAllOperations()
+            return kind
+        }
+        pipeline.setWanted(rowsToLoad(visible, readAhead: readAhead), for: viewer, visible: visible, suspended: false)
+        return kind
+    }
+
+    /// Takes in a report: what the viewer is doing and how far to read ahead of `visible`.
+    private func observe(
+        _ visible: ClosedRange<Int>, at now: ContinuousClock.Instant
+    ) -> (kind: ScrollMotion.Kind, readAhead: (direction: Int, depth: Int)) {
+        viewport.withLock { state in
+            state.visible = visible
+            let kind = state.motion.observe(visible, at: now)
+            return (kind, state.motion.readAhead(of: visible, margin: strategy.prefetchMargin, at: now))
+        }
     }
 
     /// The viewer left: cancel what only it wanted and forget it.
@@ -85,19 +115,16 @@ public final class PhotoListController: Sendable {
         pipeline.removeViewer(viewer)
     }
 
-    /// Visible rows top to bottom, then the prefetch margin, only where the viewer is likely to look
-    /// next: ahead of a short move (reading), below at the start, and nowhere after a jump of more than
-    /// a screen (a flick or a jump says nothing about where the eye goes next; rows fetched around it
-    /// are mostly waste).
-    func rowsToLoad(_ visible: ClosedRange<Int>, after previous: ClosedRange<Int>? = nil) -> [PhotoPipeline.RowRequest] {
+    /// Visible rows top to bottom, then `readAhead.depth` rows in `readAhead.direction`, nearest first
+    /// (none without a prefetch margin: the margin is the least a reader gets, 0 turns reading ahead off).
+    func rowsToLoad(_ visible: ClosedRange<Int>, readAhead: (direction: Int, depth: Int)) -> [PhotoPipeline.RowRequest] {
         let count = pipeline.records.count
         guard count > 0, visible.lowerBound < count, visible.upperBound >= 0 else { return [] }
         let onScreen = visible.clamped(to: 0...(count - 1))
-        let moved = previous.map { onScreen.lowerBound - $0.lowerBound } ?? 0
-        let margin = abs(moved) > onScreen.count ? 0 : strategy.prefetchMargin
-        let ahead = moved < 0
-            ? (max(0, onScreen.lowerBound - margin)..<onScreen.lowerBound).reversed()
-            : Array((onScreen.upperBound + 1)..<min(count, onScreen.upperBound + 1 + margin))
+        let depth = strategy.prefetchMargin > 0 ? readAhead.depth : 0
+        let ahead = readAhead.direction < 0
+            ? (max(0, onScreen.lowerBound - depth)..<onScreen.lowerBound).reversed()
+            : Array((onScreen.upperBound + 1)..<min(count, onScreen.upperBound + 1 + depth))
         return onScreen.map { ($0, RowPriority.visible) } + ahead.map { ($0, .prefetch) }
     }
 }

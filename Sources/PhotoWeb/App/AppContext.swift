@@ -3,6 +3,7 @@ import Hummingbird
 import Logging
 import NIOCore
 import Mustache
+import PhotoCluster
 import PhotoPipeline
 
 /// What every handler shares: the photo list, the viewers, the templates and the settings.
@@ -21,6 +22,8 @@ struct AppContext: Sendable {
     let trustedProxies: ClientAddress.TrustedProxies
     let metrics: ServerMetrics
     let logger: Logger
+    /// The other instances' PostgreSQL, when configured.
+    var cluster: Cluster?
 
     /// The events a new stream starts with: the list's status, every row, this viewer's queues
     /// and the totals (a lab lane's viewer: its own pipeline's).
@@ -48,7 +51,9 @@ struct AppContext: Sendable {
 
     /// The server totals now.
     func stats(of pipeline: PhotoPipeline) -> EventPayloads.Stats {
-        EventPayloads.Stats(pipeline.stats, viewers: viewers.count, configuration: pipeline.configuration)
+        var stats = EventPayloads.Stats(pipeline.stats, viewers: viewers.count, configuration: pipeline.configuration)
+        stats.database = cluster?.health.database
+        return stats
     }
 
     /// The pipeline once the photo list is loaded, or a 409 saying where loading stands.

@@ -4,6 +4,7 @@ import Hummingbird
 import Logging
 import Mustache
 import NIOCore
+import PhotoCluster
 import PhotoPipeline
 import SampleOrigin
 import ServiceLifecycle
@@ -73,10 +74,17 @@ public final class Application: Sendable {
                 maxLabs: configuration.maxLabs, idleTimeout: configuration.labIdleTimeout,
                 connectTimeout: configuration.viewerConnectTimeout, laneMemoryBudgetBytes: configuration.labLaneMemoryBudget),
             bounds: configuration.makeSharedBounds())
-        let context = AppContext(
+        var context = AppContext(
             configuration: configuration, library: library, viewers: viewers, labs: labs, templates: templates,
             staticFiles: staticFiles, rateLimiter: ViewerRateLimiter(perMinute: configuration.viewersPerMinute),
             trustedProxies: trustedProxies, metrics: ServerMetrics(), logger: logger)
+        if let url = configuration.databaseURL {
+            do {
+                context.cluster = try await Cluster.connect(url: url, instance: configuration.instanceName, logger: logger)
+            } catch {
+                throw ApplicationError.database(error.description)
+            }
+        }
 
         let openFiles = OpenFilesLimit.raise()
         let maxConnections = configuration.effectiveMaxConnections(openFilesLimit: openFiles)
@@ -174,6 +182,7 @@ public final class Application: Sendable {
         background.cancel()
         context.labs.endAll()
         context.library.pipeline?.shutdown()
+        context.cluster?.stop()
         // A client that never reads its response cannot hold the shutdown: after 2 s the rest is cut.
         await server.stop(cutOff: .seconds(2))
         await loading.value?.stop()
@@ -209,12 +218,18 @@ public final class Application: Sendable {
             // The list is the host of the bounds lab lanes share.
             pipelineConfiguration.sharedBounds = context.labs.bounds
             let listConfiguration = pipelineConfiguration
+            let cluster = context.cluster
             // Scanning the disk cache reads a folder and files: off the threads requests run on.
             let pipeline = try await Blocking.run {
+                if let cluster {
+                    return PhotoPipeline(
+                        entries: loadedEntries, configuration: listConfiguration, disk: cluster.results, claims: cluster.claims)
+                }
                 let disk = try DiskCache(
                     directory: URL(fileURLWithPath: configuration.imageCacheDirectory), budget: configuration.pipeline.diskBudgetBytes)
                 return PhotoPipeline(entries: loadedEntries, configuration: listConfiguration, disk: disk)
             }
+            cluster?.attach(pipeline)
             let done = pipeline.records.filter { $0.state == .filtered }.count
             logger.info("data source loaded", metadata: [
                 "source": "\(location)", "photos": "\(entries.count)",
@@ -257,12 +272,14 @@ public enum ApplicationError: Error, Sendable, CustomStringConvertible {
     case templates(String, String)
     case cannotListen(String, String)
     case setting(String)
+    case database(String)
 
     public var description: String {
         switch self {
         case .templates(let directory, let reason): "cannot load templates from \(directory): \(reason)"
         case .cannotListen(let address, let reason): "cannot listen on \(address): \(reason)"
         case .setting(let reason): reason
+        case .database(let reason): reason
         }
     }
 }

@@ -66,6 +66,12 @@ public struct ServerConfiguration: Sendable {
     public var labIdleTimeout: Duration = .seconds(5)
     /// How much is logged. Default info.
     public var logLevel: Logger.Level = .info
+    /// PostgreSQL shared by several instances (`postgres://user:password@host:port/database`).
+    /// Default nil: everything stays in this process.
+    public var databaseURL: String?
+    /// This instance's name among the others: in `/healthz` and the edge's sticky cookie. Default:
+    /// random, different each start.
+    public var instanceName = "i" + String(UInt32.random(in: .min ... .max), radix: 16)
 
     /// The defaults, with the cache under the user's cache folder.
     public init() {

@@ -25,6 +25,10 @@ struct EventBroadcaster: Sendable {
                 viewers.all.forEach { $0.outbox.requireSnapshot() }
             }
             expected = event.sequence + 1
+            if case .operation(let operation) = event.kind {
+                forward(operation, of: event)
+                continue
+            }
             if case .photo(let index, .failed(let reason, let detail)) = event.kind {
                 logger.warning("photo failed", metadata: [
                     "index": "\(index)", "name": "\(pipeline.records[index].name)", "reason": "\(reason)", "detail": "\(detail)",
@@ -38,13 +42,29 @@ struct EventBroadcaster: Sendable {
         }
     }
 
-    /// The event a viewer is sent for `event`.
-    static func payload(of event: PipelineEvent) -> EventOutbox.Payload {
+    /// Sends an operation's start or end to every viewer, marked `mine` for those it was done for
+    /// (they also count its cost as their own work). Two encodings, each made once.
+    private func forward(_ operation: OperationEvent, of event: PipelineEvent) {
+        let others = Self.payload(of: event)
+        var own: EventOutbox.Payload?
+        for session in viewers.all {
+            guard operation.viewers.contains(session.id) else {
+                session.outbox.enqueue(others)
+                continue
+            }
+            session.account(operation)
+            if own == nil { own = Self.payload(of: event, mine: true) }
+            session.outbox.enqueue(own ?? others)
+        }
+    }
+
+    /// The event a viewer is sent for `event`; an operation says whether it was `mine`, done for that viewer.
+    static func payload(of event: PipelineEvent, mine: Bool = false) -> EventOutbox.Payload {
         switch event.kind {
         case .photo(let index, let state): .photo(index, state)
         case .preview(let index): .photo(index, .filtering, preview: true)
         case .operation(let operation):
-            .init(name: .operation, data: EventPayloads.json(EventPayloads.Operation(operation, time: event.time)))
+            .init(name: .operation, data: EventPayloads.json(EventPayloads.Operation(operation, time: event.time, mine: mine)))
         }
     }
 

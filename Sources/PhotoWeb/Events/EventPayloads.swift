@@ -84,6 +84,10 @@ enum EventPayloads {
         /// The strategy this viewer's work follows, and its prefetch margin.
         var strategy: String
         var prefetch: Int
+        /// What the operations done for this viewer cost since it came, and the part of it spent on
+        /// rows it has not had on screen yet.
+        var work = ViewerWork.Amount()
+        var waste = ViewerWork.Amount()
 
         init(_ status: ViewerQueueStatus, strategy: SchedulingStrategy) {
             download = Queue(pending: status.download.pending, executing: status.download.executing, suspended: status.download.suspended)
@@ -119,6 +123,8 @@ enum EventPayloads {
         var viewers: Int
         var maxConcurrentDownloads: Int
         var maxConcurrentFiltrations: Int
+        /// With several instances: `connected`, or `lost` while PostgreSQL is unreachable. Absent in one process.
+        var database: String?
 
         init(_ stats: PipelineStats, viewers: Int, configuration: PipelineConfiguration) {
             downloads = Counts(stats.downloads)
@@ -140,20 +146,27 @@ enum EventPayloads {
         }
     }
 
-    /// `event: operation`: one bar end of the timeline.
+    /// `event: operation`: one bar end of the timeline, `mine` when it was done for the receiving viewer.
     struct Operation: Encodable {
         var queue: String
         var index: Int
         var outcome: String
         var slot: Int?
         var time: Double
+        var mine: Bool
+        /// A download's end: the bytes it fetched; a filtration's end: its CPU seconds.
+        var bytes: Int64?
+        var cpuSeconds: Double?
 
-        init(_ event: OperationEvent, time: Double) {
+        init(_ event: OperationEvent, time: Double, mine: Bool) {
             queue = event.queue.rawValue
             index = event.index
             outcome = event.outcome.rawValue
             slot = event.slot
             self.time = (time * 1_000).rounded() / 1_000
+            self.mine = mine
+            bytes = event.bytes
+            cpuSeconds = event.cpuSeconds.map { ($0 * 1_000).rounded() / 1_000 }
         }
 
         func encode(to encoder: any Encoder) throws {
@@ -163,9 +176,12 @@ enum EventPayloads {
             try container.encode(outcome, forKey: .outcome)
             try container.encode(slot, forKey: .slot)
             try container.encode(time, forKey: .time)
+            try container.encode(mine, forKey: .mine)
+            try container.encodeIfPresent(bytes, forKey: .bytes)
+            try container.encodeIfPresent(cpuSeconds, forKey: .cpuSeconds)
         }
 
-        enum CodingKeys: String, CodingKey { case queue, index, outcome, slot, time }
+        enum CodingKeys: String, CodingKey { case queue, index, outcome, slot, time, mine, bytes, cpuSeconds }
     }
 
     /// `event: shutdown`.

@@ -1,13 +1,27 @@
 import Foundation
 import Hummingbird
+import PhotoCluster
 
-/// `GET /healthz`: 200 once the photo list is loaded, 503 while it loads or when it failed.
+/// `GET /healthz`: 200 once the photo list is loaded, 503 while it loads or when it failed. With
+/// a database, also this instance's name and whether PostgreSQL is connected or lost (still 200
+/// when lost: the instance serves what it has).
 struct HealthHandler: Sendable {
     let context: AppContext
 
     func handle(_ request: Request, context requestContext: PhotoRequestContext) async throws -> Response {
         let source = context.library.source
-        return .json(source, status: source.status == "ready" ? .ok : .serviceUnavailable)
+        return .json(Health(source: source, cluster: context.cluster?.health), status: source.status == "ready" ? .ok : .serviceUnavailable)
+    }
+
+    /// The list's status, with the cluster's fields beside it.
+    private struct Health: Encodable {
+        let source: EventPayloads.Source
+        let cluster: ClusterHealth?
+
+        func encode(to encoder: any Encoder) throws {
+            try source.encode(to: encoder)
+            try cluster?.encode(to: encoder)
+        }
     }
 }
 

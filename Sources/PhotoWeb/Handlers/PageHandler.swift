@@ -5,16 +5,19 @@ import PhotoPipeline
 /// `GET /`: the page, rendered from `Templates/index.mustache`. Each load is a new viewer
 /// (a `HEAD` is not: it gets the same headers without making one).
 ///
-/// Everything in the page but the viewer's id is the same for the whole run, so the template is
-/// rendered once, at start, around a marker; a request only puts its id in.
+/// Everything in the page but the viewer's id and the first screen (its rows and their
+/// thumbnails' preloads) is the same for the whole run, so the template is rendered once, at start,
+/// around markers; a request only puts those in.
 struct PageHandler: Sendable {
     let context: AppContext
-    /// The rendered page, split where the viewer's id goes.
-    private let parts: [String]
+    /// The rendered page, split where the preloads go and where the list goes; each part split where
+    /// the viewer's id goes.
+    private let parts: [[String]]
 
     init(context: AppContext) throws(APIError) {
         self.context = context
         let marker = "viewer-id-0f3c9a"
+        let slots = ["<!--preloads-0f3c9a-->", "<!--list-0f3c9a-->"]
         let configuration = context.configuration
         let values: [String: Any] = [
             "viewer": marker,
@@ -23,21 +26,56 @@ struct PageHandler: Sendable {
             "staticBase": "\(configuration.basePath)/static/v/\(context.staticFiles.version)",
             "strategy": configuration.strategy.name,
             "prefetch": configuration.strategy.prefetchMarginForDisplay,
-            "rowHeight": 80,
-            "version": context.staticFiles.version,
+            "rowHeight": FirstScreen.rowHeight,
+            "preloads": slots[0],
+            "firstScreen": slots[1],
         ]
         guard let html = context.templates.render(values, withTemplate: "index") else {
             throw .internal("template index.mustache is missing")
         }
-        parts = html.components(separatedBy: marker)
+        var parts: [String] = []
+        var rest = html
+        for slot in slots {
+            let pieces = rest.components(separatedBy: slot)
+            guard pieces.count == 2 else { throw .internal("template index.mustache must place {{{preloads}}} then {{{firstScreen}}}, once each") }
+            parts.append(pieces[0])
+            rest = pieces[1]
+        }
+        parts.append(rest)
+        self.parts = parts.map { $0.components(separatedBy: marker) }
     }
 
     func handle(_ request: Request, context requestContext: PhotoRequestContext) async throws -> Response {
-        let viewer = request.method == .head
-            ? ViewerID.random().rawValue
-            : try context.newViewer(for: request, peer: requestContext.peer).id.rawValue
+        let viewer: String
+        if request.method == .head {
+            viewer = ViewerID.random().rawValue
+        } else {
+            let session = try context.newViewer(for: request, peer: requestContext.peer, strategy: Self.strategy(of: request))
+            context.startFirstScreen(of: session, row: request.queryValue("row"))
+            viewer = session.id.rawValue
+        }
+        let screen = FirstScreen(pipeline: context.library.pipeline, row: request.queryValue("row"), basePath: context.configuration.basePath)
+        let fill = [screen.preloads, screen.listHTML]
+        var html = ""
+        for (position, part) in parts.enumerated() {
+            html += part.joined(separator: viewer)
+            if position < fill.count { html += fill[position] }
+        }
         return Compression.response(
-            Data(parts.joined(separator: viewer).utf8), contentType: "text/html; charset=utf-8",
-            headers: [.cacheControl: "no-store"], for: request)
+            Data(html.utf8), contentType: "text/html; charset=utf-8",
+            headers: context.stickyHeaders([.cacheControl: "no-store"]), for: request)
+    }
+
+    /// The strategy a shared link asks for (`?strategy=eager|visible|prefetch&prefetch=N`): the viewer
+    /// is made with it, so its first rows are already scheduled that way. A value the API would refuse
+    /// is ignored here (the page still opens, on the server's default, and its control says so).
+    static func strategy(of request: Request) -> SchedulingStrategy? {
+        guard let name = request.queryValue("strategy") else { return nil }
+        var fields: [String: Any] = ["strategy": name]
+        if let rows = request.queryValue("prefetch") {
+            guard let margin = Int(rows) else { return nil }
+            fields["prefetch"] = margin
+        }
+        return try? ViewportHandler.strategy(in: fields)
     }
 }

@@ -15,12 +15,15 @@ struct RetryHandler: Sendable {
         } catch {
             throw APIError(error)
         }
+        // The row as the retry left it: a row on screen starts again at once, and may be downloading
+        // before this answer is written.
+        let state = record.state
         context.logger.info("photo retried", metadata: ["index": "\(index)", "name": "\(record.name)"])
         for session in context.viewers.all {
             if let controller = session.existingController, controller.visibleRows?.contains(index) == true {
                 controller.startOperations(for: record)
             }
         }
-        return .json(EventPayloads.Photo(index: index, state: record.state), status: .accepted)
+        return .json(EventPayloads.Photo(index: index, state: state), status: .accepted)
     }
 }

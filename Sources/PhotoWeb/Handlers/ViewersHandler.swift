@@ -17,6 +17,8 @@ struct ViewersHandler: Sendable {
             strategy = try ViewportHandler.strategy(in: fields)
         }
         let session = try context.newViewer(for: request, peer: requestContext.peer, strategy: strategy)
-        return .json(EventPayloads.Viewer(viewer: session.id.rawValue), status: .created)
+        var response = Response.json(EventPayloads.Viewer(viewer: session.id.rawValue), status: .created)
+        response.headers = context.stickyHeaders(response.headers)
+        return response
     }
 }

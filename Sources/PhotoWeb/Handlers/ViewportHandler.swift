@@ -4,7 +4,8 @@ import PhotoPipeline
 
 /// `POST /api/viewport`: `{"viewer": ID, "scrolling": true|false, "first": N, "last": M}`.
 ///
-/// Scrolling suspends the viewer's queued work (the tutorial's `scrollViewWillBeginDragging`);
+/// Scrolling suspends the viewer's queued work (the tutorial's `scrollViewWillBeginDragging`), except
+/// a reader's slow scroll reported with its rows, which keeps loading them and what lies ahead;
 /// a report with scrolling false runs `loadImagesForOnscreenRows` for rows first...last.
 struct ViewportHandler: Sendable {
     let context: AppContext
@@ -33,11 +34,13 @@ struct ViewportHandler: Sendable {
         }
         session.choose(report.strategy)
         let controller = session.controller(on: pipeline, strategy: context.configuration.strategy)
-        if report.scrolling {
-            controller.suspendAllOperations()
-        } else if let rows = report.rows {
+        switch (report.scrolling, report.rows) {
+        case (true, let rows?): controller.scrolled(to: rows)
+        case (true, nil): controller.suspendAllOperations()
+        case (false, let rows?):
             session.onStop?(rows)
             controller.loadImagesForOnscreenRows(rows)
+        case (false, nil): break  // refused by parse
         }
         return .empty(.noContent, headers: [.cacheControl: "no-store"])
     }

@@ -102,6 +102,7 @@ final class LabRegistry: Sendable {
         configuration.sharedBounds = bounds.taken(as: .guest, owner: owner)
         if strategy == .serial {
             configuration.maxConcurrentDownloads = 1
+            configuration.maxConcurrentTransfers = 1
             configuration.maxConcurrentFiltrations = 1
         }
         return configuration

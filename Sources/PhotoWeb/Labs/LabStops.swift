@@ -39,9 +39,11 @@ final class LabStops: Sendable {
     var all: [Stop] { state.withLock { $0.stops } }
 
     /// The viewer stopped on `rows`; `done` says whether they are all done already. A stop still
-    /// waiting is abandoned.
+    /// waiting is abandoned. The same rows reported again are the same stop (the page reports a stop
+    /// again when, say, a lane's viewer is renewed or the window is resized by nothing).
     func stopped(on rows: ClosedRange<Int>, done: Bool, at now: ContinuousClock.Instant = .now) {
         state.withLock { state in
+            if let last = state.stops.last, last.first == rows.lowerBound, last.last == rows.upperBound { return }
             if state.openSince != nil, let last = state.stops.indices.last { state.stops[last].abandoned = true }
             state.stops.append(Stop(first: rows.lowerBound, last: rows.upperBound, ms: done ? 0 : nil, abandoned: false))
             state.openSince = done ? nil : now

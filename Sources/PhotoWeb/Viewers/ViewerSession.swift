@@ -19,6 +19,8 @@ final class ViewerSession: Sendable {
         var interest: ClosedRange<Int>?
         /// The strategy this viewer asked for (its tab's URL or control); nil: the server's default.
         var chosen: SchedulingStrategy?
+        /// What the work done for this viewer cost, and how much of it went to rows it has not seen.
+        var work = ViewerWork()
     }
 
     /// Rows beyond each edge of the viewport that are kept up to date: a scroll this far lands on
@@ -90,12 +92,19 @@ final class ViewerSession: Sendable {
         takeQueues(onlyIfChanged: false)
     }
 
+    /// Counts an operation done for this viewer (an `operation` event that names it).
+    func account(_ operation: OperationEvent) {
+        state.withLock { $0.work.add(operation) }
+    }
+
     /// Reads the counts (outside this session's lock: the pipeline takes its own) and remembers
     /// them as sent.
     private func takeQueues(onlyIfChanged: Bool) -> EventPayloads.Queues? {
         guard let controller = state.withLock({ $0.controller }) else { return nil }
-        let queues = EventPayloads.Queues(controller.queueStatus, strategy: controller.strategy)
+        var queues = EventPayloads.Queues(controller.queueStatus, strategy: controller.strategy)
         return state.withLock { state in
+            queues.work = state.work.total
+            queues.waste = state.work.waste
             if onlyIfChanged, queues == state.lastQueues { return nil }
             state.lastQueues = queues
             return queues
@@ -115,6 +124,7 @@ final class ViewerSession: Sendable {
         let interest = lower...upper
         let previous = state.withLock { state in
             defer { state.interest = interest }
+            state.work.see(visible)
             return state.interest
         }
         guard let previous else { return [] }

@@ -12,17 +12,18 @@ final class PipelineHarness: Sendable {
     let recorder: EventRecorder
 
     /// Serves `photos` (path -> behaviour) and lists them as entries named after their paths
-    /// (so list order is the paths' order); `claims` decides who runs each photo's work.
+    /// (so list order is the paths' order); `claims` decides who runs each photo's work, `results`
+    /// keeps what it made beyond memory (nothing, by default).
     init(
         photos: [(path: String, behaviour: TestOrigin.Behaviour)],
         configuration: PipelineConfiguration = PipelineConfiguration(maxConcurrentDownloads: 4, maxConcurrentFiltrations: 2),
-        claims: any WorkClaiming = LocalWorkClaims()
+        claims: any WorkClaiming = LocalWorkClaims(), results: (any ResultStoring)? = nil
     ) throws {
         let origin = try TestOrigin(routes: Dictionary(uniqueKeysWithValues: photos.map { ($0.path, $0.behaviour) }))
         self.origin = origin
         loop = TransferLoop(name: "test-transfer-loop")
         let entries = photos.map { PhotoEntry(name: $0.path, url: origin.url($0.path)) }
-        pipeline = PhotoPipeline(entries: entries, configuration: configuration, loop: loop, claims: claims)
+        pipeline = PhotoPipeline(entries: entries, configuration: configuration, loop: loop, disk: results, claims: claims)
         recorder = EventRecorder(pipeline)
     }
 

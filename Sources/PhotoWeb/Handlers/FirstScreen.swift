@@ -1,0 +1,123 @@
+import PhotoPipeline
+
+/// The list's first screen as HTML, made by the server so that it paints, thumbnails and all,
+/// before the page's scripts have run (a plain list of images would, and the page should not be
+/// slower than one). The list view adopts these rows when it starts (`Public/list.js`); the row
+/// markup is the page's `#row-template` filled as `Public/rows.js` fills it, and the thumbnails that
+/// are ready are also linked as preloads, which the image loader counts as loaded.
+struct FirstScreen {
+    /// One row as it stands when the page is made.
+    struct Row {
+        var index: Int
+        var name: String
+        var state: PhotoState
+    }
+
+    /// The rows a page load starts work for (`AppContext.startFirstScreen`) are the ones rendered.
+    static let rowCount = AppContext.firstScreenRows
+    /// The list's fixed row height (the template's `rowHeight`).
+    static let rowHeight = 80
+
+    let rows: [Row]
+    /// Photos in the list; nil while the list is still loading (the page then says so).
+    let count: Int?
+    let basePath: String
+
+    init(rows: [Row], count: Int?, basePath: String) {
+        (self.rows, self.count, self.basePath) = (rows, count, basePath)
+    }
+
+    /// The first screen of `pipeline`'s list from `row` (1-based, the page's `?row=`), or the top.
+    init(pipeline: PhotoPipeline?, row: String?, basePath: String) {
+        self.basePath = basePath
+        guard let pipeline else {
+            (rows, count) = ([], nil)
+            return
+        }
+        let records = pipeline.records
+        count = records.count
+        guard !records.isEmpty else {
+            rows = []
+            return
+        }
+        let first = min(records.count - 1, max(0, (row.flatMap { Int($0) } ?? 1) - 1))
+        rows = (first..<min(records.count, first + Self.rowCount)).map { Row(index: $0, name: records[$0].name, state: records[$0].state) }
+    }
+
+    /// `<link rel=preload>` for the sepia thumbnails that are ready: fetched while the page's modules load.
+    var preloads: String {
+        rows.filter { $0.state == .filtered }
+            .map { #"<link rel="preload" as="image" fetchpriority="high" href="\#(thumbnail(of: $0.index))">"# + "\n" }
+            .joined()
+    }
+
+    /// The list box: its loading message (hidden once there is a list) and the list with its first rows.
+    var listHTML: String {
+        let loaded = count != nil
+        let message = loaded && count == 0 ? "The photo list is empty." : "Loading photo list…"
+        let height = (count ?? 0) * Self.rowHeight
+        return #"<div id="list-message" class="list-message" role="status"\#(loaded && count != 0 ? " hidden" : "")>\#(message)</div>"#
+            + #"<div id="list" class="list" tabindex="0" role="listbox" aria-label="Photos" aria-describedby="list-help" aria-busy="\#(loaded ? "false" : "true")">"#
+            + #"<div id="rows" class="rows" role="none"\#(loaded ? #" style="height: \#(height)px""# : "")>"#
+            + rows.map(html(of:)).joined()
+            + "</div></div>"
+    }
+
+    private func thumbnail(of index: Int) -> String {
+        "\(basePath)/photos/\(index)/thumbnail"
+    }
+
+    /// A row as `rows.js` renders it.
+    private func html(of row: Row) -> String {
+        let name = Self.escaped(row.name)
+        let status = Self.statusText(row.state)
+        var reason = ""
+        if case .failed(let text, _) = row.state { reason = text }
+        let label = Self.escaped(row.name + ", " + status + (reason.isEmpty ? "" : ": " + reason) + Self.action(row.state))
+        let image = row.state == .filtered
+            ? #"<img class="thumb" data-role="thumb" alt="Sepia thumbnail of \#(name)" decoding="async" draggable="false" src="\#(thumbnail(of: row.index))">"#
+            : #"<img class="thumb" data-role="thumb" alt="" decoding="async" draggable="false">"#
+        return #"<div class="row" role="option" aria-selected="false" data-index="\#(row.index)" id="row-\#(row.index)" aria-posinset="\#(row.index + 1)" aria-setsize="\#(count ?? 0)" style="transform: translateY(\#(row.index * Self.rowHeight)px)" data-state="\#(row.state.name)" aria-label="\#(label)">"#
+            + #"<div class="thumb-box">\#(image)<span class="spinner" aria-hidden="true"></span><span class="progress" data-role="progress" aria-hidden="true"><span class="bar" data-role="bar"></span></span></div>"#
+            + #"<div class="meta"><span class="name" data-role="name">\#(name)</span><span class="status" data-role="status">\#(Self.escaped(status))</span><span class="reason" data-role="reason">\#(Self.escaped(reason))</span><span class="retry" data-action="retry" data-role="retry" aria-hidden="true"\#(reason.isEmpty ? " hidden" : "")>Try again</span></div>"#
+            + #"<span class="num" data-role="num" aria-hidden="true">#\#(row.index + 1)</span></div>"#
+    }
+
+    /// What a row says about its photo (`statusText` in `rows.js`).
+    static func statusText(_ state: PhotoState) -> String {
+        switch state {
+        case .new: "Waiting"
+        case .downloading(let progress?): "Downloading… \(Int((progress * 100).rounded()))%"
+        case .downloading: "Downloading…"
+        case .downloaded: "Downloaded · sepia next"
+        case .filtering: "Applying sepia…"
+        case .filtered: "Sepia · click to compare"
+        case .failed: "Failed to load"
+        }
+    }
+
+    private static func action(_ state: PhotoState) -> String {
+        switch state {
+        case .filtered: ". Enter opens it"
+        case .failed: ". Enter tries again"
+        default: ""
+        }
+    }
+
+    /// Text made safe for HTML content and attribute values.
+    static func escaped(_ text: String) -> String {
+        var out = ""
+        out.reserveCapacity(text.utf8.count)
+        for character in text {
+            switch character {
+            case "&": out += "&amp;"
+            case "<": out += "&lt;"
+            case ">": out += "&gt;"
+            case "\"": out += "&quot;"
+            case "'": out += "&#39;"
+            default: out.append(character)
+            }
+        }
+        return out
+    }
+}

@@ -1,0 +1,76 @@
+import Foundation
+import PhotoPipeline
+
+/// One viewer's share of the work: what the operations it asked for cost, and how much of that went
+/// to rows this viewer has not had on screen (yet). Work another viewer also asked for counts for both:
+/// each tab sees what its own scrolling caused, while the shared pipeline did it once.
+///
+/// A value type kept in the viewer's session, fed from the operation events marked as its own.
+struct ViewerWork: Equatable {
+    /// An amount of work, as the `queues` event's `work` and `waste` carry it.
+    struct Amount: Encodable, Equatable {
+        /// Operations that finished, per queue; and how many were cancelled or failed (both queues).
+        var downloads = 0
+        var filtrations = 0
+        var cancelled = 0
+        var failed = 0
+        var bytes: Int64 = 0
+        var filterSeconds = 0.0
+
+        static func += (lhs: inout Amount, rhs: Amount) {
+            lhs.downloads += rhs.downloads
+            lhs.filtrations += rhs.filtrations
+            lhs.cancelled += rhs.cancelled
+            lhs.failed += rhs.failed
+            lhs.bytes += rhs.bytes
+            lhs.filterSeconds += rhs.filterSeconds
+        }
+
+        static func -= (lhs: inout Amount, rhs: Amount) {
+            lhs.downloads -= rhs.downloads
+            lhs.filtrations -= rhs.filtrations
+            lhs.cancelled -= rhs.cancelled
+            lhs.failed -= rhs.failed
+            lhs.bytes -= rhs.bytes
+            lhs.filterSeconds = max(0, lhs.filterSeconds - rhs.filterSeconds)
+        }
+    }
+
+    /// Everything the operations done for this viewer cost: bytes of every transfer (aborted ones
+    /// too), CPU of every filtration, and how many of each finished.
+    private(set) var total = Amount()
+    /// The part of `total` spent on rows this viewer has not seen yet.
+    private(set) var waste = Amount()
+    /// `waste` by row, to take a row out once it comes on screen.
+    private var unseen: [Int: Amount] = [:]
+    private var seen = IndexSet()
+
+    /// Counts the end of an operation done for this viewer.
+    mutating func add(_ operation: OperationEvent) {
+        guard operation.outcome != .started else { return }
+        var amount = Amount()
+        amount.bytes = operation.bytes ?? 0
+        amount.filterSeconds = operation.cpuSeconds ?? 0
+        switch operation.outcome {
+        case .finished: if operation.queue == .download { amount.downloads = 1 } else { amount.filtrations = 1 }
+        case .cancelled: amount.cancelled = 1
+        case .failed: amount.failed = 1
+        case .started: break
+        }
+        guard amount != Amount() else { return }
+        total += amount
+        if !seen.contains(operation.index) {
+            waste += amount
+            unseen[operation.index, default: Amount()] += amount
+        }
+    }
+
+    /// Rows `rows` are on this viewer's screen: work on them was not waste.
+    mutating func see(_ rows: ClosedRange<Int>) {
+        seen.insert(integersIn: rows)
+        guard !unseen.isEmpty else { return }
+        for index in unseen.keys where rows.contains(index) {
+            if let amount = unseen.removeValue(forKey: index) { waste -= amount }
+        }
+    }
+}

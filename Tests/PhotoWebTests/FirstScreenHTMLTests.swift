@@ -1,0 +1,30 @@
+import PhotoPipeline
+@testable import PhotoWeb
+import Testing
+
+@Suite("The first screen rendered with the page")
+struct FirstScreenHTMLTests {
+    @Test func rowsAreMarkedUpAsThePageRendersThemWithTextEscaped() {
+        let screen = FirstScreen(rows: [
+            .init(index: 0, name: #"Tom & "Jerry" <b>"#, state: .filtered),
+            .init(index: 1, name: "Pier", state: .failed(reason: "HTTP 404 <not found>")),
+            .init(index: 2, name: "Canal", state: .downloading(progress: 0.425)),
+        ], count: 300, basePath: "/demo")
+        let html = screen.listHTML
+        #expect(html.contains(#"<div id="rows" class="rows" role="none" style="height: 24000px">"#))
+        #expect(html.contains(#"aria-busy="false""#) && html.contains(#"role="status" hidden>"#))
+        #expect(html.contains(#"src="/demo/photos/0/thumbnail""#) && !html.contains(#"src="/demo/photos/1/"#))
+        #expect(html.contains("Tom &amp; &quot;Jerry&quot; &lt;b&gt;") && !html.contains("<b>"))
+        #expect(html.contains(#"aria-label="Pier, Failed to load: HTTP 404 &lt;not found&gt;. Enter tries again""#))
+        #expect(html.contains(#"data-state="downloading""#) && html.contains("Downloading… 43%"))
+        #expect(html.contains(#"style="transform: translateY(160px)""#) && html.contains(">#3</span>"))
+        #expect(screen.preloads == #"<link rel="preload" as="image" fetchpriority="high" href="/demo/photos/0/thumbnail">"# + "\n")
+    }
+
+    @Test func whileTheListLoadsThePageSaysSoAndHasNoRows() {
+        let html = FirstScreen(rows: [], count: nil, basePath: "").listHTML
+        #expect(html.contains(#"role="status">Loading photo list…</div>"#) && html.contains(#"aria-busy="true""#))
+        #expect(!html.contains(#"class="row""#))
+        #expect(FirstScreen(rows: [], count: 0, basePath: "").listHTML.contains("The photo list is empty."))
+    }
+}

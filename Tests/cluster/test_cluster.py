@@ -1,0 +1,137 @@
+"""Several instances on one PostgreSQL: each photo downloaded once across all of them, events and
+results shared, work taken over when its instance dies, recovery when PostgreSQL restarts, and
+demand that spans instances. Everything real, on loopback; gates instead of sleeps."""
+from __future__ import annotations
+
+import hashlib
+import json
+
+from support import wait_until
+
+RANK = {"new": 0, "downloading": 1, "downloaded": 2, "filtering": 3, "filtered": 4}
+
+
+def names(origin) -> list[str]:
+    """The origin's photos in list order (the data source is sorted by name)."""
+    return sorted(origin.photos)
+
+
+def test_one_get_per_photo_across_three_instances_and_the_same_bytes_everywhere(cluster, origin, viewers):
+    rows = range(len(origin.photos))
+    watching = [viewers(instance) for instance in cluster]
+    for viewer in watching:
+        viewer.show(rows[0], rows[-1])
+    for viewer in watching:
+        viewer.wait_for(rows)
+
+    assert {name: origin.count(name) for name in names(origin)} == {name: 1 for name in names(origin)}
+    for index in rows:
+        answers = [instance.request("GET", f"/photos/{index}/thumbnail") for instance in cluster]
+        assert [status for status, _, _ in answers] == [200, 200, 200]
+        assert len({hashlib.sha256(body).hexdigest() for _, _, body in answers}) == 1, f"row {index}: different bytes"
+        assert len({headers["ETag"] for _, headers, _ in answers}) == 1, f"row {index}: different ETags"
+
+
+def test_a_viewer_on_c_sees_progress_and_filtered_in_order_for_work_on_a(cluster, origin, viewers):
+    a, _, c = cluster
+    held = names(origin)[:3]
+    gates = [origin.hold(name) for name in held]
+    on_c = viewers(c)
+    on_a = viewers(a)
+    on_a.show(0, 2)
+    for name in held:
+        assert origin.started[name].wait(60), f"{name} never requested"
+    on_c.show(0, 2)
+    wait_until(lambda: c.health().get("waitingFor", 0) >= 3, "c to wait for a's work", describe=lambda: (c.health(), a.health()))
+    # The progress a made so far reaches c's viewer while a's transfers are held.
+    on_c.wait_for(range(3), "downloading", ever=True)
+    for gate in gates:
+        gate.set()
+    on_c.wait_for(range(3))
+
+    for index in range(3):
+        history = on_c.history(index)
+        states = [event["state"] for event in history]
+        assert "downloading" in states, f"row {index}: no progress seen on c: {states}"
+        assert [RANK[s] for s in states] == sorted(RANK[s] for s in states), f"row {index}: out of order on c: {states}"
+        progress = [event["progress"] for event in history if event["state"] == "downloading" and event.get("progress") is not None]
+        assert progress == sorted(progress), f"row {index}: progress went back: {progress}"
+        # Filtered is told only once the thumbnail can be served.
+        status, _, _ = c.request("GET", f"/photos/{index}/thumbnail")
+        assert status == 200
+    assert [origin.count(name) for name in held] == [1, 1, 1]
+
+
+def test_killing_the_instance_mid_transfer_hands_the_photo_to_another(cluster, origin, viewers):
+    a, b, _ = cluster
+    name = names(origin)[4]
+    origin.hold(name)
+    on_a = viewers(a)
+    on_a.show(4, 4)
+    assert origin.started[name].wait(60)
+    on_b = viewers(b)
+    on_b.show(4, 4)
+    wait_until(lambda: b.health().get("waitingFor", 0) >= 1, "b to wait for a's transfer")
+
+    a.kill()
+    on_b.wait_for([4])
+
+    assert origin.count(name) == 2, "b fetched the photo exactly once more"
+    status, _, original = b.request("GET", "/photos/4/original")
+    assert status == 200 and original == origin.photos[name], "the original served is the whole file"
+    status, headers, thumbnail = b.request("GET", "/photos/4/thumbnail")
+    assert status == 200 and thumbnail[:2] == b"\xff\xd8" and thumbnail.endswith(b"\xff\xd9")
+
+
+def test_restarting_postgres_mid_run_every_instance_recovers(cluster, origin, postgres, viewers):
+    held = names(origin)[:2]
+    gates = [origin.hold(name) for name in held]
+    watching = [viewers(instance) for instance in cluster]
+    for viewer in watching:
+        viewer.show(0, 1)
+    for name in held:
+        assert origin.started[name].wait(60)
+
+    postgres.stop()
+    wait_until(lambda: all(instance.health().get("database") == "lost" for instance in cluster), "every instance to see the loss")
+    assert all(instance.health().get("status") == "ready" for instance in cluster), "instances keep serving"
+    # The page hears it with the totals (its banner says so).
+    assert json.loads(cluster[0].request("GET", "/api/stats")[2])["database"] == "lost"
+    postgres.start()
+    wait_until(lambda: all(instance.health().get("database") == "connected" for instance in cluster), "every instance to reconnect")
+    assert json.loads(cluster[0].request("GET", "/api/stats")[2])["database"] == "connected"
+    for gate in gates:
+        gate.set()
+    for viewer in watching:
+        viewer.wait_for([0, 1])
+
+    # New work after the restart is shared as before: once per photo.
+    for viewer in watching:
+        viewer.show(6, 9)
+    for viewer in watching:
+        viewer.wait_for(range(6, 10))
+    assert [origin.count(name) for name in names(origin)[6:10]] == [1, 1, 1, 1]
+    wait_until(lambda: postgres.sql("SELECT count(*) FROM pg_locks WHERE locktype = 'advisory' AND classid = 16001") == "0",
+               "no claim left once all work is done")
+
+
+def test_work_goes_on_when_one_viewer_scrolls_away_while_another_instance_wants_it(cluster, origin, viewers):
+    a, b, _ = cluster
+    name = names(origin)[5]
+    gate = origin.hold(name)
+    on_a = viewers(a)
+    on_a.show(5, 5)
+    assert origin.started[name].wait(60)
+    on_b = viewers(b)
+    on_b.show(5, 5)
+    wait_until(lambda: b.health().get("waitingFor", 0) >= 1, "b to want a's work")
+
+    on_a.show(9, 9)
+    on_a.wait_for([9])
+    gate.set()
+    on_b.wait_for([5])
+    on_a.wait_for([5])
+
+    assert origin.count(name) == 1, "the transfer went on: no second GET"
+    status, _, stats = a.request("GET", "/api/stats")
+    assert status == 200
