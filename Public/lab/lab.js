@@ -41,6 +41,7 @@ function endLab({ keepalive = false } = {}) {
   const ended = lab;
   lab = null;
   clearInterval(ended.ticker);
+  clearInterval(ended.drawer);
   ended.lanes.forEach((lane) => lane.close());
   fetch(url(`/api/labs/${ended.id}`), { method: 'DELETE', keepalive }).catch(() => {});
 }
@@ -99,6 +100,9 @@ function build(created) {
   lab = current;
   scroller.addEventListener('scroll', () => onScroll(current), { passive: true });
   current.ticker = setInterval(() => refresh(current), 1000);
+  current.drawer = setInterval(() => {
+    if (!document.hidden) current.lanes.forEach((lane) => lane.timeline && lane.timeline.draw());
+  }, 200);
   say(`Lab running: ${current.lanes.map((lane) => lane.name).join(', ')}; ${created.photos} photos, ` +
     `${created.latencyMs} ms latency, ${(created.bandwidth / 1e6).toFixed(1)} MB/s per transfer.`);
   stop(current);

@@ -4,6 +4,7 @@
 
 import { url, staticURL } from '../config.js';
 import { setText } from '../format.js';
+import { createLaneTimeline } from './timeline.js';
 
 const FINAL = new Set(['filtered', 'failed']);
 const LABELS = { eager: 'eager', visible: 'visible', prefetch: 'prefetch', serial: 'serial', browser: 'browser' };
@@ -44,14 +45,16 @@ export function createLane(spec, { rows, rowHeight, run, onChange }) {
     images.push(img);
   }
   list.append(...cells);
+  const timeline = spec.strategy === 'browser' ? null : createLaneTimeline(`${name} lane`);
+  if (timeline) head.append(timeline.element);
   const lane = spec.strategy === 'browser'
     ? browserLane(spec, { images, cells, run, onChange })
-    : serverLane(spec, { images, cells, onChange });
-  return Object.assign(lane, { spec, name, head, list, figures: head.querySelector('[data-figures]') });
+    : serverLane(spec, { images, cells, onChange, timeline });
+  return Object.assign(lane, { spec, name, head, list, timeline, figures: head.querySelector('[data-figures]') });
 }
 
 /** A lane run by the server: its viewer's events set each row's state; reports go one at a time. */
-function serverLane(spec, { images, cells, onChange }) {
+function serverLane(spec, { images, cells, onChange, timeline }) {
   const states = cells.map(() => 'new');
   const events = new EventSource(url(`/events?viewer=${encodeURIComponent(spec.viewer)}`));
   const show = (index, state, progress) => {
@@ -68,6 +71,7 @@ function serverLane(spec, { images, cells, onChange }) {
     for (const photo of JSON.parse(event.data).photos) show(photo.index, photo.state, photo.progress);
     onChange();
   });
+  events.addEventListener('operation', (event) => timeline.add(JSON.parse(event.data)));
   events.addEventListener('photo', (event) => {
     const photo = JSON.parse(event.data);
     show(photo.index, photo.state, photo.progress);

@@ -18,6 +18,13 @@ struct ServeConfigurationTests {
         #expect(configuration.pipeline.maxConcurrentDownloads == 4)
         #expect(configuration.pipeline.maxConcurrentTransfers == 32)
         #expect(configuration.sample.photoCount == 300)
+        #expect(configuration.maxLabs == 4)
+    }
+
+    @Test func maxLabsComesFromItsFlagOrItsVariable() throws {
+        #expect(try configuration([], environment: ["CLASSIC_PHOTOS_MAX_LABS": "2"]).maxLabs == 2)
+        #expect(try configuration(["--max-labs", "0"], environment: ["CLASSIC_PHOTOS_MAX_LABS": "2"]).maxLabs == 0)
+        #expect(throws: SettingError.self) { try configuration(["--max-labs", "65"]) }
     }
 
     @Test func flagsWinOverTheEnvironmentWhichWinsOverDefaults() throws {

@@ -43,6 +43,23 @@ struct WorkSlotsTests {
         #expect(slots.usage.held == 2 && slots.usage.byGuests == 1)
     }
 
+    @Test func guestsShareTheirSlotsFairlyBetweenOwners() {
+        // Given the two guest slots held by owner 1, which has two more waiting, then owner 2 waiting
+        let slots = WorkSlots(capacity: 3, reservedForHost: 1)
+        #expect(slots.acquire(.guest, owner: 1) { _ in } == .granted)
+        #expect(slots.acquire(.guest, owner: 1) { _ in } == .granted)
+        let first = Decisions(), other = Decisions()
+        _ = slots.acquire(.guest, owner: 1, whenDecided: first.record)
+        _ = slots.acquire(.guest, owner: 1, whenDecided: first.record)
+        _ = slots.acquire(.guest, owner: 2, whenDecided: other.record)
+        // When owner 1 frees a slot, owner 2 (holding none) gets it though it asked last
+        slots.release(.guest, owner: 1)
+        #expect(other.all == [true] && first.all.isEmpty)
+        // And when owner 1 frees another, its own first waiter gets it
+        slots.release(.guest, owner: 1)
+        #expect(first.all == [true])
+    }
+
     @Test func aWithdrawnWaitIsToldAndNeverGranted() {
         // Given a guest waiting for the only guest slot
         let slots = WorkSlots(capacity: 2, reservedForHost: 1)

@@ -8,7 +8,7 @@ import pytest
 from selenium.webdriver.common.by import By
 from selenium.webdriver.support.ui import WebDriverWait
 
-from test_layout import axe_source
+from test_layout import axe_source, axe_violations
 
 # Seconds for a trace to play out (a debug build filters slowly; stops are bounded at 20 s each).
 TRACE_TIMEOUT = float(os.environ.get("CLASSIC_PHOTOS_LAB_TIMEOUT", "180"))
@@ -95,13 +95,7 @@ def test_axe_finds_no_serious_violation_in_the_lab(driver, server):
     if source is None:
         pytest.skip("axe-core is not installed: pip install --no-deps axe-playwright-python==0.1.8")
     open_lab(driver, server, add=("browser",))
-    driver.execute_script(source)
-    violations = driver.execute_async_script("""
-        const done = arguments[arguments.length - 1];
-        axe.run(document, { resultTypes: ['violations'] }).then((r) => done(r.violations.map((v) => ({
-            id: v.id, impact: v.impact, nodes: v.nodes.slice(0, 5).map((n) => n.target.join(' ') + ': ' + n.failureSummary),
-        })))).catch((e) => done([{ id: 'axe-error', impact: 'critical', nodes: [String(e)] }]));
-    """)
+    violations = axe_violations(driver, source)
     serious = [v for v in violations if v["impact"] in ("serious", "critical")]
     print(f"axe in the lab: {[(v['id'], v['impact']) for v in violations]}")
     assert not serious, serious

@@ -211,6 +211,17 @@ def axe_source() -> str | None:
     return path.read_text() if path.exists() else None
 
 
+def axe_violations(driver, source: str) -> list[dict]:
+    """Runs axe-core (its `source`) on the page in `driver`: each violation's id, impact and first nodes."""
+    driver.execute_script(source)
+    return driver.execute_async_script("""
+        const done = arguments[arguments.length - 1];
+        axe.run(document, { resultTypes: ['violations'] }).then((r) => done(r.violations.map((v) => ({
+            id: v.id, impact: v.impact, nodes: v.nodes.slice(0, 5).map((n) => n.target.join(' ') + ': ' + n.failureSummary),
+        })))).catch((e) => done([{ id: 'axe-error', impact: 'critical', nodes: [String(e)] }]));
+    """)
+
+
 @pytest.mark.parametrize("size", ["desktop", "phone"])
 def test_axe_finds_no_serious_violation(server, driver, size):
     source = axe_source()
@@ -221,13 +232,7 @@ def test_axe_finds_no_serious_violation(server, driver, size):
     settle(page)
     if not page.js("return document.getElementById('panel-details').open"):
         driver.find_element("css selector", "#panel-details > summary").click()
-    driver.execute_script(source)
-    violations = driver.execute_async_script("""
-        const done = arguments[arguments.length - 1];
-        axe.run(document, { resultTypes: ['violations'] }).then((r) => done(r.violations.map((v) => ({
-            id: v.id, impact: v.impact, nodes: v.nodes.slice(0, 5).map((n) => n.target.join(' ') + ': ' + n.failureSummary),
-        })))).catch((e) => done([{ id: 'axe-error', impact: 'critical', nodes: [String(e)] }]));
-    """)
+    violations = axe_violations(driver, source)
     serious = [v for v in violations if v["impact"] in ("serious", "critical")]
     print(f"axe at {size}: {[(v['id'], v['impact']) for v in violations]}")
     assert not serious, serious

@@ -8,7 +8,7 @@ extension PhotoOperation {
     func takeSlot(then proceed: @escaping @Sendable (Bool) -> Void) {
         guard let bounds else { return proceed(true) }
         let slots = bounds.slots(for: queue)
-        let acquisition = slots.acquire(bounds.holder) { [self] granted in
+        let acquisition = slots.acquire(bounds.holder, owner: bounds.owner) { [self] granted in
             if granted { slotHeld.store(true, ordering: .releasing) }
             proceed(granted)
         }
@@ -39,7 +39,7 @@ extension PhotoOperation {
     /// Gives the slot back, if one is held; idempotent.
     func releaseSlot() {
         guard let bounds, slotHeld.exchange(false, ordering: .acquiringAndReleasing) else { return }
-        bounds.slots(for: queue).release(bounds.holder)
+        bounds.slots(for: queue).release(bounds.holder, owner: bounds.owner)
     }
 
     /// Withdraws a wait for a slot (the operation was cancelled).

@@ -7,6 +7,8 @@ public struct SharedBounds: Sendable {
     public let filtrations: WorkSlots
     /// Whether the pipeline is the server's own list or a guest limited to the unreserved slots.
     public var holder: WorkSlots.Holder
+    /// Which pipeline takes the slots: guests' slots are shared fairly between owners.
+    public var owner: Int = 0
 
     /// Bounds of `transfers` and `filtrations` slots, taken as `holder`.
     public init(transfers: WorkSlots, filtrations: WorkSlots, holder: WorkSlots.Holder) {
@@ -15,10 +17,11 @@ public struct SharedBounds: Sendable {
         self.holder = holder
     }
 
-    /// The same bounds, taken as `holder`.
-    public func taken(as holder: WorkSlots.Holder) -> SharedBounds {
+    /// The same bounds, taken as `holder` on behalf of `owner`.
+    public func taken(as holder: WorkSlots.Holder, owner: Int = 0) -> SharedBounds {
         var bounds = self
         bounds.holder = holder
+        bounds.owner = owner
         return bounds
     }
 

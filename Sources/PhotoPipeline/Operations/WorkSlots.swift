@@ -3,6 +3,8 @@ import Synchronization
 /// A bound that several pipelines share on how much of one kind of work runs at once (transfers,
 /// or filtrations on the cores), with a part of it that guests may never take: the server's own list
 /// (the host) always finds a slot within its reserve, however many lab lanes (guests) are busy.
+/// Guests share theirs fairly: a freed slot goes to the waiting guest whose owner (a lane's
+/// pipeline) holds the fewest, so one lane's backlog never queues another lane's work behind it.
 ///
 /// A waiter is called back when a slot frees (on the thread that freed it, never under this
 /// lock), so a download waiting for a slot holds no thread. Any thread.
@@ -36,12 +38,14 @@ public final class WorkSlots: Sendable {
     private struct Waiter {
         let ticket: Ticket
         let holder: Holder
+        let owner: Int
         let resume: @Sendable (Bool) -> Void
     }
 
     private struct State {
         var held = 0
         var heldByGuests = 0
+        var heldByOwner: [Int: Int] = [:]
         var waiting: [Waiter] = []
         var lastID: UInt64 = 0
 
@@ -49,9 +53,16 @@ public final class WorkSlots: Sendable {
             held < capacity && (holder == .host || heldByGuests < guestCapacity)
         }
 
-        mutating func take(_ holder: Holder) {
+        mutating func take(_ holder: Holder, owner: Int) {
             held += 1
             if holder == .guest { heldByGuests += 1 }
+            heldByOwner[owner, default: 0] += 1
+        }
+
+        /// The next waiter to grant: the first host, else the guest whose owner holds the fewest (the first of equals).
+        func next() -> Int? {
+            if let host = waiting.firstIndex(where: { $0.holder == .host }) { return host }
+            return waiting.indices.min { heldByOwner[waiting[$0].owner, default: 0] < heldByOwner[waiting[$1].owner, default: 0] }
         }
     }
 
@@ -64,19 +75,19 @@ public final class WorkSlots: Sendable {
         guestCapacity = max(0, self.capacity - min(self.capacity, max(1, reservedForHost)))
     }
 
-    /// Takes a slot for `holder` now, or queues the request (hosts ahead of guests) and calls
-    /// `whenDecided` once it is granted or withdrawn.
-    public func acquire(_ holder: Holder, whenDecided: @escaping @Sendable (Bool) -> Void) -> Acquisition {
+    /// Takes a slot for `holder` (on behalf of `owner`) now, or queues the request (hosts ahead of
+    /// guests) and calls `whenDecided` once it is granted or withdrawn.
+    public func acquire(_ holder: Holder, owner: Int = 0, whenDecided: @escaping @Sendable (Bool) -> Void) -> Acquisition {
         state.withLock { state in
             // Nobody who comes first is in line: a host waits only behind hosts, a guest behind anyone.
             let inLine = state.waiting.contains { $0.holder == .host || holder == .guest }
             if !inLine, state.canGrant(holder, guestCapacity: guestCapacity, capacity: capacity) {
-                state.take(holder)
+                state.take(holder, owner: owner)
                 return .granted
             }
             state.lastID += 1
             let ticket = Ticket(id: state.lastID)
-            state.waiting.append(Waiter(ticket: ticket, holder: holder, resume: whenDecided))
+            state.waiting.append(Waiter(ticket: ticket, holder: holder, owner: owner, resume: whenDecided))
             return .waiting(ticket)
         }
     }
@@ -91,11 +102,13 @@ public final class WorkSlots: Sendable {
         grantWaiters()
     }
 
-    /// Frees a slot `holder` held, and grants it to the first waiter that may take it.
-    public func release(_ holder: Holder) {
+    /// Frees a slot `holder` held for `owner`, and grants it to the next waiter that may take it.
+    public func release(_ holder: Holder, owner: Int = 0) {
         state.withLock { state in
             state.held = max(0, state.held - 1)
             if holder == .guest { state.heldByGuests = max(0, state.heldByGuests - 1) }
+            let left = max(0, state.heldByOwner[owner, default: 0] - 1)
+            state.heldByOwner[owner] = left == 0 ? nil : left
         }
         grantWaiters()
     }
@@ -105,16 +118,16 @@ public final class WorkSlots: Sendable {
         state.withLock { ($0.held, $0.heldByGuests) }
     }
 
-    /// Grants free slots to waiters: hosts first, then guests within their share, each in arrival order.
+    /// Grants free slots to waiters: hosts first in arrival order, then guests within their share,
+    /// fairly between owners.
     private func grantWaiters() {
         let granted: [Waiter] = state.withLock { state in
             var granted: [Waiter] = []
-            for holder in [Holder.host, .guest] {
-                while let position = state.waiting.firstIndex(where: { $0.holder == holder }),
-                      state.canGrant(holder, guestCapacity: guestCapacity, capacity: capacity) {
-                    state.take(holder)
-                    granted.append(state.waiting.remove(at: position))
-                }
+            while let position = state.next(),
+                  state.canGrant(state.waiting[position].holder, guestCapacity: guestCapacity, capacity: capacity) {
+                let waiter = state.waiting.remove(at: position)
+                state.take(waiter.holder, owner: waiter.owner)
+                granted.append(waiter)
             }
             return granted
         }

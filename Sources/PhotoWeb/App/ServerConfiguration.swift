@@ -93,13 +93,15 @@ public struct ServerConfiguration: Sendable {
     var labLaneMemoryBudget: Int { max(32 * 1_048_576, pipeline.memoryBudgetBytes / max(1, maxLabs * LabRequest.maxLanes)) }
 
     /// The process-wide bounds on transfers and filtrations. The server's list may take every slot
-    /// and always finds half of them (at least one) free of lab work; labs share the rest. Transfers
-    /// hold no thread, so labs get the list's width each on top of it; filtrations use the cores,
+    /// and always finds its own share free of lab work: all its transfers (`maxConcurrentTransfers`,
+    /// so rows on screen never wait for a lab) and half the filter slots (at least one). Transfers
+    /// hold no thread, so labs get `maxConcurrentDownloads` each on top; filtrations use the cores,
     /// so labs share the list's.
     func makeSharedBounds() -> SharedBounds {
         let downloads = max(1, pipeline.maxConcurrentDownloads), filters = max(1, pipeline.maxConcurrentFiltrations)
+        let transfers = max(downloads, pipeline.maxConcurrentTransfers)
         return SharedBounds(
-            transfers: WorkSlots(capacity: downloads * (1 + maxLabs), reservedForHost: downloads),
+            transfers: WorkSlots(capacity: transfers + downloads * maxLabs, reservedForHost: transfers),
             // With one filter slot configured, labs get a second: the list's is never theirs.
             filtrations: WorkSlots(capacity: max(2, filters), reservedForHost: max(1, filters / 2)),
             holder: .host)

@@ -29,6 +29,8 @@ final class LabRegistry: Sendable {
         /// Labs being made: they count against the cap before they exist.
         var making = 0
         var origin: SampleOrigin?
+        /// The last lane's owner number in the shared bounds.
+        var lastOwner = 0
     }
 
     private let state = Mutex(State())
@@ -59,10 +61,11 @@ final class LabRegistry: Sendable {
     func create(
         _ request: LabRequest, records: [PhotoRecord], base: PipelineConfiguration, browserImage: (PhotoRecord) -> String
     ) throws(APIError) -> Lab {
-        let (admitted, origin) = state.withLock { state in
-            guard state.labs.count + state.making < settings.maxLabs else { return (false, state.origin) }
+        let (admitted, origin, firstOwner) = state.withLock { state in
+            guard state.labs.count + state.making < settings.maxLabs else { return (false, state.origin, 0) }
             state.making += 1
-            return (true, state.origin)
+            defer { state.lastOwner += request.lanes.count }
+            return (true, state.origin, state.lastOwner + 1)
         }
         guard admitted else {
             throw .unavailable("the lab is busy: \(settings.maxLabs) labs run at once at most; try again in a minute (a lab ends when its page closes)")
@@ -71,9 +74,11 @@ final class LabRegistry: Sendable {
         let entries = photos.map { record in
             PhotoEntry(name: record.name, url: origin != nil && !record.url.isEmpty ? request.network.applied(to: record.url) : record.url)
         }
-        let lanes = request.lanes.map { kind -> LabLane in
+        let lanes = request.lanes.enumerated().map { position, kind -> LabLane in
             guard case .server(let strategy) = kind else { return LabLane() }
-            return LabLane(strategy: strategy, entries: entries, configuration: laneConfiguration(base, strategy: strategy))
+            return LabLane(
+                strategy: strategy, entries: entries,
+                configuration: laneConfiguration(base, strategy: strategy, owner: firstOwner + position))
         }
         let lab = Lab(
             id: String(UUID().uuidString.lowercased().filter(\.isHexDigit).prefix(16)), network: request.network, photos: photos.count,
@@ -89,12 +94,12 @@ final class LabRegistry: Sendable {
     /// A lane's pipeline settings: the server's, with a memory cache of its own that keeps
     /// thumbnails (not originals) and no disk cache (so every run is cold), the guest's share of the
     /// shared bounds, and for `serial` one download and one filtration at a time.
-    private func laneConfiguration(_ base: PipelineConfiguration, strategy: SchedulingStrategy) -> PipelineConfiguration {
+    private func laneConfiguration(_ base: PipelineConfiguration, strategy: SchedulingStrategy, owner: Int) -> PipelineConfiguration {
         var configuration = base
         configuration.memoryBudgetBytes = settings.laneMemoryBudgetBytes
         configuration.resumeBudgetBytes = min(base.resumeBudgetBytes, settings.laneMemoryBudgetBytes)
         configuration.keepsOriginals = false
-        configuration.sharedBounds = bounds.taken(as: .guest)
+        configuration.sharedBounds = bounds.taken(as: .guest, owner: owner)
         if strategy == .serial {
             configuration.maxConcurrentDownloads = 1
             configuration.maxConcurrentTransfers = 1
