@@ -393,3 +393,19 @@ def wait_until(predicate, timeout: float, interval: float = 0.1) -> bool:
         if time.monotonic() >= end:
             return False
         time.sleep(interval)
+
+
+def idle(host: str, port: int) -> bool:
+    """Whether no operation is queued or running on the server."""
+    status, _, body = http_request(host, port, "GET", "/api/stats")
+    stats = json.loads(body) if status == 200 else {}
+    return all(stats.get(queue, {}).get(state, 1) == 0
+               for queue in ("downloads", "filtrations") for state in ("pending", "executing"))
+
+
+def settle_first_screen(host: str, port: int) -> None:
+    """Loads the page once and waits until the work its load started has ended: the page carries its
+    first screen's rows as they stand (and the photo list their states), so two answers compared
+    byte for byte must come from a server at rest."""
+    http_request(host, port, "GET", "/")
+    assert wait_until(lambda: idle(host, port), 60), "the first screen's work never ended"

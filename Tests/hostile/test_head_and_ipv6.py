@@ -1,8 +1,6 @@
 """`HEAD` answers headers only (9), and `--host ::` serves on [::1] (10)."""
 from __future__ import annotations
 
-import json
-
 import pytest
 
 import support
@@ -15,21 +13,10 @@ def server(server_factory):
     server.stop()
 
 
-def idle(server) -> bool:
-    """Whether no operation is queued or running on the server."""
-    status, _, body = support.http_request(server.host, server.port, "GET", "/api/stats")
-    stats = json.loads(body) if status == 200 else {}
-    return all(stats.get(queue, {}).get(state, 1) == 0
-               for queue in ("downloads", "filtrations") for state in ("pending", "executing"))
-
-
 @pytest.mark.parametrize("path", ["/", "/static/app.css"])
 def test_head_answers_headers_only(server, path):
     if path == "/":
-        # The page carries its first screen's rows as they stand, and a load starts their work:
-        # load it once and let that work end, so that HEAD and GET below see the same rows.
-        support.http_request(server.host, server.port, "GET", "/")
-        assert support.wait_until(lambda: idle(server), 60), "the first screen's work never ended"
+        support.settle_first_screen(server.host, server.port)
     get = support.raw_exchange(server.host, server.port, support.request_bytes("GET", path, {"Connection": "close"}))
     assert len(get.responses) == 1 and get.responses[0].status == 200, get.describe()
     get_headers = get.responses[0].headers
