@@ -26,7 +26,7 @@ from selenium import webdriver
 from selenium.webdriver.chrome.service import Service
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "pysupport"))
-from server_process import read_address_line  # noqa: E402
+from server_process import read_address_line, stop_process  # noqa: E402
 
 REPO = Path(__file__).resolve().parents[2]
 ARTIFACTS = REPO / "artifacts"
@@ -199,13 +199,7 @@ class Server:
     def stop(self):
         if self._stdout.closed:
             return
-        if self.process.poll() is None:
-            self.process.terminate()
-            try:
-                self.process.wait(timeout=10)
-            except subprocess.TimeoutExpired:
-                self.process.kill()
-                self.process.wait(timeout=10)
+        stop_process(self.process, grace=10)
         self.process.stdout.close()
         self._stdout.close()
         self._stderr.close()

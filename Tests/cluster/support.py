@@ -22,7 +22,7 @@ from pathlib import Path
 import pytest
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "pysupport"))
-from server_process import read_address_line  # noqa: E402
+from server_process import read_address_line, stop_process  # noqa: E402
 
 REPO = Path(__file__).resolve().parents[2]
 BINARY = Path(os.environ.get("CLASSIC_PHOTOS_BIN", REPO / ".build" / "debug" / "classic-photos"))
@@ -224,13 +224,7 @@ class Instance:
         self.process.wait(timeout=30)
 
     def stop(self):
-        if self.process.poll() is None:
-            self.process.send_signal(signal.SIGTERM)
-            try:
-                self.process.wait(timeout=20)
-            except subprocess.TimeoutExpired:
-                self.process.kill()
-                self.process.wait()
+        stop_process(self.process, grace=20)
         self.log.close()
 
 

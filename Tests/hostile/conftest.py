@@ -25,7 +25,7 @@ from pathlib import Path
 import pytest
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "pysupport"))
-from server_process import read_address_line  # noqa: E402
+from server_process import read_address_line, stop_process  # noqa: E402
 
 import support
 
@@ -148,13 +148,7 @@ class Server:
     def stop(self):
         if self._stderr.closed:
             return
-        if self.process.poll() is None:
-            self.process.terminate()
-            try:
-                self.process.wait(timeout=15)
-            except subprocess.TimeoutExpired:
-                self.process.kill()
-                self.process.wait(timeout=10)
+        stop_process(self.process, grace=15)
         self.process.stdout.close()
         self._stdout_log.close()
         self._stderr.close()

@@ -1,8 +1,9 @@
-"""What the Python suites (Tests/browser, Tests/hostile) share about a `classic-photos serve` they start."""
+"""What the Python suites (Tests/browser, Tests/hostile, Tests/cluster) share about a `classic-photos serve` they start."""
 from __future__ import annotations
 
 import os
 import select
+import subprocess
 from typing import Callable
 
 import pytest
@@ -23,3 +24,15 @@ def read_address_line(process, remaining: Callable[[], float], describe: Callabl
     log.write(line)
     log.flush()
     return line
+
+
+def stop_process(process, grace: float) -> None:
+    """Asks a server that still runs to stop (SIGTERM), and kills it if it has not within `grace` seconds."""
+    if process.poll() is not None:
+        return
+    process.terminate()
+    try:
+        process.wait(timeout=grace)
+    except subprocess.TimeoutExpired:
+        process.kill()
+        process.wait(timeout=10)
