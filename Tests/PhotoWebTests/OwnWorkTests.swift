@@ -110,7 +110,7 @@ struct OwnWorkTests {
             try await Self.waitUntilFiltered(0...11, in: events)
             let top = try await harness.request(.GET, "/")
             #expect(top.text.contains(#"<link rel="preload" as="image" fetchpriority="high" href="/photos/0/thumbnail">"#))
-            let screen = AppContext.firstScreenRows
+            let screen = FirstScreen.rowCount
             #expect(top.text.contains(#"href="/photos/\#(screen - 1)/thumbnail""#) && !top.text.contains(#"href="/photos/\#(screen)/thumbnail""#))
             // And its rows are in the page, thumbnails and all, before any script runs.
             #expect(top.text.contains(#"id="row-0""#) && top.text.contains(#"src="/photos/0/thumbnail""#))

@@ -13,8 +13,9 @@ struct FirstScreen {
         var state: PhotoState
     }
 
-    /// The rows a page load starts work for (`AppContext.startFirstScreen`) are the ones rendered.
-    static let rowCount = AppContext.firstScreenRows
+    /// Rows taken to be on a first screen: a laptop's 716 px list of 80 px rows shows 9-10. The page
+    /// load starts work for the same rows (`AppContext.startFirstScreen`).
+    static let rowCount = 10
     /// The list's fixed row height (the template's `rowHeight`).
     static let rowHeight = 80
 
@@ -40,8 +41,14 @@ struct FirstScreen {
             rows = []
             return
         }
-        let first = min(records.count - 1, max(0, (row.flatMap { Int($0) } ?? 1) - 1))
-        rows = (first..<min(records.count, first + Self.rowCount)).map { Row(index: $0, name: records[$0].name, state: records[$0].state) }
+        rows = Self.indices(from: row, count: records.count).map { Row(index: $0, name: records[$0].name, state: records[$0].state) }
+    }
+
+    /// The first screen's rows of a list of `count` photos: from `row` (1-based, the page's `?row=`), or the top.
+    static func indices(from row: String?, count: Int) -> Range<Int> {
+        guard count > 0 else { return 0..<0 }
+        let first = min(count - 1, max(0, (row.flatMap { Int($0) } ?? 1) - 1))
+        return first..<min(count, first + rowCount)
     }
 
     /// `<link rel=preload>` for the sepia thumbnails that are ready: fetched while the page's modules load.

@@ -6,18 +6,14 @@ import PhotoPipeline
 /// Its first report then replaces the guess with what is really on screen (rows the guess got
 /// wrong are given up, at most a few started transfers).
 extension AppContext {
-    /// Rows taken to be on a first screen: a laptop's 716 px list of 80 px rows shows 9-10.
-    static let firstScreenRows = 10
-
-    /// Starts the rows `session`'s page will show first: from `row` (1-based, the page's `?row=`), or
-    /// the top. Nothing for the eager strategy (it wants everything anyway) or a list not loaded yet.
+    /// Starts the rows `session`'s page will show first (`FirstScreen.indices`: from `row`, 1-based,
+    /// the page's `?row=`, or the top). Nothing for the eager strategy (it wants everything anyway)
+    /// or a list not loaded yet.
     func startFirstScreen(of session: ViewerSession, row: String?) {
         guard let pipeline = library.pipeline, !pipeline.records.isEmpty else { return }
         let controller = session.controller(on: pipeline, strategy: configuration.strategy)
         guard controller.strategy != .eager else { return }
-        let last = pipeline.records.count - 1
-        let first = min(last, max(0, (row.flatMap { Int($0) } ?? 1) - 1))
-        for index in first...min(last, first + Self.firstScreenRows - 1) {
+        for index in FirstScreen.indices(from: row, count: pipeline.records.count) {
             controller.startOperations(for: pipeline.records[index])
         }
     }
