@@ -6,7 +6,7 @@ import { setText } from './format.js';
 
 const ACTIONS = { filtered: '. Enter opens it', failed: '. Enter tries again' };
 
-/** What a row says about its photo. */
+/** What a row says about its photo (the server writes the same for the rows it renders: FirstScreen.swift). */
 export function statusText(photo) {
   switch (photo.state) {
     case 'new': return 'Waiting';
