@@ -9,12 +9,14 @@ struct FirstScreenHTMLTests {
             .init(index: 0, name: #"Tom & "Jerry" <b>"#, state: .filtered),
             .init(index: 1, name: "Pier", state: .failed(reason: "HTTP 404 <not found>")),
             .init(index: 2, name: "Canal", state: .downloading(progress: 0.425)),
-        ], count: 300, basePath: "/demo")
+        ], count: 300, basePath: "/demo", staticBase: "/demo/static/v/abc")
         let html = screen.listHTML
         #expect(html.contains(#"<div id="rows" class="rows" role="none" style="height: 24000px">"#))
         #expect(html.contains(#"aria-busy="false""#) && html.contains(#"role="status" hidden>"#))
         #expect(html.contains(#"src="/demo/photos/0/thumbnail""#) && !html.contains(#"src="/demo/photos/1/"#))
         #expect(html.contains("Tom &amp; &quot;Jerry&quot; &lt;b&gt;") && !html.contains("<b>"))
+        #expect(html.contains(#"alt="Pier failed to load" decoding="async" draggable="false" src="/demo/static/v/abc/failed.svg""#))
+        #expect(html.contains(#"title="HTTP 404 &lt;not found&gt;">HTTP 404 &lt;not found&gt;</span>"#))
         #expect(html.contains(#"aria-label="Pier, Failed to load: HTTP 404 &lt;not found&gt;. Enter tries again""#))
         #expect(html.contains(#"data-state="downloading""#) && html.contains("Downloading… 43%"))
         #expect(html.contains(#"style="transform: translateY(160px)""#) && html.contains(">#3</span>"))
@@ -22,9 +24,9 @@ struct FirstScreenHTMLTests {
     }
 
     @Test func whileTheListLoadsThePageSaysSoAndHasNoRows() {
-        let html = FirstScreen(rows: [], count: nil, basePath: "").listHTML
+        let html = FirstScreen(rows: [], count: nil, basePath: "", staticBase: "").listHTML
         #expect(html.contains(#"role="status">Loading photo list…</div>"#) && html.contains(#"aria-busy="true""#))
         #expect(!html.contains(#"class="row""#))
-        #expect(FirstScreen(rows: [], count: 0, basePath: "").listHTML.contains("The photo list is empty."))
+        #expect(FirstScreen(rows: [], count: 0, basePath: "", staticBase: "").listHTML.contains("The photo list is empty."))
     }
 }

@@ -368,6 +368,34 @@ def test_failed_photo_shows_reason(server, driver):
     assert seen[0] == "new", seen
 
 
+def test_first_screen_paints_before_the_scripts_run(server, driver):
+    """The server renders the first screen with its images: with every script of the page blocked,
+    the rows of `?row=` show their sepia thumbnails, and a failed photo its failed image and reason."""
+    failed = find_failed_row(server)
+    first = max(0, failed["index"] - 3)
+    page = Page(driver, server).open(f"/?row={first + 1}")
+    page.wait_filtered(first, first + 5, allow_failed=True)  # the server has them all done
+    driver.execute_cdp_cmd("Network.enable", {})
+    driver.execute_cdp_cmd("Network.setBlockedURLs", {"urls": ["*.js"]})
+    try:
+        driver.get(server.base_url + f"/?row={first + 1}")
+        wait_for(driver, lambda d: d.execute_script("return document.readyState === 'complete'"), 30,
+                 "the page without its scripts never finished loading")
+        assert driver.execute_script("return window.classicPhotos === undefined"), "the scripts ran"
+        rows = {r["index"]: r for r in Page(driver, server).rows(first, first + 5)}
+    finally:
+        driver.execute_cdp_cmd("Network.setBlockedURLs", {"urls": []})
+    photos = server.photos()
+    for index, row in rows.items():
+        assert not row.get("missing") and row["state"] == photos[index]["state"], (row, photos[index])
+        assert row["complete"] and row["naturalWidth"] > 0, row
+        if row["state"] == "failed":
+            assert "failed.svg" in row["src"] and row["reason"] == photos[index]["reason"], row
+        else:
+            assert row["src"].endswith(f"/photos/{index}/thumbnail"), row
+    assert rows[failed["index"]]["state"] == "failed", rows
+
+
 # ---------------------------------------------------------------------------------------------- 6
 
 

@@ -23,14 +23,16 @@ struct FirstScreen {
     /// Photos in the list; nil while the list is still loading (the page then says so).
     let count: Int?
     let basePath: String
+    /// Where the page's static files are (`…/static/v/HASH`): a failed row shows `failed.svg` from there.
+    let staticBase: String
 
-    init(rows: [Row], count: Int?, basePath: String) {
-        (self.rows, self.count, self.basePath) = (rows, count, basePath)
+    init(rows: [Row], count: Int?, basePath: String, staticBase: String) {
+        (self.rows, self.count, self.basePath, self.staticBase) = (rows, count, basePath, staticBase)
     }
 
     /// The first screen of `pipeline`'s list from `row` (1-based, the page's `?row=`), or the top.
-    init(pipeline: PhotoPipeline?, row: String?, basePath: String) {
-        self.basePath = basePath
+    init(pipeline: PhotoPipeline?, row: String?, basePath: String, staticBase: String) {
+        (self.basePath, self.staticBase) = (basePath, staticBase)
         guard let pipeline else {
             (rows, count) = ([], nil)
             return
@@ -78,15 +80,25 @@ struct FirstScreen {
     private func html(of row: Row) -> String {
         let name = Self.escaped(row.name)
         let status = Self.statusText(row.state)
-        var reason = ""
-        if case .failed(let text, _) = row.state { reason = text }
+        var (reason, detail) = ("", "")
+        if case .failed(let text, let more) = row.state { (reason, detail) = (text, more.isEmpty ? text : more) }
         let label = Self.escaped(row.name + ", " + status + (reason.isEmpty ? "" : ": " + reason) + Self.action(row.state))
-        let image = row.state == .filtered
-            ? #"<img class="thumb" data-role="thumb" alt="Sepia thumbnail of \#(name)" decoding="async" draggable="false" src="\#(thumbnail(of: row.index))">"#
-            : #"<img class="thumb" data-role="thumb" alt="" decoding="async" draggable="false">"#
+        // The image `images.js` would give the row: a failed row's is there at once too, so every
+        // row of the first screen paints without waiting for the scripts.
+        let image: String
+        switch row.state {
+        case .filtered:
+            image = #"<img class="thumb" data-role="thumb" alt="Sepia thumbnail of \#(name)" decoding="async" draggable="false" src="\#(thumbnail(of: row.index))">"#
+        case .failed:
+            image = #"<img class="thumb" data-role="thumb" alt="\#(name) failed to load" decoding="async" draggable="false" src="\#(staticBase)/failed.svg">"#
+        default:
+            image = #"<img class="thumb" data-role="thumb" alt="" decoding="async" draggable="false">"#
+        }
+        // The technical detail behind a failed row's reason, on hover (as `rows.js` sets it).
+        let title = detail.isEmpty ? "" : " title=\"\(Self.escaped(detail))\""
         return #"<div class="row" role="option" aria-selected="false" data-index="\#(row.index)" id="row-\#(row.index)" aria-posinset="\#(row.index + 1)" aria-setsize="\#(count ?? 0)" style="transform: translateY(\#(row.index * Self.rowHeight)px)" data-state="\#(row.state.name)" aria-label="\#(label)">"#
             + #"<div class="thumb-box">\#(image)<span class="spinner" aria-hidden="true"></span><span class="progress" data-role="progress" aria-hidden="true"><span class="bar" data-role="bar"></span></span></div>"#
-            + #"<div class="meta"><span class="name" data-role="name">\#(name)</span><span class="status" data-role="status">\#(Self.escaped(status))</span><span class="reason" data-role="reason">\#(Self.escaped(reason))</span><span class="retry" data-action="retry" data-role="retry" aria-hidden="true"\#(reason.isEmpty ? " hidden" : "")>Try again</span></div>"#
+            + #"<div class="meta"><span class="name" data-role="name">\#(name)</span><span class="status" data-role="status">\#(Self.escaped(status))</span><span class="reason" data-role="reason"\#(title)>\#(Self.escaped(reason))</span><span class="retry" data-action="retry" data-role="retry" aria-hidden="true"\#(reason.isEmpty ? " hidden" : "")>Try again</span></div>"#
             + #"<span class="num" data-role="num" aria-hidden="true">#\#(row.index + 1)</span></div>"#
     }
 
