@@ -168,3 +168,5 @@ window.classicPhotos = Object.freeze({
 });
 
 stream.connect();
+// The panel's cards wait for this frame (index.mustache's data-later), so the first one lays out the list alone.
+requestAnimationFrame(() => $('panel').removeAttribute('data-later'));
