@@ -12,7 +12,9 @@ Figure: time from navigation start to every thumbnail on the first screen loaded
 failed counts once its failed image has loaded, or, in the plain list, once its <img> has errored),
 median and p90, with the browser's HTTP cache warm (a returning visitor: static files cached, the
 thumbnails revalidated) and disabled (a first visit); and the long tasks (> 50 ms) seen during each
-load. Figures are printed, not judged.
+load. Then, with the cache warm, each page is scrolled `--scrolls` times from the top by a script, a
+position each frame (a flick of 200 px a frame, then reading at 40 px a frame, 60 frames each), and
+the long tasks of the scrolling are counted. Figures are printed, not judged.
 """
 from __future__ import annotations
 
@@ -34,9 +36,12 @@ PROBE = """
     // Runs before the page's own scripts: records when every first-screen thumbnail has loaded.
     // It looks just after each frame (a timeout from requestAnimationFrame), when the layout is
     // clean, so that looking costs the page no layout of its own.
-    window.__bench = { done: null, longTasks: [] };
+    window.__bench = { done: null, longTasks: [], longTaskEntries: [] };
     new PerformanceObserver((list) => {
-        for (const e of list.getEntries()) window.__bench.longTasks.push(Math.round(e.duration));
+        for (const e of list.getEntries()) {
+            window.__bench.longTasks.push(Math.round(e.duration));
+            window.__bench.longTaskEntries.push([e.startTime, Math.round(e.duration)]);
+        }
     }).observe({ type: 'longtask', buffered: true });
     const settled = (img) => img.complete && (img.naturalWidth > 0 || img.dataset.failed === '1');
     const check = () => {
@@ -126,9 +131,36 @@ def load(driver, url: str, timeout: float = 60) -> tuple[float, list[int]]:
     raise SystemExit(f"{url}: the first screen never finished loading")
 
 
+SCROLL = """
+    // Scrolls the page's list (or the plain page) a position each frame: a flick, then reading.
+    // Long tasks are counted from the first scroll on.
+    const done = arguments[arguments.length - 1];
+    const list = document.getElementById('list') || document.scrollingElement;
+    const from = performance.now();
+    const steps = [...Array(60).fill(200), ...Array(60).fill(40)];
+    let i = 0;
+    const step = () => {
+        if (i === steps.length) {
+            const tasks = window.__bench.longTaskEntries.filter((t) => t[0] >= from).map((t) => t[1]);
+            return done(tasks);
+        }
+        list.scrollTop += steps[i++];
+        requestAnimationFrame(step);
+    };
+    requestAnimationFrame(step);
+"""
+
+
+def scroll(driver, url: str) -> list[int]:
+    """Loads `url`, waits for its first screen, scrolls it (SCROLL) and returns the long tasks (ms) of the scrolling."""
+    load(driver, url)
+    return driver.execute_async_script(SCROLL)
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--rounds", type=int, default=15, help="loads of each page per cache mode (default 15)")
+    parser.add_argument("--scrolls", type=int, default=10, help="scrolls of each page, cache warm (default 10)")
     parser.add_argument("--photos", type=int, default=300, help="photos in the list (default 300)")
     parser.add_argument("--size", default="1280x800", help="viewport, WIDTHxHEIGHT (default 1280x800)")
     parser.add_argument("--binary", type=Path, help="the server (default: the release build of scripts/bench.sh)")
@@ -165,6 +197,12 @@ def main() -> None:
                                 times[name].append(took)
                                 tasks[name].extend(long_tasks)
                     results[mode] = (times, tasks)
+                driver.execute_cdp_cmd("Network.setCacheDisabled", {"cacheDisabled": False})
+                driver.set_script_timeout(60)
+                scrolling = {name: [] for name in pages}
+                for _ in range(args.scrolls):
+                    for name, url in pages.items():
+                        scrolling[name].append(scroll(driver, url))
         finally:
             driver.quit()
             shutil.rmtree(folder, ignore_errors=True)
@@ -179,6 +217,11 @@ def main() -> None:
         ratio = statistics.median(times["page"]) / statistics.median(times["plain"])
         rows.append([f"{mode} cache", "page / plain", f"{ratio:.2f}x", "", ""])
     log(table(["browser", "list", "first screen p50", "p90", "long tasks > 50 ms: count / max"], rows))
+    rows = []
+    for name in ("page", "plain"):
+        over = [d for run in scrolling[name] for d in run if d > 50]
+        rows.append([name, len(scrolling[name]), f"{len(over)} / {max(over, default=0)} ms"])
+    log(table(["scrolled (flick, then reading)", "runs", "long tasks > 50 ms: count / max"], rows))
 
 
 if __name__ == "__main__":
