@@ -174,6 +174,8 @@ let package = Package(
                 "PhotoWeb", "PhotoPipeline", "SampleOrigin", "HTTPTransfer", "TestOrigin",
                 .product(name: "HummingbirdTesting", package: "hummingbird"),
                 .product(name: "HTTPTypes", package: "swift-http-types"),
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "Logging", package: "swift-log"),
             ],
             swiftSettings: swiftSettings
         ),

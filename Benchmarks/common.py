@@ -117,6 +117,11 @@ def machine() -> str:
 
 # ---------------------------------------------------------------------------------------- server
 
+# A benchmark's load client is one address: the per-client connection limit (64 by default) would
+# refuse it. An environment variable, so that an older build that does not know the limit still starts.
+LOAD_CLIENT_ENV = {"CLASSIC_PHOTOS_CONNECTIONS_PER_CLIENT": "1000000"}
+
+
 @dataclass
 class Server:
     """A `classic-photos serve` on a free loopback port, stopped on exit."""
@@ -144,7 +149,7 @@ class Server:
         self.log_path = log_file.name
         # stdout goes to the log too: the server's URL line is block-buffered on a pipe.
         self.process = subprocess.Popen(command, stdout=log_file, stderr=log_file, cwd=ROOT,
-                                        env={**os.environ, **(self.env or {})})
+                                        env={**os.environ, **LOAD_CLIENT_ENV, **(self.env or {})})
         self.wait_ready()
         return self
 

@@ -72,6 +72,8 @@ extension ServeCommand {
         configuration.maxRequestBodyBytes = try settings.int("max-body-bytes", maxBodyBytes, in: 1_024...104_857_600) ?? configuration.maxRequestBodyBytes
         if let seconds = try settings.int("idle-timeout", idleTimeout, in: 1...3_600) { configuration.idleTimeout = .seconds(seconds) }
         configuration.maxConnections = try settings.int("max-connections", maxConnections, in: 1...10_000_000)
+        configuration.connectionsPerClient = try settings.int("connections-per-client", connectionsPerClient, in: 1...10_000_000)
+            ?? configuration.connectionsPerClient
         configuration.viewersPerMinute = try settings.int("viewers-per-minute", viewersPerMinute, in: 1...1_000_000) ?? configuration.viewersPerMinute
         if let seconds = try settings.int("viewer-connect-timeout", viewerConnectTimeout, in: 1...3_600) {
             configuration.viewerConnectTimeout = .seconds(seconds)

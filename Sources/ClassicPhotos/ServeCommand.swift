@@ -72,6 +72,8 @@ struct ServeCommand: AsyncParsableCommand {
     var idleTimeout: Int?
     @Option(help: "Open connections at most; accepting pauses past it. [env: CLASSIC_PHOTOS_MAX_CONNECTIONS] (default: the open-files limit - 256)")
     var maxConnections: Int?
+    @Option(help: "Open connections per client address; more are answered 429 and closed. [env: CLASSIC_PHOTOS_CONNECTIONS_PER_CLIENT] (default: 64)")
+    var connectionsPerClient: Int?
     @Option(help: "New viewers per client address per minute; more get 429. [env: CLASSIC_PHOTOS_VIEWERS_PER_MINUTE] (default: 60)")
     var viewersPerMinute: Int?
     @Option(help: "Seconds a new viewer has to open its event stream before it is forgotten. [env: CLASSIC_PHOTOS_VIEWER_CONNECT_TIMEOUT] (default: 10)")

@@ -27,6 +27,14 @@ struct ServeConfigurationTests {
         #expect(throws: SettingError.self) { try configuration(["--max-labs", "65"]) }
     }
 
+    @Test func connectionsPerClientComesFromItsFlagOrItsVariable() throws {
+        #expect(try configuration([]).connectionsPerClient == 64)
+        #expect(try configuration([], environment: ["CLASSIC_PHOTOS_CONNECTIONS_PER_CLIENT": "8"]).connectionsPerClient == 8)
+        #expect(try configuration(["--connections-per-client", "200"], environment: ["CLASSIC_PHOTOS_CONNECTIONS_PER_CLIENT": "8"])
+            .connectionsPerClient == 200)
+        #expect(throws: SettingError.self) { try configuration(["--connections-per-client", "0"]) }
+    }
+
     @Test func flagsWinOverTheEnvironmentWhichWinsOverDefaults() throws {
         let environment = ["CLASSIC_PHOTOS_PORT": "9000", "CLASSIC_PHOTOS_STRATEGY": "visible", "CLASSIC_PHOTOS_DOWNLOADS": "7"]
         let configuration = try configuration(["--port", "9100"], environment: environment)

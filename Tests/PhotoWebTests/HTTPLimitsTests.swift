@@ -1,5 +1,7 @@
 import Foundation
 import HTTPTypes
+import Logging
+import NIOCore
 @testable import PhotoWeb
 import Testing
 
@@ -203,4 +205,78 @@ func gunzip(_ data: Data) throws -> Data {
     let result = output.fileHandleForReading.readDataToEndOfFile()
     process.waitUntilExit()
     return result
+}
+
+/// `--connections-per-client`: one address holds at most so many connections; past them it is
+/// answered 429 and closed, and a place frees when one of its connections closes.
+@Suite("Connections per client", .serialized)
+struct ConnectionsPerClientTests {
+    private static let healthz = "GET /healthz HTTP/1.1\r\nHost: x\r\n\r\n"
+
+    /// Opens `count` keep-alive connections, each answered once (so the server has counted it).
+    private func held(_ count: Int, port: UInt16) async throws -> [RawConnection] {
+        var connections: [RawConnection] = []
+        for _ in 0..<count {
+            let connection = try RawConnection(port: port)
+            connection.send(Self.healthz)
+            #expect(await connection.readHead().hasPrefix("HTTP/1.1 200"))
+            connections.append(connection)
+        }
+        return connections
+    }
+
+    @Test func pastTheLimitANewConnectionIsAnswered429UntilOneOfTheOthersCloses() async throws {
+        try await WebHarness.with(configure: { $0.connectionsPerClient = 3 }) { harness in
+            let connections = harness.application.connections
+            var open = try await held(3, port: harness.application.port)
+            #expect(connections.openConnections(from: "127.0.0.1") == 3)
+
+            let fourth = try RawConnection(port: harness.application.port)
+            fourth.send(Self.healthz)
+            let answer = await fourth.readUntilClosed()
+            #expect(answer.text.hasPrefix("HTTP/1.1 429"))
+            #expect(answer.text.contains(#"{"error":"too many connections from your address: at most 3 at once"#))
+            #expect(answer.text.lowercased().contains("retry-after: 1"))
+            #expect(answer.closed)
+            #expect(connections.refused == 1)
+            #expect(connections.openConnections(from: "127.0.0.1") == 3)
+
+            // One closes: its place is given back when the server sees the close.
+            open.removeLast()
+            for _ in 0..<500 where connections.openConnections(from: "127.0.0.1") > 2 {
+                try await Task.sleep(for: .milliseconds(10))
+            }
+            #expect(connections.openConnections(from: "127.0.0.1") == 2)
+            #expect(try await harness.request(.GET, "/healthz").status == 200)
+            #expect(open.count == 2)
+        }
+    }
+
+    @Test func aTrustedProxysConnectionsAreNotCounted() async throws {
+        try await WebHarness.with(configure: {
+            $0.connectionsPerClient = 1
+            $0.trustedProxies = ["127.0.0.0/8"]
+        }) { harness in
+            let open = try await held(3, port: harness.application.port)
+            #expect(harness.application.connections.openConnections(from: "127.0.0.1") == 0)
+            #expect(harness.application.connections.refused == 0)
+            #expect(open.count == 3)
+        }
+    }
+
+    @Test func addressesAreCountedApartAndAMappedIPv4AddressIsItsIPv4Self() throws {
+        let connections = ConnectionsPerClient(limit: 2, trusted: try .init(["10.9.0.0/16"]), logger: .init(label: "test"))
+        let a = try SocketAddress(ipAddress: "192.0.2.1", port: 1000)
+        let mapped = try SocketAddress(ipAddress: "::ffff:192.0.2.1", port: 1001)
+        let b = try SocketAddress(ipAddress: "2001:db8::1", port: 1002)
+        #expect(connections.admit(a) == .counted(address: "192.0.2.1"))
+        #expect(connections.admit(mapped) == .counted(address: "192.0.2.1"))
+        #expect(connections.admit(a) == .refused(address: "192.0.2.1"))
+        #expect(connections.admit(b) == .counted(address: "2001:db8::1"))
+        #expect(connections.admit(try SocketAddress(ipAddress: "10.9.3.4", port: 1)) == .uncounted)
+        connections.release("192.0.2.1")
+        #expect(connections.openConnections(from: "192.0.2.1") == 1)
+        #expect(connections.admit(mapped) == .counted(address: "192.0.2.1"))
+        #expect(connections.refused == 1)
+    }
 }

@@ -193,7 +193,8 @@ class Instance:
         self.process = subprocess.Popen(
             [str(BINARY), "serve", "--port", str(self.port), "--source", source, "--database-url", database_url,
              "--instance-name", name, "--cache-dir", str(workdir / f"cache-{name}"), "--strategy", "visible",
-             "--downloads", "4", "--filters", "2", "--viewers-per-minute", "10000", *(extra or [])],
+             "--downloads", "4", "--filters", "2", "--viewers-per-minute", "10000",
+             "--connections-per-client", "10000", *(extra or [])],
             stdout=subprocess.PIPE, stderr=self.log, cwd=REPO)
         end = time.monotonic() + DEADLINE
         read_address_line(self.process, lambda: max(0.1, end - time.monotonic()), self.describe, self.log)

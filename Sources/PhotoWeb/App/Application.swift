@@ -23,19 +23,22 @@ public final class Application: Sendable {
     public let maxConnections: Int
 
     let context: AppContext
+    /// Open connections per client address, and the refusals past `--connections-per-client`.
+    let connections: ConnectionsPerClient
     private let server: RunningServer
     private let loading: Task<SampleOrigin?, Never>
     private let background: Task<Void, Never>
     private let stopping = Mutex(false)
 
     private init(
-        configuration: ServerConfiguration, port: UInt16, maxConnections: Int, context: AppContext, server: RunningServer,
-        loading: Task<SampleOrigin?, Never>, background: Task<Void, Never>
+        configuration: ServerConfiguration, port: UInt16, maxConnections: Int, context: AppContext,
+        connections: ConnectionsPerClient, server: RunningServer, loading: Task<SampleOrigin?, Never>, background: Task<Void, Never>
     ) {
         self.configuration = configuration
         self.port = port
         self.maxConnections = maxConnections
         self.context = context
+        self.connections = connections
         self.server = server
         self.loading = loading
         self.background = background
@@ -90,7 +93,8 @@ public final class Application: Sendable {
         let maxConnections = configuration.effectiveMaxConnections(openFilesLimit: openFiles)
         let limits = GuardedHTTP1Channel.Limits(
             maxHeaderBytes: configuration.maxHeaderBytes, maxURLLength: configuration.maxURLLength,
-            idleTimeout: TimeAmount(configuration.idleTimeout))
+            idleTimeout: TimeAmount(configuration.idleTimeout),
+            connections: ConnectionsPerClient(limit: configuration.connectionsPerClient, trusted: trustedProxies, logger: logger))
         let router: Router<PhotoRequestContext>
         do {
             router = try Routes.router(context: context)
@@ -138,7 +142,7 @@ public final class Application: Sendable {
         }
         return Application(
             configuration: configuration, port: UInt16(port), maxConnections: maxConnections, context: context,
-            server: server, loading: loading, background: background)
+            connections: limits.connections, server: server, loading: loading, background: background)
     }
 
     /// Hummingbird's own logging, one level quieter than ours (it logs every connection at debug).

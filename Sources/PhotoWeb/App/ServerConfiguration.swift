@@ -50,6 +50,9 @@ public struct ServerConfiguration: Sendable {
     /// Open connections at most; past it accepting pauses until one closes. Default: derived from
     /// the open-files limit at start (see `effectiveMaxConnections`).
     public var maxConnections: Int?
+    /// Open connections per client address (a trusted proxy's are not counted); past it a new
+    /// connection is answered 429 and closed. A browser opens six at most. Default 64.
+    public var connectionsPerClient = 64
     /// New viewers per client address per minute; more get 429 with `Retry-After`. Default 60.
     public var viewersPerMinute = 60
     /// Peers whose `X-Forwarded-For` is believed (addresses or CIDR prefixes, e.g. the compose

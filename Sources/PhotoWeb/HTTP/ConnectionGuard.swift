@@ -14,7 +14,8 @@ import HTTPTypes
 /// - a connection that does not deliver a complete request within `idleTimeout` is closed,
 ///   however slowly it drips bytes (slowloris); a response being written does not count, so an
 ///   open event stream is never idle;
-/// - a `Transfer-Encoding` other than `chunked` is answered 501 (nothing after it is read).
+/// - a `Transfer-Encoding` other than `chunked` is answered 501 (nothing after it is read);
+/// - a connection past its client's `--connections-per-client` is answered 429 and closed.
 struct GuardedHTTP1Channel: ServerChildChannel, HTTPChannelHandler {
     typealias Value = HTTP1Channel.Value
 
@@ -22,6 +23,7 @@ struct GuardedHTTP1Channel: ServerChildChannel, HTTPChannelHandler {
         var maxHeaderBytes: Int
         var maxURLLength: Int
         var idleTimeout: TimeAmount
+        var connections: ConnectionsPerClient
     }
 
     let inner: HTTP1Channel
@@ -48,6 +50,21 @@ struct GuardedHTTP1Channel: ServerChildChannel, HTTPChannelHandler {
 
     func setup(channel: any Channel, logger: Logger) -> EventLoopFuture<Value> {
         let progress = RequestProgress()
+        let admission = limits.connections.admit(channel.remoteAddress)
+        switch admission {
+        case .counted(let address):
+            let connections = limits.connections
+            channel.closeFuture.whenComplete { _ in connections.release(address) }
+        case .uncounted:
+            break
+        case .refused:
+            do {
+                try channel.pipeline.syncOperations.addHandler(
+                    TooManyConnectionsResponder(limit: limits.connections.limit, wait: .seconds(2)), position: .first)
+            } catch {
+                return channel.eventLoop.makeFailedFuture(error)
+            }
+        }
         do {
             // A client that stops reading holds at most this much of ours in NIO's buffers
             // (the default is 64 KiB; an event stream behind it is cut off by its outbox).
