@@ -30,6 +30,8 @@ struct WebHarness {
         configuration.tick = .milliseconds(50)
         // Tests make viewers far faster than a person; the limit has tests of its own.
         configuration.viewersPerMinute = 1_000_000
+        // Every test client is 127.0.0.1 too (a suite opens a thousand streams); tests of the limit set their own.
+        configuration.connectionsPerClient = 1_000_000
         configure(&configuration)
         let application = try await Application.start(configuration)
         await application.waitUntilLoaded()
