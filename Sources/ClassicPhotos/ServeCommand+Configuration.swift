@@ -71,6 +71,7 @@ extension ServeCommand {
         configuration.maxURLLength = try settings.int("max-url-length", maxUrlLength, in: 256...1_048_576) ?? configuration.maxURLLength
         configuration.maxRequestBodyBytes = try settings.int("max-body-bytes", maxBodyBytes, in: 1_024...104_857_600) ?? configuration.maxRequestBodyBytes
         if let seconds = try settings.int("idle-timeout", idleTimeout, in: 1...3_600) { configuration.idleTimeout = .seconds(seconds) }
+        if let seconds = try settings.int("send-timeout", sendTimeout, in: 1...3_600) { configuration.sendTimeout = .seconds(seconds) }
         configuration.maxConnections = try settings.int("max-connections", maxConnections, in: 1...10_000_000)
         configuration.connectionsPerClient = try settings.int("connections-per-client", connectionsPerClient, in: 1...10_000_000)
             ?? configuration.connectionsPerClient

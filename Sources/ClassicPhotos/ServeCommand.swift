@@ -70,6 +70,8 @@ struct ServeCommand: AsyncParsableCommand {
     var maxBodyBytes: Int?
     @Option(help: "Seconds a connection may take to send a complete request before it is closed. [env: CLASSIC_PHOTOS_IDLE_TIMEOUT] (default: 30)")
     var idleTimeout: Int?
+    @Option(help: "Seconds a connection may go without its reader taking any of a response before it is closed. [env: CLASSIC_PHOTOS_SEND_TIMEOUT] (default: 60)")
+    var sendTimeout: Int?
     @Option(help: "Open connections at most; accepting pauses past it. [env: CLASSIC_PHOTOS_MAX_CONNECTIONS] (default: the open-files limit - 256)")
     var maxConnections: Int?
     @Option(help: "Open connections per client address; more are answered 429 and closed. [env: CLASSIC_PHOTOS_CONNECTIONS_PER_CLIENT] (default: 64)")

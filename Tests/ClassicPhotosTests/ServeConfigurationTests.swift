@@ -35,6 +35,13 @@ struct ServeConfigurationTests {
         #expect(throws: SettingError.self) { try configuration(["--connections-per-client", "0"]) }
     }
 
+    @Test func sendTimeoutComesFromItsFlagOrItsVariable() throws {
+        #expect(try configuration([]).sendTimeout == .seconds(60))
+        #expect(try configuration([], environment: ["CLASSIC_PHOTOS_SEND_TIMEOUT": "5"]).sendTimeout == .seconds(5))
+        #expect(try configuration(["--send-timeout", "9"]).sendTimeout == .seconds(9))
+        #expect(throws: SettingError.self) { try configuration(["--send-timeout", "0"]) }
+    }
+
     @Test func flagsWinOverTheEnvironmentWhichWinsOverDefaults() throws {
         let environment = ["CLASSIC_PHOTOS_PORT": "9000", "CLASSIC_PHOTOS_STRATEGY": "visible", "CLASSIC_PHOTOS_DOWNLOADS": "7"]
         let configuration = try configuration(["--port", "9100"], environment: environment)

@@ -2,6 +2,7 @@ import Foundation
 import HTTPTypes
 import Logging
 import NIOCore
+import NIOEmbedded
 @testable import PhotoWeb
 import Testing
 
@@ -278,5 +279,44 @@ struct ConnectionsPerClientTests {
         #expect(connections.openConnections(from: "192.0.2.1") == 1)
         #expect(connections.admit(mapped) == .counted(address: "192.0.2.1"))
         #expect(connections.refused == 1)
+    }
+}
+
+/// The send deadline (`--send-timeout`) on a channel whose writability the test sets: the kernel
+/// buffers of a loopback connection take a whole sample photo, so a real reader cannot be made to
+/// stall on one.
+@Suite("Send timeout")
+struct SendTimeoutTests {
+    private func channel(sendTimeout: TimeAmount) throws -> (EmbeddedChannel, EmbeddedEventLoop) {
+        let loop = EmbeddedEventLoop()
+        let channel = EmbeddedChannel(
+            handler: RequestDeadlineGuard(idleTimeout: .hours(1), sendTimeout: sendTimeout, progress: RequestProgress()),
+            loop: loop)
+        try channel.connect(to: SocketAddress(ipAddress: "127.0.0.1", port: 1)).wait()
+        return (channel, loop)
+    }
+
+    @Test func aConnectionUnwritableForTheSendTimeoutIsClosed() throws {
+        let (channel, loop) = try channel(sendTimeout: .seconds(60))
+        channel.isWritable = false
+        channel.pipeline.fireChannelWritabilityChanged()
+        loop.advanceTime(by: .seconds(59))
+        #expect(channel.isActive, "closed before the send timeout")
+        loop.advanceTime(by: .seconds(1))
+        #expect(!channel.isActive, "a reader that took nothing for 60 s kept its connection")
+    }
+
+    @Test func aReaderThatTakesItsBytesInTimeKeepsItsConnection() throws {
+        let (channel, loop) = try channel(sendTimeout: .seconds(60))
+        for _ in 0..<5 {
+            channel.isWritable = false
+            channel.pipeline.fireChannelWritabilityChanged()
+            loop.advanceTime(by: .seconds(50))
+            channel.isWritable = true
+            channel.pipeline.fireChannelWritabilityChanged()
+        }
+        loop.advanceTime(by: .seconds(120))
+        #expect(channel.isActive, "a reader that drained the buffers every 50 s was cut off")
+        _ = try channel.finish()
     }
 }

@@ -93,7 +93,7 @@ public final class Application: Sendable {
         let maxConnections = configuration.effectiveMaxConnections(openFilesLimit: openFiles)
         let limits = GuardedHTTP1Channel.Limits(
             maxHeaderBytes: configuration.maxHeaderBytes, maxURLLength: configuration.maxURLLength,
-            idleTimeout: TimeAmount(configuration.idleTimeout),
+            idleTimeout: TimeAmount(configuration.idleTimeout), sendTimeout: TimeAmount(configuration.sendTimeout),
             connections: ConnectionsPerClient(limit: configuration.connectionsPerClient, trusted: trustedProxies, logger: logger))
         let router: Router<PhotoRequestContext>
         do {

@@ -47,6 +47,8 @@ public struct ServerConfiguration: Sendable {
     /// A connection that does not send a complete request within this is closed, however slowly
     /// it drips bytes; a response being written (an event stream) does not count. Default 30 s.
     public var idleTimeout: Duration = .seconds(30)
+    /// A connection whose reader takes nothing of a response for this long is closed. Default 60 s.
+    public var sendTimeout: Duration = .seconds(60)
     /// Open connections at most; past it accepting pauses until one closes. Default: derived from
     /// the open-files limit at start (see `effectiveMaxConnections`).
     public var maxConnections: Int?

@@ -15,7 +15,9 @@ import HTTPTypes
 ///   however slowly it drips bytes (slowloris); a response being written does not count, so an
 ///   open event stream is never idle;
 /// - a `Transfer-Encoding` other than `chunked` is answered 501 (nothing after it is read);
-/// - a connection past its client's `--connections-per-client` is answered 429 and closed.
+/// - a connection past its client's `--connections-per-client` is answered 429 and closed;
+/// - a connection whose reader takes nothing of a response for `sendTimeout` (the buffers stay full)
+///   is closed: a reader that stalls, or trickles a byte now and then, does not keep it for ever.
 struct GuardedHTTP1Channel: ServerChildChannel, HTTPChannelHandler {
     typealias Value = HTTP1Channel.Value
 
@@ -23,6 +25,7 @@ struct GuardedHTTP1Channel: ServerChildChannel, HTTPChannelHandler {
         var maxHeaderBytes: Int
         var maxURLLength: Int
         var idleTimeout: TimeAmount
+        var sendTimeout: TimeAmount
         var connections: ConnectionsPerClient
     }
 
@@ -77,7 +80,8 @@ struct GuardedHTTP1Channel: ServerChildChannel, HTTPChannelHandler {
         return inner.setup(channel: channel, logger: logger).flatMapThrowing { value in
             let decoder = try channel.pipeline.syncOperations.handler(type: HTTP1ToHTTPServerCodec.self)
             try channel.pipeline.syncOperations.addHandler(
-                RequestDeadlineGuard(idleTimeout: limits.idleTimeout, progress: progress), position: .after(decoder))
+                RequestDeadlineGuard(idleTimeout: limits.idleTimeout, sendTimeout: limits.sendTimeout, progress: progress),
+                position: .after(decoder))
             return value
         }
     }
@@ -141,8 +145,8 @@ final class RequestLineGuard: ChannelInboundHandler, RemovableChannelHandler {
     }
 }
 
-/// After the parser: the idle deadline, 431 for an oversized head, 501 for an unknown
-/// transfer coding.
+/// After the parser: the idle deadline, the send deadline, 431 for an oversized head, 501 for an
+/// unknown transfer coding.
 final class RequestDeadlineGuard: ChannelDuplexHandler, RemovableChannelHandler {
     typealias InboundIn = HTTPRequestPart
     typealias InboundOut = HTTPRequestPart
@@ -150,12 +154,16 @@ final class RequestDeadlineGuard: ChannelDuplexHandler, RemovableChannelHandler 
     typealias OutboundOut = HTTPResponsePart
 
     private let idleTimeout: TimeAmount
+    private let sendTimeout: TimeAmount
     private let progress: RequestProgress
     private var deadline: Scheduled<Void>?
+    /// Armed while the connection is not writable: our bytes wait for a reader that takes none.
+    private var stalled: Scheduled<Void>?
     private var refused = false
 
-    init(idleTimeout: TimeAmount, progress: RequestProgress) {
+    init(idleTimeout: TimeAmount, sendTimeout: TimeAmount, progress: RequestProgress) {
         self.idleTimeout = idleTimeout
+        self.sendTimeout = sendTimeout
         self.progress = progress
     }
 
@@ -171,12 +179,32 @@ final class RequestDeadlineGuard: ChannelDuplexHandler, RemovableChannelHandler 
     func handlerRemoved(context: ChannelHandlerContext) {
         deadline?.cancel()
         deadline = nil
+        stalled?.cancel()
+        stalled = nil
     }
 
     func channelInactive(context: ChannelHandlerContext) {
         deadline?.cancel()
         deadline = nil
+        stalled?.cancel()
+        stalled = nil
         context.fireChannelInactive()
+    }
+
+    /// Unwritable: NIO holds more of ours than the write buffer's high mark, because the reader takes
+    /// nothing; writable again once it has taken all but the low mark (a trickle of a byte a second
+    /// does not get there in time).
+    func channelWritabilityChanged(context: ChannelHandlerContext) {
+        if context.channel.isWritable {
+            stalled?.cancel()
+            stalled = nil
+        } else if stalled == nil {
+            let loopBound = NIOLoopBound(context, eventLoop: context.eventLoop)
+            stalled = context.eventLoop.scheduleTask(in: sendTimeout) {
+                loopBound.value.close(promise: nil)
+            }
+        }
+        context.fireChannelWritabilityChanged()
     }
 
     func channelRead(context: ChannelHandlerContext, data: NIOAny) {
