@@ -25,6 +25,9 @@ struct AppContext: Sendable {
     /// The other instances' PostgreSQL, when configured.
     var cluster: Cluster?
 
+    /// Where the page's static files are: `BASE/static/v/VERSION`, a prefix that changes with their content.
+    var staticBase: String { "\(configuration.basePath)/static/v/\(staticFiles.version)" }
+
     /// The events a new stream starts with: the list's status, every row, this viewer's queues
     /// and the totals (a lab lane's viewer: its own pipeline's).
     func snapshot(for session: ViewerSession) -> [EventOutbox.Payload] {

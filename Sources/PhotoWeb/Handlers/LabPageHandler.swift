@@ -20,7 +20,7 @@ struct LabPageHandler: Sendable {
             let values: [String: Any] = [
                 "title": "ClassicPhotos Lab",
                 "basePath": configuration.basePath,
-                "staticBase": "\(configuration.basePath)/static/v/\(context.staticFiles.version)",
+                "staticBase": context.staticBase,
                 "latencyMs": SimulatedNetwork(latency: configuration.sample.latency, bandwidth: 0).latencyMilliseconds,
                 "bandwidth": configuration.sample.bandwidth,
                 "maxLabs": configuration.maxLabs,

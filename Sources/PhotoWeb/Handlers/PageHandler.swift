@@ -13,20 +13,17 @@ struct PageHandler: Sendable {
     /// The rendered page, split where the preloads go and where the list goes; each part split where
     /// the viewer's id goes.
     private let parts: [[String]]
-    /// Where the page's static files are: `…/static/v/HASH`.
-    private let staticBase: String
 
     init(context: AppContext) throws(APIError) {
         self.context = context
         let marker = "viewer-id-0f3c9a"
         let slots = ["<!--preloads-0f3c9a-->", "<!--list-0f3c9a-->"]
         let configuration = context.configuration
-        staticBase = "\(configuration.basePath)/static/v/\(context.staticFiles.version)"
         let values: [String: Any] = [
             "viewer": marker,
             "title": "ClassicPhotos Live",
             "basePath": configuration.basePath,
-            "staticBase": staticBase,
+            "staticBase": context.staticBase,
             "strategy": configuration.strategy.name,
             "prefetch": configuration.strategy.prefetchMarginForDisplay,
             "rowHeight": FirstScreen.rowHeight,
@@ -50,7 +47,7 @@ struct PageHandler: Sendable {
 
     func handle(_ request: Request, context requestContext: PhotoRequestContext) async throws -> Response {
         // The rows as they stand before this load starts any of them, so a HEAD gets the GET's length.
-        let screen = FirstScreen(pipeline: context.library.pipeline, row: request.queryValue("row"), basePath: context.configuration.basePath, staticBase: staticBase)
+        let screen = FirstScreen(pipeline: context.library.pipeline, row: request.queryValue("row"), basePath: context.configuration.basePath, staticBase: context.staticBase)
         let viewer: String
         if request.method == .head {
             viewer = ViewerID.random().rawValue
