@@ -42,12 +42,17 @@ struct ClientAddress {
 
     /// The client of a request from `peer` with these `X-Forwarded-For` values.
     static func of(peer: SocketAddress?, forwardedFor: String?, trusted: TrustedProxies) -> String {
-        let peerAddress = peer?.ipAddress.map(unmapped) ?? "unknown"
+        let peerAddress = address(of: peer)
         guard !trusted.isEmpty, trusted.contains(peerAddress), let forwardedFor else { return peerAddress }
         // The proxy appends the address it saw last; earlier entries are the client's own claims.
         let last = forwardedFor.split(separator: ",").last.map { $0.trimmingCharacters(in: .whitespaces) }
         guard let last, bytes(of: last) != nil else { return peerAddress }
         return last
+    }
+
+    /// The peer's IP address (an IPv4 client of an IPv6 socket as IPv4), or "unknown".
+    static func address(of peer: SocketAddress?) -> String {
+        peer?.ipAddress.map(unmapped) ?? "unknown"
     }
 
     /// `::ffff:1.2.3.4` (an IPv4 client of an IPv6 socket) as `1.2.3.4`.

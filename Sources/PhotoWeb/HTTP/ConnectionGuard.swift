@@ -133,15 +133,26 @@ final class RequestLineGuard: ChannelInboundHandler, RemovableChannelHandler {
             }
             if lineLength > maxLength {
                 refused = true
-                let body = #"{"error":"the request target is longer than \#(maxLength - 32) bytes"}"#
-                let text = "HTTP/1.1 414 URI Too Long\r\ncontent-type: application/json\r\ncontent-length: \(body.utf8.count)\r\nconnection: close\r\n\r\n\(body)"
-                context.writeAndFlush(wrapOutboundOut(context.channel.allocator.buffer(string: text))).whenComplete { _ in
-                    context.close(promise: nil)
-                }
+                RawAnswer.send(status: "414 URI Too Long", error: "the request target is longer than \(maxLength - 32) bytes", on: context)
                 return
             }
         }
         context.fireChannelRead(data)
+    }
+}
+
+/// A whole answer written as bytes, in front of the parser (which never sees the request), then
+/// the connection closed: `{"error": …}` as every other refusal.
+enum RawAnswer {
+    static func send(status: String, headers: String = "", error: String, on context: ChannelHandlerContext) {
+        let body = EventPayloads.json(EventPayloads.Failure(error: error))
+        let head = "HTTP/1.1 \(status)\r\ncontent-type: application/json\r\ncontent-length: \(body.count)\r\n\(headers)connection: close\r\n\r\n"
+        var buffer = context.channel.allocator.buffer(capacity: head.utf8.count + body.count)
+        buffer.writeString(head)
+        buffer.writeBytes(body)
+        context.writeAndFlush(NIOAny(buffer)).whenComplete { _ in
+            context.close(promise: nil)
+        }
     }
 }
 

@@ -34,7 +34,7 @@ final class ConnectionsPerClient: Sendable {
 
     /// Takes a place for a connection from `peer`.
     func admit(_ peer: SocketAddress?) -> Admission {
-        let address = peer?.ipAddress.map(ClientAddress.unmapped) ?? "unknown"
+        let address = ClientAddress.address(of: peer)
         if !trusted.isEmpty, trusted.contains(address) { return .uncounted }
         let admitted = open.withLockedValue { open in
             let count = open[address, default: 0]
@@ -98,10 +98,8 @@ final class TooManyConnectionsResponder: ChannelInboundHandler, RemovableChannel
         // Nothing reaches the parser: the request is not read, only answered.
         guard !answered else { return }
         answered = true
-        let body = #"{"error":"too many connections from your address: at most \#(limit) at once; close some and try again"}"#
-        let text = "HTTP/1.1 429 Too Many Requests\r\ncontent-type: application/json\r\ncontent-length: \(body.utf8.count)\r\nretry-after: 1\r\nconnection: close\r\n\r\n\(body)"
-        context.writeAndFlush(wrapOutboundOut(context.channel.allocator.buffer(string: text))).whenComplete { _ in
-            context.close(promise: nil)
-        }
+        RawAnswer.send(
+            status: "429 Too Many Requests", headers: "retry-after: 1\r\n",
+            error: "too many connections from your address: at most \(limit) at once; close some and try again", on: context)
     }
 }
