@@ -16,6 +16,20 @@ def names(origin) -> list[str]:
     return sorted(origin.photos)
 
 
+def held_on_a_and_awaited_on_b(a, b, origin, viewers, index: int):
+    """Row `index` shown on a, whose transfer the origin holds, then on b, which waits for a's work:
+    (the photo's name, the gate that lets the transfer go on, a's viewer, b's viewer)."""
+    name = names(origin)[index]
+    gate = origin.hold(name)
+    on_a = viewers(a)
+    on_a.show(index, index)
+    assert origin.started[name].wait(60)
+    on_b = viewers(b)
+    on_b.show(index, index)
+    wait_until(lambda: b.health().get("waitingFor", 0) >= 1, "b to wait for a's transfer")
+    return name, gate, on_a, on_b
+
+
 def test_one_get_per_photo_across_three_instances_and_the_same_bytes_everywhere(cluster, origin, viewers):
     rows = range(len(origin.photos))
     watching = [viewers(instance) for instance in cluster]
@@ -64,14 +78,7 @@ def test_a_viewer_on_c_sees_progress_and_filtered_in_order_for_work_on_a(cluster
 
 def test_killing_the_instance_mid_transfer_hands_the_photo_to_another(cluster, origin, viewers):
     a, b, _ = cluster
-    name = names(origin)[4]
-    origin.hold(name)
-    on_a = viewers(a)
-    on_a.show(4, 4)
-    assert origin.started[name].wait(60)
-    on_b = viewers(b)
-    on_b.show(4, 4)
-    wait_until(lambda: b.health().get("waitingFor", 0) >= 1, "b to wait for a's transfer")
+    name, _, _, on_b = held_on_a_and_awaited_on_b(a, b, origin, viewers, 4)
 
     a.kill()
     on_b.wait_for([4])
@@ -117,14 +124,7 @@ def test_restarting_postgres_mid_run_every_instance_recovers(cluster, origin, po
 
 def test_work_goes_on_when_one_viewer_scrolls_away_while_another_instance_wants_it(cluster, origin, viewers):
     a, b, _ = cluster
-    name = names(origin)[5]
-    gate = origin.hold(name)
-    on_a = viewers(a)
-    on_a.show(5, 5)
-    assert origin.started[name].wait(60)
-    on_b = viewers(b)
-    on_b.show(5, 5)
-    wait_until(lambda: b.health().get("waitingFor", 0) >= 1, "b to want a's work")
+    name, gate, on_a, on_b = held_on_a_and_awaited_on_b(a, b, origin, viewers, 5)
 
     on_a.show(9, 9)
     on_a.wait_for([9])
