@@ -36,11 +36,10 @@ PROBE = """
     // Runs before the page's own scripts: records when every first-screen thumbnail has loaded.
     // It looks just after each frame (a timeout from requestAnimationFrame), when the layout is
     // clean, so that looking costs the page no layout of its own.
-    window.__bench = { done: null, longTasks: [], longTaskEntries: [] };
+    window.__bench = { done: null, longTasks: [] };  // [start, duration] of each
     new PerformanceObserver((list) => {
         for (const e of list.getEntries()) {
-            window.__bench.longTasks.push(Math.round(e.duration));
-            window.__bench.longTaskEntries.push([e.startTime, Math.round(e.duration)]);
+            window.__bench.longTasks.push([e.startTime, Math.round(e.duration)]);
         }
     }).observe({ type: 'longtask', buffered: true });
     const settled = (img) => img.complete && (img.naturalWidth > 0 || img.dataset.failed === '1');
@@ -126,7 +125,7 @@ def load(driver, url: str, timeout: float = 60) -> tuple[float, list[int]]:
         bench = driver.execute_script("return window.__bench")
         if bench and bench["done"] is not None:
             time.sleep(0.3)  # long tasks right after the first screen belong to the load too
-            return bench["done"], driver.execute_script("return window.__bench.longTasks")
+            return bench["done"], driver.execute_script("return window.__bench.longTasks.map((t) => t[1])")
         time.sleep(0.02)
     raise SystemExit(f"{url}: the first screen never finished loading")
 
@@ -141,7 +140,7 @@ SCROLL = """
     let i = 0;
     const step = () => {
         if (i === steps.length) {
-            const tasks = window.__bench.longTaskEntries.filter((t) => t[0] >= from).map((t) => t[1]);
+            const tasks = window.__bench.longTasks.filter((t) => t[0] >= from).map((t) => t[1]);
             return done(tasks);
         }
         list.scrollTop += steps[i++];
