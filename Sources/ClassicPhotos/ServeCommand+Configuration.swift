@@ -76,6 +76,7 @@ extension ServeCommand {
         configuration.connectionsPerClient = try settings.int("connections-per-client", connectionsPerClient, in: 1...10_000_000)
             ?? configuration.connectionsPerClient
         configuration.viewersPerMinute = try settings.int("viewers-per-minute", viewersPerMinute, in: 1...1_000_000) ?? configuration.viewersPerMinute
+        configuration.retriesPerMinute = try settings.int("retries-per-minute", retriesPerMinute, in: 1...1_000_000) ?? configuration.retriesPerMinute
         if let seconds = try settings.int("viewer-connect-timeout", viewerConnectTimeout, in: 1...3_600) {
             configuration.viewerConnectTimeout = .seconds(seconds)
         }

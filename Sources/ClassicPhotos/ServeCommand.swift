@@ -78,6 +78,8 @@ struct ServeCommand: AsyncParsableCommand {
     var connectionsPerClient: Int?
     @Option(help: "New viewers per client address per minute; more get 429. [env: CLASSIC_PHOTOS_VIEWERS_PER_MINUTE] (default: 60)")
     var viewersPerMinute: Int?
+    @Option(help: "Retries of failed photos per client address per minute; more get 429. [env: CLASSIC_PHOTOS_RETRIES_PER_MINUTE] (default: 30)")
+    var retriesPerMinute: Int?
     @Option(help: "Seconds a new viewer has to open its event stream before it is forgotten. [env: CLASSIC_PHOTOS_VIEWER_CONNECT_TIMEOUT] (default: 10)")
     var viewerConnectTimeout: Int?
     @Option(help: "Proxies whose X-Forwarded-For names the client: addresses or CIDR prefixes, comma-separated. [env: CLASSIC_PHOTOS_TRUSTED_PROXY] (default: none)")

@@ -49,8 +49,22 @@ extension PhotoPipeline {
     }
 
     /// The full-size sepia image of photo `index`, made from its downloaded original on the
-    /// filtration queue (so it counts against the CPU bound) and cached.
+    /// filtration queue (so it counts against the CPU bound) and cached. Requests for a photo whose
+    /// render is running share it: one render per photo at a time.
     public func fullSizeSepia(of index: Int) async throws(PipelineError) -> CachedImage {
+        if let cached = try? await loadImage(.sepia, of: index) { return cached }
+        do {
+            return try await fullSizeRenders.run(index) { [self] in try await renderFullSizeSepia(of: index) }
+        } catch let error as PipelineError {
+            throw error
+        } catch {
+            // The render throws only `PipelineError`; a cancelled wait would land here.
+            throw .notAvailable(index: index, variant: .sepia, state: records[index].state)
+        }
+    }
+
+    /// One render of the full-size sepia image (or the one a render that just ended left in the cache).
+    private func renderFullSizeSepia(of index: Int) async throws(PipelineError) -> CachedImage {
         if let cached = try? await loadImage(.sepia, of: index) { return cached }
         let original = try await loadImage(.original, of: index)
         let renderer = self.renderer

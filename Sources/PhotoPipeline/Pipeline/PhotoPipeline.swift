@@ -32,6 +32,8 @@ public final class PhotoPipeline: Sendable {
     let core: PipelineCore
     /// Each result's name in the results store, back to what it is (for results other instances keep).
     let resultKeys: [String: ImageCache.Key]
+    /// Full-size sepia renders running, by photo: one at a time per photo, however many ask.
+    let fullSizeRenders = SingleFlight<Int, CachedImage>()
 
     /// How events reach subscribers: in one process, straight to `events`.
     var transport: any EventTransporting { events }

@@ -79,7 +79,8 @@ public final class Application: Sendable {
             bounds: configuration.makeSharedBounds())
         var context = AppContext(
             configuration: configuration, library: library, viewers: viewers, labs: labs, templates: templates,
-            staticFiles: staticFiles, rateLimiter: ViewerRateLimiter(perMinute: configuration.viewersPerMinute),
+            staticFiles: staticFiles, rateLimiter: ClientRateLimiter(perMinute: configuration.viewersPerMinute),
+            retries: RetryLimits(perMinute: configuration.retriesPerMinute),
             trustedProxies: trustedProxies, metrics: ServerMetrics(), logger: logger)
         if let url = configuration.databaseURL {
             do {

@@ -57,6 +57,9 @@ public struct ServerConfiguration: Sendable {
     public var connectionsPerClient = 64
     /// New viewers per client address per minute; more get 429 with `Retry-After`. Default 60.
     public var viewersPerMinute = 60
+    /// Retries of failed photos per client address per minute; more get 429 with `Retry-After`
+    /// (each photo also waits between retries, 1 s doubling to 60 s). Default 30.
+    public var retriesPerMinute = 30
     /// Peers whose `X-Forwarded-For` is believed (addresses or CIDR prefixes, e.g. the compose
     /// edge's network). Default none: the client address is the peer's.
     public var trustedProxies: [String] = []
