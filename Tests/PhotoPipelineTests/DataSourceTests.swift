@@ -74,7 +74,8 @@ struct DataSourceTests {
     @Test func fetchesOverHTTPAndReportsAFailedFetch() async throws {
         let origin = try TestOrigin(routes: ["/photos.plist": .body(contentType: "application/xml", bytes: Array(plist.utf8))])
         let loop = TransferLoop(name: "data-source-test")
-        defer { loop.shutdown(); origin.stop() }
+        // Awaited off Swift concurrency's threads: a blocking `shutdown()` here would hold one of them.
+        defer { origin.stop(); Task.detached { await loop.shutdownAndWait() } }
 
         let entries = try await PhotoDataSource.load(from: origin.url("/photos.plist"), loop: loop)
         #expect(entries.map(\.name) == ["Big Ben", "Misnamed", "Tower Bridge"])

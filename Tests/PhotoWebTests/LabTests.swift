@@ -8,7 +8,9 @@ import Testing
 @Suite("The lab: POST/GET/DELETE /api/labs, lanes of their own, the cap and tear-down", .serialized)
 struct LabTests {
     @Test func aLabAnswers201WithEachLanesViewerAndTimesItsStops() async throws {
-        try await WebHarness.with { harness in
+        // The eager lane's viewer never opens its stream here: the lab must not end for that while a
+        // loaded machine takes its time (the idle rules have tests of their own).
+        try await WebHarness.with(configure: { $0.viewerConnectTimeout = .seconds(600); $0.labIdleTimeout = .seconds(600) }) { harness in
             // When a lab of three lanes is made
             let created = try await harness.post("/api/labs", json: """
                 {"lanes": [{"strategy": "eager"}, {"strategy": "prefetch", "prefetch": 2}, {"strategy": "browser"}],
