@@ -14,7 +14,7 @@ struct TransferErrorTests {
         defer { loop.shutdown() }
 
         // When
-        let error = await #expect(throws: TransferError.self) { try await loop.fetch(origin.url("/")) }
+        let error = await #expect(throws: TransferError.self) { try await loop.fetch(origin.url("/"), limits: .onLoopback) }
 
         // Then
         guard case .connectionFailed(let message) = error else {
@@ -35,7 +35,7 @@ struct TransferErrorTests {
         defer { loop.shutdown() }
 
         await #expect(throws: TransferError.truncated(received: 1000, expected: 5000)) {
-            try await loop.fetch(origin.url("/cut"))
+            try await loop.fetch(origin.url("/cut"), limits: .onLoopback)
         }
     }
 
