@@ -50,6 +50,12 @@ struct ServeCommand: AsyncParsableCommand {
     var connectTimeout: Int?
     @Option(help: "Seconds a download may stall before it fails. [env: CLASSIC_PHOTOS_STALL_TIMEOUT] (default: 15)")
     var stallTimeout: Int?
+    @Option(help: "Least average download speed, in bytes/s, judged once --stall-timeout has passed (0: no check). [env: CLASSIC_PHOTOS_MIN_DOWNLOAD_SPEED] (default: 500)")
+    var minDownloadSpeed: Int?
+    @Option(help: "Seconds a download (the data source's too) may take in all. [env: CLASSIC_PHOTOS_DOWNLOAD_TIMEOUT] (default: 600)")
+    var downloadTimeout: Int?
+    @Option(help: "Loopback, private or link-local origins downloads may reach: HOST, HOST:PORT, ADDRESS/BITS or [IPV6]:PORT, comma-separated; the sample origin, --photos-dir and a --source URL's own origin are always allowed. [env: CLASSIC_PHOTOS_ALLOW_SOURCE_HOST] (default: none, public addresses only)")
+    var allowSourceHost: String?
     @Option(help: "Largest image accepted, in megapixels. [env: CLASSIC_PHOTOS_MAX_MEGAPIXELS] (default: 50)")
     var maxMegapixels: Int?
     @Option(help: "Largest download accepted, in MB. [env: CLASSIC_PHOTOS_MAX_DOWNLOAD_MB] (default: 50)")

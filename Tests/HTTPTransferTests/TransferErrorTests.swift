@@ -14,7 +14,7 @@ struct TransferErrorTests {
         // When
         var error: TransferError?
         try await withLoop("test-refused") { (loop) async throws in
-            error = await #expect(throws: TransferError.self) { try await loop.fetch(origin.url("/")) }
+            error = await #expect(throws: TransferError.self) { try await loop.fetch(origin.url("/"), limits: .onLoopback) }
         }
 
         // Then
@@ -34,7 +34,7 @@ struct TransferErrorTests {
         defer { origin.stop() }
         try await withLoop("test-truncated") { (loop) async throws in
             await #expect(throws: TransferError.truncated(received: 1000, expected: 5000)) {
-                try await loop.fetch(origin.url("/cut"))
+                try await loop.fetch(origin.url("/cut"), limits: .onLoopback)
             }
         }
     }

@@ -1,4 +1,5 @@
 import Foundation
+import HTTPTransfer
 import PhotoCodecs
 import PhotoPipeline
 @testable import PhotoWeb
@@ -145,6 +146,8 @@ struct LabTests {
 
         try await WebHarness.with(configure: {
             $0.source = source
+            // The list's photos are on a loopback origin: named, as an operator would with --allow-source-host.
+            $0.pipeline.transferLimits.allowedSources = AllowedSources(entries: [AllowedSources.Entry(origin: origin.url("/"))!])
             $0.pipeline.maxConcurrentDownloads = 2
             // The labs' pages never open their streams: they must outlive the test, not end and free their slots.
             $0.labIdleTimeout = .seconds(3_600)

@@ -23,6 +23,21 @@ extension PhotoPipeline {
         return try keep(data, as: variant, of: index)
     }
 
+    /// Photo `index`'s original as downloaded, for serving: only once its thumbnail was made from
+    /// it (so the bytes decoded as the image format they claim), never whatever an origin sent.
+    public func decodedOriginal(of index: Int) async throws(PipelineError) -> CachedImage {
+        let state = try photoState(of: index)
+        guard state == .filtered else { throw .notAvailable(index: index, variant: .original, state: state) }
+        let image = try await loadImage(.original, of: index)
+        guard image.format != nil else { throw .notAvailable(index: index, variant: .original, state: state) }
+        return image
+    }
+
+    private func photoState(of index: Int) throws(PipelineError) -> PhotoState {
+        guard records.indices.contains(index) else { throw .noSuchPhoto(index: index, count: records.count) }
+        return core.lock.withLock { $0.photoState(of: index) }
+    }
+
     private func imageInMemory(_ variant: ImageVariant, of index: Int) throws(PipelineError) -> CachedImage? {
         guard records.indices.contains(index) else {
             throw .noSuchPhoto(index: index, count: records.count)

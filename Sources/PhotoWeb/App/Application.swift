@@ -185,6 +185,8 @@ public final class Application: Sendable {
             session.close()
         }
         background.cancel()
+        // A data source that drips holds the list's loading: its transfer is cancelled with it.
+        loading.cancel()
         context.labs.endAll()
         context.library.pipeline?.shutdown()
         context.cluster?.stop()
@@ -211,7 +213,8 @@ public final class Application: Sendable {
                     logger.warning("photo folder file skipped", metadata: ["file": "\(skipped.file)", "reason": "\(skipped.reason)"])
                 }
             }
-            var entries = try await PhotoDataSource.load(from: location, limits: configuration.pipeline.transferLimits)
+            let limits = configuration.transferLimits(namedOrigin: origin?.dataSourceURL)
+            var entries = try await PhotoDataSource.load(from: location, limits: limits)
             if let origin {
                 // The origin's port changes each run; its photos do not.
                 for position in entries.indices {
@@ -220,6 +223,7 @@ public final class Application: Sendable {
             }
             let loadedEntries = entries
             var pipelineConfiguration = configuration.pipeline
+            pipelineConfiguration.transferLimits = limits
             // The list is the host of the bounds lab lanes share.
             pipelineConfiguration.sharedBounds = context.labs.bounds
             let listConfiguration = pipelineConfiguration
@@ -230,8 +234,11 @@ public final class Application: Sendable {
                     return PhotoPipeline(
                         entries: loadedEntries, configuration: listConfiguration, disk: cluster.results, claims: cluster.claims)
                 }
-                let disk = try DiskCache(
-                    directory: URL(fileURLWithPath: configuration.imageCacheDirectory), budget: configuration.pipeline.diskBudgetBytes)
+                let disk = DiskCache(
+                    directory: URL(fileURLWithPath: configuration.imageCacheDirectory), budget: configuration.pipeline.diskBudgetBytes
+                ) { event in
+                    logger.warning("\(event)")
+                }
                 return PhotoPipeline(entries: loadedEntries, configuration: listConfiguration, disk: disk)
             }
             cluster?.attach(pipeline)

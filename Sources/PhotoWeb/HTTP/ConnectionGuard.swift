@@ -16,6 +16,7 @@ import HTTPTypes
 ///   open event stream is never idle;
 /// - a `Transfer-Encoding` other than `chunked` is answered 501 (nothing after it is read);
 /// - a connection past its client's `--connections-per-client` is answered 429 and closed;
+/// - `Expect: 100-continue` is answered `100 Continue` at once (`ExpectContinueHandler`);
 /// - a connection whose reader takes nothing of a response for `sendTimeout` (the buffers stay full)
 ///   is closed: a reader that stalls, or trickles a byte now and then, does not keep it for ever.
 struct GuardedHTTP1Channel: ServerChildChannel, HTTPChannelHandler {
@@ -82,6 +83,7 @@ struct GuardedHTTP1Channel: ServerChildChannel, HTTPChannelHandler {
             try channel.pipeline.syncOperations.addHandler(
                 RequestDeadlineGuard(idleTimeout: limits.idleTimeout, sendTimeout: limits.sendTimeout, progress: progress),
                 position: .after(decoder))
+            try channel.pipeline.syncOperations.addHandler(ExpectContinueHandler(), position: .after(decoder))
             return value
         }
     }
