@@ -7,6 +7,7 @@ import http.client
 import json
 import os
 import socket
+import ssl
 import threading
 import time
 from dataclasses import dataclass, field
@@ -46,9 +47,13 @@ def family_of(host: str) -> int:
 
 
 def http_request(host: str, port: int, method: str, path: str, body: bytes | None = None,
-                 headers: dict[str, str] | None = None, timeout: float = 10):
-    """One request on a connection of its own: (status, headers as a lower-cased dict, body)."""
-    connection = http.client.HTTPConnection(host, port, timeout=timeout)
+                 headers: dict[str, str] | None = None, timeout: float = 10, tls: bool = False):
+    """One request on a connection of its own: (status, headers as a lower-cased dict, body).
+    `tls`: over HTTPS (HTTP/1.1), without checking the certificate."""
+    if tls:
+        connection = http.client.HTTPSConnection(host, port, timeout=timeout, context=ssl._create_unverified_context())
+    else:
+        connection = http.client.HTTPConnection(host, port, timeout=timeout)
     try:
         connection.request(method, path, body=body, headers=headers or {})
         response = connection.getresponse()
