@@ -221,6 +221,6 @@ def start_server(server_factory):
 
 @pytest.fixture(scope="session")
 def test_ca(tmp_path_factory):
-    """A CA made for the session (`tls_support.TestCA`): HTTPS servers get leaf certificates it signs."""
-    from tls_support import TestCA
-    return TestCA(tmp_path_factory.mktemp("tls"))
+    """A CA made for the session (`tls_support.CertificateAuthority`): HTTPS servers get leaf certificates it signs."""
+    from tls_support import CertificateAuthority
+    return CertificateAuthority(tmp_path_factory.mktemp("tls"))

@@ -173,7 +173,12 @@ class RawH2:
         self.goaway: tuple[int, bytes] | None = None
         self.resets: list[tuple[int, int]] = []
         self.closed = False
+        self.settings_seen = False
         self.send(PREFACE + frame(SETTINGS, 0, 0))
+        # The server's limits apply once its SETTINGS are acknowledged: wait for them first.
+        deadline = time.monotonic() + timeout
+        while not self.settings_seen and not self.closed and time.monotonic() < deadline:
+            self.read(0.2)
 
     def send(self, data: bytes) -> bool:
         try:
@@ -211,6 +216,7 @@ class RawH2:
                 elif kind == RST_STREAM:
                     self.resets.append((stream_id, int.from_bytes(payload[:4], "big")))
                 elif kind == SETTINGS and not flags & 1:
+                    self.settings_seen = True
                     self.send(frame(SETTINGS, 1, 0))
 
     def wait_ended(self, timeout: float) -> bool:

@@ -14,7 +14,7 @@ import pytest
 import support
 from conftest import BINARY
 from h2client import H2Client
-from tls_support import TestCA, peer_common_name, start_https, tls_connect, trusting_nothing
+from tls_support import CertificateAuthority, peer_common_name, start_https, tls_connect, trusting_nothing
 
 BOUND = 20
 
@@ -28,7 +28,7 @@ def test_valid_certificate_verifies(start_server, test_ca):
 
 
 def test_wrong_and_expired_certificates_fail_the_handshake(start_server, test_ca, tmp_path):
-    other_ca = TestCA(tmp_path / "other-ca")
+    other_ca = CertificateAuthority(tmp_path / "other-ca")
     server = start_https(start_server, test_ca, "tls-wrong")
     with pytest.raises(ssl.SSLCertVerificationError, match="unable to get local issuer|self.signed|unknown ca"):
         tls_connect(server.host, server.port, other_ca.client_context(["h2"]))
@@ -39,6 +39,14 @@ def test_wrong_and_expired_certificates_fail_the_handshake(start_server, test_ca
     expired = start_https(start_server, test_ca, "tls-expired", leaf=test_ca.leaf("tls-expired", expired=True))
     with pytest.raises(ssl.SSLCertVerificationError, match="expired"):
         tls_connect(expired.host, expired.port, test_ca.client_context(["h2"]))
+
+
+def serve_until_it_exits(tmp_path, flags: list[str]) -> subprocess.CompletedProcess:
+    """`classic-photos serve` with these flags, which must make it exit at start (60 s bound)."""
+    command = [str(BINARY), "serve", "--port", "0", "--cache-dir", str(tmp_path / "cache"), *flags]
+    env = {k: v for k, v in os.environ.items() if not k.startswith("CLASSIC_PHOTOS_")}
+    return subprocess.run(command, capture_output=True, text=True, timeout=60, env=env, stdin=subprocess.DEVNULL,
+                          cwd=support.REPO)
 
 
 @pytest.mark.parametrize("problem", ["missing", "not PEM", "key only"])
@@ -52,11 +60,7 @@ def test_unusable_files_stop_the_start_with_the_reason(test_ca, tmp_path, proble
         cert = str(tmp_path / "garbage.pem")
     else:
         key = None
-    command = [str(BINARY), "serve", "--port", "0", "--cache-dir", str(tmp_path / "cache"), "--tls-cert", cert]
-    if key:
-        command += ["--tls-key", key]
-    env = {k: v for k, v in os.environ.items() if not k.startswith("CLASSIC_PHOTOS_")}
-    done = subprocess.run(command, capture_output=True, text=True, timeout=60, env=env, stdin=subprocess.DEVNULL)
+    done = serve_until_it_exits(tmp_path, ["--tls-cert", cert] + (["--tls-key", key] if key else []))
     assert done.returncode != 0
     wanted = {"missing": "TLS certificate", "not PEM": "TLS certificate", "key only": "--tls-cert needs --tls-key"}[problem]
     assert wanted in done.stderr, done.stderr[-1000:]
@@ -89,3 +93,9 @@ def test_certificate_reload_on_sighup(start_server, test_ca):
     assert support.wait_until(lambda: "not reloaded" in server.stderr(20_000), BOUND), server.stderr()
     assert serves("second"), "a broken renewal replaced the certificate in use"
     server.assert_alive()
+
+
+def test_a_key_of_another_certificate_stops_the_start(test_ca, tmp_path):
+    first, second = test_ca.leaf("pair-a"), test_ca.leaf("pair-b")
+    done = serve_until_it_exits(tmp_path, ["--tls-cert", str(first.cert), "--tls-key", str(second.key)])
+    assert done.returncode != 0 and f"is not the key of the certificate {first.cert}" in done.stderr, done.stderr[-1000:]

@@ -24,7 +24,7 @@ class Leaf:
     name: str
 
 
-class TestCA:
+class CertificateAuthority:
     """A CA made for one test session; `leaf()` signs certificates for the loopback addresses."""
 
     def __init__(self, folder: Path):
@@ -99,7 +99,7 @@ def peer_common_name(sock: ssl.SSLSocket) -> str:
     return text.strip().rsplit("CN", 1)[-1].lstrip(" =")
 
 
-def start_https(start_server, ca: TestCA, name: str, flags: list[str] | None = None, env: dict | None = None,
+def start_https(start_server, ca: CertificateAuthority, name: str, flags: list[str] | None = None, env: dict | None = None,
                 leaf: Leaf | None = None):
     """A server on HTTPS only, with a certificate of `ca` (a new one unless `leaf` is given)."""
     leaf = leaf or ca.leaf(name)

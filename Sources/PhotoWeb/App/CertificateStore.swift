@@ -60,6 +60,9 @@ final class CertificateStore: Sendable {
         configuration.applicationProtocols = ["h2", "http/1.1"]
         do {
             return try NIOSSLContext(configuration: configuration)
+        } catch NIOSSLError.failedToLoadPrivateKey {
+            // BoringSSL checks the key against the certificate's public key here.
+            throw .mismatch(files.certificate, files.key)
         } catch {
             throw .context("\(error)")
         }
@@ -70,12 +73,14 @@ final class CertificateStore: Sendable {
 public enum TLSSetupError: Error, Sendable, CustomStringConvertible {
     case certificate(String, String)
     case key(String, String)
+    case mismatch(String, String)
     case context(String)
 
     public var description: String {
         switch self {
         case .certificate(let path, let reason): "cannot read the TLS certificate \(path): \(reason)"
         case .key(let path, let reason): "cannot read the TLS key \(path): \(reason)"
+        case .mismatch(let certificate, let key): "the TLS key \(key) is not the key of the certificate \(certificate)"
         case .context(let reason): "cannot set up TLS: \(reason)"
         }
     }

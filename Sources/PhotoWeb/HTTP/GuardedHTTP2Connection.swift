@@ -20,7 +20,8 @@ import NIOHTTPTypesHTTP2
 /// - per stream, `RequestDeadlineGuard`: a request not complete within the idle timeout, a
 ///   stream whose reader never opens its window for the send timeout, a `:path` past the URL limit;
 /// - per connection: no stream open for the idle timeout (GOAWAY, then closed after as long
-///   again), a reader that takes nothing for the send timeout (`ConnectionStallGuard`), and
+///   again), a reader that takes nothing for the send timeout and a client that left
+///   (`ConnectionEndGuard`), and
 ///   `--connections-per-client` (a refused connection gets GOAWAY `ENHANCE_YOUR_CALM`).
 struct GuardedHTTP2Connection: Sendable {
     typealias Stream = NIOAsyncChannel<HTTPRequestPart, HTTPResponsePart>
@@ -52,7 +53,7 @@ struct GuardedHTTP2Connection: Sendable {
         return channel.eventLoop.makeCompletedFuture {
             let sync = channel.pipeline.syncOperations
             try sync.addHandler(WindowUpdateFloodGuard())
-            try sync.addHandler(ConnectionStallGuard(timeout: limits.sendTimeout))
+            try sync.addHandler(ConnectionEndGuard(sendTimeout: limits.sendTimeout))
             let idle = limits.idleTimeout
             let streams = try sync.configureAsyncHTTP2Pipeline(
                 mode: .server,
@@ -67,6 +68,9 @@ struct GuardedHTTP2Connection: Sendable {
                     return try Stream(wrappingChannelSynchronously: stream)
                 }
             }
+            // The manager starts its idle timer on channelActive, long past once ALPN chose HTTP/2.
+            let manager = try sync.handler(type: NIOHTTP2ServerConnectionManagementHandler.self)
+            try sync.addHandler(ChannelActiveAgain(), position: .before(manager))
             if refused {
                 let reason = "too many connections from your address: at most \(limits.connections.limit) at once"
                 GoAway.send(.enhanceYourCalm, reason: reason, on: channel)
@@ -102,21 +106,31 @@ enum GoAway {
     }
 }
 
-/// On an HTTP/2 connection: closes it when its reader takes nothing of ours for `timeout` (the
-/// streams' own guards close them, but a connection with no stream left would wait for its GOAWAY).
-final class ConnectionStallGuard: ChannelInboundHandler, RemovableChannelHandler {
+/// On an HTTP/2 connection, behind TLS: closes it when its reader takes nothing of ours for
+/// `timeout` (the streams' own guards close them, but a connection with no stream left would wait
+/// for its GOAWAY), and when the client has closed its side. The server's channels allow half
+/// closure for HTTP/1.1; HTTP/2 has none, and nothing else would close a connection whose client
+/// left without a TLS close_notify: it would stay in CLOSE_WAIT, counted against its client.
+final class ConnectionEndGuard: ChannelInboundHandler, RemovableChannelHandler {
     typealias InboundIn = ByteBuffer
     typealias InboundOut = ByteBuffer
 
     private var stalled: StallTimer
 
-    init(timeout: TimeAmount) {
-        stalled = StallTimer(timeout: timeout)
+    init(sendTimeout: TimeAmount) {
+        stalled = StallTimer(timeout: sendTimeout)
     }
 
     func channelWritabilityChanged(context: ChannelHandlerContext) {
         stalled.writabilityChanged(context)
         context.fireChannelWritabilityChanged()
+    }
+
+    func userInboundEventTriggered(context: ChannelHandlerContext, event: Any) {
+        if case .inputClosed = event as? ChannelEvent {
+            context.close(promise: nil)
+        }
+        context.fireUserInboundEventTriggered(event)
     }
 
     func channelInactive(context: ChannelHandlerContext) {
@@ -126,5 +140,16 @@ final class ConnectionStallGuard: ChannelInboundHandler, RemovableChannelHandler
 
     func handlerRemoved(context: ChannelHandlerContext) {
         stalled.cancel()
+    }
+}
+
+/// Tells the handlers after it that the channel is active, once, when added to an active channel:
+/// handlers added after the TLS handshake (the HTTP/2 connection manager, whose idle timer starts
+/// then) would otherwise never hear it.
+final class ChannelActiveAgain: ChannelInboundHandler, RemovableChannelHandler {
+    typealias InboundIn = HTTP2Frame
+
+    func handlerAdded(context: ChannelHandlerContext) {
+        if context.channel.isActive { context.fireChannelActive() }
     }
 }
