@@ -11,6 +11,7 @@ from dataclasses import dataclass, field
 import h2.config
 import h2.connection
 import h2.events
+import h2.exceptions
 import h2.settings
 
 from tls_support import tls_connect, trusting_nothing
@@ -83,7 +84,14 @@ class H2Client:
         if not data:
             self.closed = True
             return
-        for event in self.conn.receive_data(data):
+        if self.goaway is not None:
+            return  # after GOAWAY only the end of the connection is awaited; `h2` takes no more frames
+        try:
+            events = self.conn.receive_data(data)
+        except h2.exceptions.ProtocolError as error:
+            self.goaway = self.goaway or (-1, f"client-side protocol error: {error}".encode())
+            return
+        for event in events:
             self._apply(event)
         self.flush()
 
@@ -219,12 +227,14 @@ class RawH2:
                     self.settings_seen = True
                     self.send(frame(SETTINGS, 1, 0))
 
-    def wait_ended(self, timeout: float) -> bool:
-        """True once the server sent GOAWAY or closed the connection within `timeout`."""
+    def wait_ended(self, timeout: float, closed: bool = False) -> bool:
+        """True once the server sent GOAWAY or closed the connection (with `closed`: closed it)
+        within `timeout`."""
         deadline = time.monotonic() + timeout
-        while self.goaway is None and not self.closed and time.monotonic() < deadline:
+        ended = lambda: self.closed or (not closed and self.goaway is not None)  # noqa: E731
+        while not ended() and time.monotonic() < deadline:
             self.read(min(1.0, deadline - time.monotonic()))
-        return self.goaway is not None or self.closed
+        return ended()
 
     def close(self):
         self.sock.close()

@@ -16,7 +16,7 @@ import NIOHTTPTypesHTTP2
 ///   the connection; SETTINGS / PING / PRIORITY past 200 in 30 s, outbound control frames
 ///   waiting past 10,000 (a flooder that does not read), empty DATA frames in a row: the same.
 /// What it leaves to us:
-/// - WINDOW_UPDATE floods (`WindowUpdateFloodGuard`);
+/// - WINDOW_UPDATE floods, and closing the connection after its GOAWAY for an error (`HTTP2FrameWatch`);
 /// - per stream, `RequestDeadlineGuard`: a request not complete within the idle timeout, a
 ///   stream whose reader never opens its window for the send timeout, a `:path` past the URL limit;
 /// - per connection: no stream open for the idle timeout (GOAWAY, then closed after as long
@@ -52,7 +52,7 @@ struct GuardedHTTP2Connection: Sendable {
         let limits = limits
         return channel.eventLoop.makeCompletedFuture {
             let sync = channel.pipeline.syncOperations
-            try sync.addHandler(WindowUpdateFloodGuard())
+            try sync.addHandler(HTTP2FrameWatch())
             try sync.addHandler(ConnectionEndGuard(sendTimeout: limits.sendTimeout))
             let idle = limits.idleTimeout
             let streams = try sync.configureAsyncHTTP2Pipeline(
