@@ -9,6 +9,7 @@ import os
 import ssl
 import subprocess
 import time
+import urllib.error
 import urllib.request
 from pathlib import Path
 
@@ -56,9 +57,12 @@ class HTTPSServer:
     def request(self, method: str, path: str, body=None):
         data = None if body is None else json.dumps(body).encode()
         request = urllib.request.Request(self.base_url + path, data=data, method=method)
-        with urllib.request.urlopen(request, timeout=10, context=ssl._create_unverified_context()) as response:
-            raw = response.read()
-            return response.status, json.loads(raw) if raw else None
+        try:
+            with urllib.request.urlopen(request, timeout=10, context=ssl._create_unverified_context()) as response:
+                raw = response.read()
+                return response.status, json.loads(raw) if raw else None
+        except urllib.error.HTTPError as error:
+            return error.code, error.read()
 
     def stats(self) -> dict:
         return self.request("GET", "/api/stats")[1]
