@@ -13,7 +13,6 @@ from __future__ import annotations
 
 import argparse
 import json
-import os
 import re
 import shutil
 import ssl
@@ -25,6 +24,7 @@ import urllib.request
 from pathlib import Path
 
 from common import HOST, ROOT, Server, free_port, log, rss_bytes, table
+from http_throughput import start_nginx
 
 sys.path.insert(0, str(ROOT / "Tests" / "hostile"))
 from h2client import H2Client  # noqa: E402
@@ -75,48 +75,6 @@ def h2load(url: str, requests: int, clients: int, streams: int, threads: int) ->
     protocol = re.search(r"Application protocol: (\S+)", out)
     return {"rps": float(finished.group(3)), "seconds": seconds, "errors": errors,
             "protocol": protocol.group(1) if protocol else "?"}
-
-
-def start_nginx(root: Path, port: int, cert: Path, key: Path) -> tuple[subprocess.Popen, Path]:
-    prefix = Path(tempfile.mkdtemp(prefix="bench-nginx-h2-"))
-    user = "user root;" if os.geteuid() == 0 else ""
-    conf = prefix / "nginx.conf"
-    conf.write_text(f"""
-{user}
-worker_processes auto;
-pid {prefix}/nginx.pid;
-error_log {prefix}/error.log;
-events {{ worker_connections 8192; }}
-http {{
-    access_log off;
-    sendfile on;
-    keepalive_requests 1000000;
-    http2_max_requests 1000000;
-    types {{ image/jpeg jpg; text/html html; application/json json; }}
-    client_body_temp_path {prefix}/body; proxy_temp_path {prefix}/proxy; fastcgi_temp_path {prefix}/fastcgi;
-    uwsgi_temp_path {prefix}/uwsgi; scgi_temp_path {prefix}/scgi;
-    server {{
-        listen {HOST}:{port} ssl http2;
-        ssl_certificate {cert};
-        ssl_certificate_key {key};
-        ssl_protocols TLSv1.2 TLSv1.3;
-        root {root};
-        etag on;
-        add_header Cache-Control no-cache;
-    }}
-}}
-""")
-    process = subprocess.Popen(["nginx", "-p", str(prefix), "-c", str(conf), "-g", "daemon off;"],
-                               stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-    deadline = time.monotonic() + 10
-    while time.monotonic() < deadline:
-        try:
-            if https(port, "/thumbnail.jpg")[0] == 200:
-                return process, prefix
-        except OSError:
-            time.sleep(0.1)
-    process.kill()
-    raise SystemExit("nginx did not start")
 
 
 def nginx_rss(master: int) -> int:
@@ -175,7 +133,7 @@ def main() -> None:
         (docroot / "index.html").write_bytes(https(server.port, "/")[1])
         (docroot / "healthz.json").write_bytes(https(server.port, "/healthz")[1])
         nginx_port = free_port()
-        nginx, prefix = start_nginx(docroot, nginx_port, cert, key)
+        nginx = start_nginx(docroot, nginx_port, tls=(cert, key), ready=lambda port: https(port, "/thumbnail.jpg")[0] == 200)
         ours, theirs = f"https://{HOST}:{server.port}", f"https://{HOST}:{nginx_port}"
         runs = [
             ("thumbnail", ours + "/photos/0/thumbnail", theirs + "/thumbnail.jpg", args.requests, args.clients, args.streams),
@@ -198,7 +156,6 @@ def main() -> None:
         finally:
             nginx.terminate()
             nginx.wait(timeout=10)
-            shutil.rmtree(prefix, ignore_errors=True)
         sizes = {"thumbnail": (docroot / "thumbnail.jpg").stat().st_size, "page /": (docroot / "index.html").stat().st_size,
                  "handshakes": (docroot / "healthz.json").stat().st_size}
     shutil.rmtree(scratch, ignore_errors=True)

@@ -14,12 +14,24 @@ import h2.events
 import h2.exceptions
 import h2.settings
 
+from support import next_event
 from tls_support import tls_connect, trusting_nothing
 
 # Frame types and the error codes the tests look for (RFC 9113).
 DATA, HEADERS, RST_STREAM, SETTINGS, PING, GOAWAY, WINDOW_UPDATE, CONTINUATION = 0, 1, 3, 4, 6, 7, 8, 9
 ENHANCE_YOUR_CALM = 0xB
 PREFACE = b"PRI * HTTP/2.0\r\n\r\nSM\r\n\r\n"
+
+
+def receive(sock: ssl.SSLSocket, timeout: float) -> bytes | None:
+    """What arrives within `timeout`: None if nothing, b"" once the server closed (or reset) the connection."""
+    sock.settimeout(max(0.01, timeout))
+    try:
+        return sock.recv(65536)
+    except (socket.timeout, ssl.SSLWantReadError):
+        return None
+    except OSError:
+        return b""
 
 
 @dataclass
@@ -74,13 +86,9 @@ class H2Client:
         """Reads what the server sent within `timeout` and applies it."""
         if self.closed:
             return
-        self.sock.settimeout(max(0.01, timeout))
-        try:
-            data = self.sock.recv(65536)
-        except (socket.timeout, ssl.SSLWantReadError):
+        data = receive(self.sock, timeout)
+        if data is None:
             return
-        except OSError:
-            data = b""
         if not data:
             self.closed = True
             return
@@ -139,18 +147,11 @@ class H2Client:
             end = stream.body.find(b"\n\n", stream.parsed)
             if end < 0:
                 return
-            block = stream.body[stream.parsed:end].decode(errors="replace")
+            lines = iter(stream.body[stream.parsed:end + 2].decode(errors="replace").splitlines(keepends=True))
             stream.parsed = end + 2
-            name, data = "message", []
-            for line in block.split("\n"):
-                key, _, value = line.partition(":")
-                value = value[1:] if value.startswith(" ") else value
-                if key == "event":
-                    name = value
-                elif key == "data":
-                    data.append(value)
-            if data:
-                yield name, "\n".join(data)
+            event = next_event(lambda: next(lines, ""))
+            if event is not None:
+                yield event
 
     def cancel(self, stream_id: int):
         self.conn.reset_stream(stream_id)
@@ -200,13 +201,9 @@ class RawH2:
         """Reads for up to `timeout`, noting GOAWAY, RST_STREAM and the end; acks the server's SETTINGS."""
         deadline = time.monotonic() + timeout
         while not self.closed and time.monotonic() < deadline:
-            self.sock.settimeout(max(0.01, deadline - time.monotonic()))
-            try:
-                data = self.sock.recv(65536)
-            except (socket.timeout, ssl.SSLWantReadError):
+            data = receive(self.sock, deadline - time.monotonic())
+            if data is None:
                 return
-            except OSError:
-                data = b""
             if not data:
                 self.closed = True
                 return

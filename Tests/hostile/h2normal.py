@@ -3,10 +3,10 @@ stream, viewport, the row `filtered`, its thumbnail, all multiplexed."""
 from __future__ import annotations
 
 import json
-import threading
 import time
 
 from h2client import H2Client, Stream
+from support import NormalClientThread, row_filtered
 
 
 class H2NormalClient:
@@ -32,9 +32,7 @@ class H2NormalClient:
                          headers=[("content-type", "application/json")])
 
             def filtered(name: str, data: str) -> bool:
-                photos = json.loads(data).get("photos", []) if name == "snapshot" else \
-                    [json.loads(data)] if name == "photo" else []
-                return any(p.get("index") == self.row and p.get("state") == "filtered" for p in photos)
+                return row_filtered(name, data, self.row)
 
             self._event(client, events, left, filtered, f"row {self.row} `filtered`")
             client.cancel(events)
@@ -67,17 +65,6 @@ class H2NormalClient:
                       f"reset {client.streams[stream_id].reset}, GOAWAY {client.goaway})"
 
 
-class H2NormalClientThread(threading.Thread):
-    """One HTTP/2 normal-client check beside an attack; `error` is None once it was served."""
-
-    def __init__(self, host: str, port: int, deadline: float = 60):
-        super().__init__(daemon=True)
-        self.client = H2NormalClient(host, port, deadline=deadline)
-        self.error: str | None = "not finished"
-
-    def run(self):
-        try:
-            self.client.check()
-            self.error = None
-        except Exception as error:  # noqa: BLE001 - reported by the test
-            self.error = f"{type(error).__name__}: {error}"
+def h2_normal_client_thread(host: str, port: int, deadline: float = 60) -> NormalClientThread:
+    """One HTTP/2 normal-client check beside an attack; its `error` is None once it was served."""
+    return NormalClientThread(host, port, client=H2NormalClient(host, port, deadline=deadline))

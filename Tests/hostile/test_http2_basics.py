@@ -68,11 +68,8 @@ def test_lab_over_http2(server):
 
     def all_filtered() -> bool:
         for viewer, stream in streams.items():
-            for name, data in client.events(stream):
-                photos = json.loads(data).get("photos", []) if name == "snapshot" else \
-                    [json.loads(data)] if name == "photo" else []
-                if any(p.get("index") == 0 and p.get("state") == "filtered" for p in photos):
-                    filtered.add(viewer)
+            if any(support.row_filtered(name, data, 0) for name, data in client.events(stream)):
+                filtered.add(viewer)
         return len(filtered) == len(viewers)
 
     assert client.wait(all_filtered, 60), f"lanes with row 0 filtered: {filtered}; GOAWAY {client.goaway}"

@@ -10,7 +10,7 @@ import pytest
 
 import support
 from h2client import CONTINUATION, ENHANCE_YOUR_CALM, HEADERS, PING, SETTINGS, WINDOW_UPDATE, H2Client, RawH2, frame
-from h2normal import H2NormalClient, H2NormalClientThread
+from h2normal import H2NormalClient, h2_normal_client_thread
 from tls_support import start_https
 
 ROUND_BOUND = 20  # seconds for the server to end one round: only the failure bound
@@ -57,7 +57,7 @@ def hold_attack_while_served(server, one_round):
     attack = RepeatedAttack(one_round)
     attack.start()
     support.wait_until(lambda: attack.rounds >= 1, timeout=60)
-    during = H2NormalClientThread(server.host, server.port, deadline=90)
+    during = h2_normal_client_thread(server.host, server.port, deadline=90)
     during.start()
     during.join(100)
     still_attacking = attack.is_alive()
