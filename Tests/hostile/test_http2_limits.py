@@ -5,7 +5,6 @@ and new viewers per client. Each with the HTTP/2 normal client served after."""
 from __future__ import annotations
 
 import json
-import socket
 import time
 
 import pytest
@@ -40,7 +39,7 @@ def test_streams_past_the_limit_are_refused(start_server, test_ca):
 def test_header_list_and_url_limits(start_server, test_ca):
     """`MAX_HEADER_BYTES=4096`: the list may hold the head and the URL (4096 + 8192); a 2,000-byte
     field is served, 14,000 bytes are refused (stream reset or GOAWAY, never answered); a 9,000-byte
-    path gets 414 with the reason."""
+    path gets 414 and a 20,000-byte body 413, with the reason."""
     server = start_https(start_server, test_ca, "h2-headers", env={"CLASSIC_PHOTOS_MAX_HEADER_BYTES": "4096"})
     client = H2Client(server.host, server.port)
     served = client.fetch("GET", "/healthz", headers=[("x-filler", "a" * 2_000)])
@@ -52,6 +51,8 @@ def test_header_list_and_url_limits(start_server, test_ca):
     client = H2Client(server.host, server.port)
     long_path = client.fetch("GET", "/healthz?" + "q" * 9_000)
     assert long_path.status == 414 and "error" in json.loads(long_path.body), long_path
+    big_body = client.fetch("POST", "/api/viewport", headers=[("content-type", "application/json")], body=b" " * 20_000)
+    assert big_body.status == 413 and "error" in json.loads(big_body.body), big_body
     client.close()
     H2NormalClient(server.host, server.port).check()
 
