@@ -107,6 +107,7 @@ extension ServeCommand {
             }
             configuration.instanceName = name
         }
+        try tlsOptions.apply(settings, to: &configuration)
         return configuration
     }
 }

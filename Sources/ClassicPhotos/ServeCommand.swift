@@ -98,6 +98,7 @@ struct ServeCommand: AsyncParsableCommand {
     var databaseUrl: String?
     @Option(help: "This instance's name among the others (letters, digits, - and _). [env: CLASSIC_PHOTOS_INSTANCE_NAME] (default: random)")
     var instanceName: String?
+    @OptionGroup var tlsOptions: TLSOptions
 
     func run() async throws {
         let configuration: ServerConfiguration
@@ -113,11 +114,15 @@ struct ServeCommand: AsyncParsableCommand {
         } catch {
             throw CommandFailure("\(error)")
         }
-        let address = "http://\(configuration.host):\(application.port)\(configuration.basePath)/"
+        let scheme = configuration.tls == nil ? "http" : "https"
+        let address = "\(scheme)://\(configuration.host):\(application.port)\(configuration.basePath)/"
         // Written unbuffered: a supervisor or script reading a pipe sees the address at once.
         FileHandle.standardOutput.write(Data("ClassicPhotos Live on \(address) (strategy \(configuration.strategy.name))\n".utf8))
         let signals = SignalWatcher { await application.stop() }
+        // A renewed certificate is taken up on SIGHUP; a failed reload is logged and the old one stays.
+        let reloads = configuration.tls.map { _ in ReloadSignal { try? await application.reloadCertificates() } }
         try await application.run()
+        reloads?.stop()
         await signals.finished()
     }
 }

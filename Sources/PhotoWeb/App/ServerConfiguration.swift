@@ -72,6 +72,15 @@ public struct ServerConfiguration: Sendable {
     public var maxLabs = 4
     /// A lab whose page left (its lanes' event streams gone this long) is ended. Default 5 s.
     public var labIdleTimeout: Duration = .seconds(5)
+    /// HTTPS with HTTP/2 and HTTP/1.1 (ALPN) from these PEM files; SIGHUP reads them again.
+    /// Default nil: plain HTTP/1.1.
+    public var tls: TLSFiles?
+    /// With TLS: a plain-HTTP port whose every request is redirected (308) to HTTPS. Default nil: none.
+    public var httpRedirectPort: UInt16?
+    /// With TLS: `Strict-Transport-Security: max-age=` this many seconds. Default one year; 0 sends none.
+    public var hstsMaxAge = 31_536_000
+    /// HTTP/2 streams one connection may have open at once; more are refused. Default 100.
+    public var maxStreams = 100
     /// How much is logged. Default info.
     public var logLevel: Logger.Level = .info
     /// PostgreSQL shared by several instances (`postgres://user:password@host:port/database`).
