@@ -278,3 +278,31 @@ def _listening(server) -> bool:
         return True
     except OSError:
         return False
+
+
+def test_expect_100_continue_is_answered_before_the_body_is_sent(server_factory):
+    server = server_factory.start("expect")
+    status, _, body = support.http_request(server.host, server.port, "POST", "/api/viewers")
+    viewer = json.loads(body)["viewer"]
+    report = json.dumps({"viewer": viewer, "scrolling": True}).encode()
+    sock = support.connect(server.host, server.port)
+    try:
+        # When a client sends only the head and waits, as curl does
+        sock.sendall(support.request_bytes("POST", "/api/viewport", {
+            "Content-Type": "application/json", "Content-Length": str(len(report)), "Expect": "100-continue"}))
+        interim = b""
+        while b"\r\n\r\n" not in interim:
+            chunk = sock.recv(4096)
+            assert chunk, f"closed before any answer: {interim!r}"
+            interim += chunk
+        # Then it is told to go on, and after the body gets the final answer
+        assert interim.startswith(b"HTTP/1.1 100 Continue\r\n"), interim
+        sock.sendall(report)
+        exchange = support.read_until_close(
+            sock, time.monotonic() + 10, support.Exchange(data=interim.split(b"\r\n\r\n", 1)[1]),
+            enough=lambda data: len(support.parse_responses(data)[0]) >= 1)
+        responses, _ = support.parse_responses(exchange.data)
+        assert [r.status for r in responses][:1] == [204], exchange.describe()
+    finally:
+        sock.close()
+    support.assert_normal_client_served(server.host, server.port)
