@@ -98,9 +98,13 @@ def test_every_response_says_nosniff(server_factory):
     for method, path, body in [("GET", "/", None), ("GET", "/healthz", None), ("GET", "/api/photos", None),
                                ("GET", "/photos/0/thumbnail", None), ("GET", "/photos/0/original", None),
                                ("GET", "/no/such/route", None), ("POST", "/api/viewport", b"{not json"),
-                               ("GET", "/photos/99999/thumbnail", None), ("GET", "/metrics", None)]:
+                               ("GET", "/photos/99999/thumbnail", None), ("GET", "/metrics", None),
+                               # answered in front of the parser (414) and by the head guard (431)
+                               ("GET", "/" + "a" * 9000, None)]:
         status, headers, _ = support.http_request(server.host, server.port, method, path, body)
-        assert headers.get("x-content-type-options") == "nosniff", (method, path, status, headers)
+        assert headers.get("x-content-type-options") == "nosniff", (method, path[:40], status, headers)
+    status, headers, _ = support.http_request(server.host, server.port, "GET", "/", headers={"X-Big": "b" * 20_000})
+    assert status == 431 and headers.get("x-content-type-options") == "nosniff", (status, headers)
 
 
 def damage(path: Path, how: str) -> None:

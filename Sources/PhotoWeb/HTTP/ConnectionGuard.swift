@@ -148,7 +148,8 @@ final class RequestLineGuard: ChannelInboundHandler, RemovableChannelHandler {
 enum RawAnswer {
     static func send(status: String, headers: String = "", error: String, on context: ChannelHandlerContext) {
         let body = EventPayloads.json(EventPayloads.Failure(error: error))
-        let head = "HTTP/1.1 \(status)\r\ncontent-type: application/json\r\ncontent-length: \(body.count)\r\n\(headers)connection: close\r\n\r\n"
+        let head = "HTTP/1.1 \(status)\r\ncontent-type: application/json\r\nx-content-type-options: nosniff\r\n"
+            + "content-length: \(body.count)\r\n\(headers)connection: close\r\n\r\n"
         var buffer = context.channel.allocator.buffer(capacity: head.utf8.count + body.count)
         buffer.writeString(head)
         buffer.writeBytes(body)
@@ -270,7 +271,8 @@ final class RequestDeadlineGuard: ChannelDuplexHandler, RemovableChannelHandler 
         deadline?.cancel()
         let body = context.channel.allocator.buffer(data: EventPayloads.json(EventPayloads.Failure(error: reason)))
         let head = HTTPResponse(status: status, headerFields: [
-            .contentType: "application/json", .contentLength: String(body.readableBytes), .connection: "close",
+            .contentType: "application/json", .xContentTypeOptions: "nosniff", .contentLength: String(body.readableBytes),
+            .connection: "close",
         ])
         context.write(wrapOutboundOut(.head(head)), promise: nil)
         context.write(wrapOutboundOut(.body(body)), promise: nil)
