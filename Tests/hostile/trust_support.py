@@ -45,16 +45,15 @@ class ScriptedOrigin:
                     return
                 status, headers, body = route or (404, {}, b"no such file")
                 self.send_response(status)
-                for name, value in headers.items():
+                for name, value in dict(headers, **{"Content-Length": str(len(body))}).items():
                     self.send_header(name, value)
-                self.send_header("Content-Length", str(len(body)))
                 self.end_headers()
                 self.wfile.write(body)
 
-        self.server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+        self.server = ThreadingHTTPServer(("127.0.0.1", 0), Handler, bind_and_activate=True)
         self.server.daemon_threads = True
-        self.port = self.server.server_address[1]
-        threading.Thread(target=self.server.serve_forever, daemon=True).start()
+        _, self.port = self.server.server_address
+        threading.Thread(target=self.server.serve_forever, name=f"origin-{self.port}", daemon=True).start()
 
     def url(self, path: str) -> str:
         return f"http://127.0.0.1:{self.port}{path}"
