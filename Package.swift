@@ -194,7 +194,7 @@ let package = Package(
         ),
         .testTarget(
             name: "ClassicPhotosTests",
-            dependencies: ["ClassicPhotos", "PhotoCodecs", "PhotoWeb", "PhotoPipeline"],
+            dependencies: ["ClassicPhotos", "PhotoCodecs", "PhotoWeb", "PhotoPipeline", "HTTPTransfer"],
             swiftSettings: swiftSettings
         ),
     ]

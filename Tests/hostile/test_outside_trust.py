@@ -14,7 +14,7 @@ import pytest
 
 import support
 from conftest import Server
-from trust_support import ScriptedOrigin, is_whole_jpeg, load_rows, photos
+from trust_support import ScriptedOrigin, is_whole_image, load_rows, photos
 
 SECRET = b'{"AccessKeyId": "INTERNAL-SECRET-7d1f"}'
 
@@ -40,7 +40,9 @@ def listing_origin(jpeg: bytes, evil_location: str) -> ScriptedOrigin:
     origin = ScriptedOrigin()
     origin.routes = {
         "/photos.json": (200, {"Content-Type": "application/json"},
-                         json.dumps({"A good": origin.url("/good.jpg"), "B evil": origin.url("/evil.jpg")}).encode()),
+                         json.dumps({"A good": origin.url("/good.jpg"), "B evil": origin.url("/evil.jpg"),
+                                     # More rows, for the normal client's six
+                                     **{f"C good {n}": origin.url(f"/good.jpg?n={n}") for n in range(6)}}).encode()),
         "/good.jpg": (200, {"Content-Type": "image/jpeg"}, jpeg),
         "/evil.jpg": (302, {"Location": evil_location}, b""),
     }
@@ -96,9 +98,13 @@ def test_every_response_says_nosniff(server_factory):
     for method, path, body in [("GET", "/", None), ("GET", "/healthz", None), ("GET", "/api/photos", None),
                                ("GET", "/photos/0/thumbnail", None), ("GET", "/photos/0/original", None),
                                ("GET", "/no/such/route", None), ("POST", "/api/viewport", b"{not json"),
-                               ("GET", "/photos/99999/thumbnail", None), ("GET", "/metrics", None)]:
+                               ("GET", "/photos/99999/thumbnail", None), ("GET", "/metrics", None),
+                               # answered in front of the parser (414) and by the head guard (431)
+                               ("GET", "/" + "a" * 9000, None)]:
         status, headers, _ = support.http_request(server.host, server.port, method, path, body)
-        assert headers.get("x-content-type-options") == "nosniff", (method, path, status, headers)
+        assert headers.get("x-content-type-options") == "nosniff", (method, path[:40], status, headers)
+    status, headers, _ = support.http_request(server.host, server.port, "GET", "/", headers={"X-Big": "b" * 20_000})
+    assert status == 431 and headers.get("x-content-type-options") == "nosniff", (status, headers)
 
 
 def damage(path: Path, how: str) -> None:
@@ -140,7 +146,7 @@ def test_damaged_cache_files_across_a_restart_are_dropped_and_redone(server_fact
     for photo in photos(second.host, second.port)[:6]:
         status, headers, body = support.http_request(second.host, second.port, "GET", f"/photos/{photo['index']}/thumbnail")
         if status == 200:
-            assert photo["state"] == "filtered" and is_whole_jpeg(body), (photo, body[:20])
+            assert photo["state"] == "filtered" and is_whole_image(body), (photo, body[:20])
         else:
             now = photos(second.host, second.port)[photo["index"]]
             assert status == 404 and now["state"] != "filtered", (photo, now)
@@ -148,7 +154,7 @@ def test_damaged_cache_files_across_a_restart_are_dropped_and_redone(server_fact
     assert len(not_filtered) == 6 - (filtered_before - 4), photos(second.host, second.port)[:6]
     for index in range(6):
         status, _, body = support.http_request(second.host, second.port, "GET", f"/photos/{index}/original")
-        assert status == 404 or is_whole_jpeg(body) or body[:8] == b"\x89PNG\r\n\x1a\n", (index, status, body[:20])
+        assert status == 404 or is_whole_image(body), (index, status, body[:20])
     log = second.stderr(100_000)
     assert log.count("dropped") >= 5, log
     # And viewing them redoes them
@@ -156,7 +162,7 @@ def test_damaged_cache_files_across_a_restart_are_dropped_and_redone(server_fact
     assert {i: r["state"] for i, r in rows.items()} == {i: r["state"] for i, r in before.items()}, rows
     for index in (i for i, row in rows.items() if row["state"] == "filtered"):
         status, _, body = support.http_request(second.host, second.port, "GET", f"/photos/{index}/thumbnail")
-        assert status == 200 and is_whole_jpeg(body), (index, status)
+        assert status == 200 and is_whole_image(body), (index, status)
 
 
 @pytest.fixture
@@ -202,7 +208,7 @@ def test_a_tmpfs_filled_while_serving(server_factory, small_tmpfs, jpeg):
     # When the disk fills while rows are worked on
     filler = fill(small_tmpfs, leave=1_500_000)
     rows = load_rows(server.host, server.port, 0, 24)
-    assert all(row["state"] == "filtered" for row in rows.values()), rows
+    assert all(row["wasFiltered"] for row in rows.values()), rows
     # Then the failure is logged once, /healthz says so, and no row claims what it cannot serve
     log = server.stderr(200_000)
     assert log.count("cache writes fail") == 1, log
@@ -211,14 +217,14 @@ def test_a_tmpfs_filled_while_serving(server_factory, small_tmpfs, jpeg):
     for photo in photos(server.host, server.port)[:25]:
         status, _, body = support.http_request(server.host, server.port, "GET", f"/photos/{photo['index']}/thumbnail")
         if status == 200:
-            assert is_whole_jpeg(body)
+            assert is_whole_image(body)
         else:
             now = photos(server.host, server.port)[photo["index"]]
             assert now["state"] != "filtered", (photo, now)
     # And when space returns, work goes on: rows not kept are done again and kept
     filler.unlink()
     rows = load_rows(server.host, server.port, 0, 24)
-    assert all(row["state"] == "filtered" for row in rows.values()), rows
+    assert all(row["wasFiltered"] for row in rows.values()), rows
     # (A full-size sepia image is made and kept on request: a write that now succeeds.)
     status, _, _ = support.http_request(server.host, server.port, "GET", "/photos/0/sepia", timeout=60)
     assert status == 200
@@ -276,3 +282,31 @@ def _listening(server) -> bool:
         return True
     except OSError:
         return False
+
+
+def test_expect_100_continue_is_answered_before_the_body_is_sent(server_factory):
+    server = server_factory.start("expect")
+    status, _, body = support.http_request(server.host, server.port, "POST", "/api/viewers")
+    viewer = json.loads(body)["viewer"]
+    report = json.dumps({"viewer": viewer, "scrolling": True}).encode()
+    sock = support.connect(server.host, server.port)
+    try:
+        # When a client sends only the head and waits, as curl does
+        sock.sendall(support.request_bytes("POST", "/api/viewport", {
+            "Content-Type": "application/json", "Content-Length": str(len(report)), "Expect": "100-continue"}))
+        interim = b""
+        while b"\r\n\r\n" not in interim:
+            chunk = sock.recv(4096)
+            assert chunk, f"closed before any answer: {interim!r}"
+            interim += chunk
+        # Then it is told to go on, and after the body gets the final answer
+        assert interim.startswith(b"HTTP/1.1 100 Continue\r\n"), interim
+        sock.sendall(report)
+        exchange = support.read_until_close(
+            sock, time.monotonic() + 10, support.Exchange(data=interim.split(b"\r\n\r\n", 1)[1]),
+            enough=lambda data: len(support.parse_responses(data)[0]) >= 1)
+        responses, _ = support.parse_responses(exchange.data)
+        assert [r.status for r in responses][:1] == [204], exchange.describe()
+    finally:
+        sock.close()
+    support.assert_normal_client_served(server.host, server.port)

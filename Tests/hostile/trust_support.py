@@ -45,16 +45,15 @@ class ScriptedOrigin:
                     return
                 status, headers, body = route or (404, {}, b"no such file")
                 self.send_response(status)
-                for name, value in headers.items():
+                for name, value in dict(headers, **{"Content-Length": str(len(body))}).items():
                     self.send_header(name, value)
-                self.send_header("Content-Length", str(len(body)))
                 self.end_headers()
                 self.wfile.write(body)
 
-        self.server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+        self.server = ThreadingHTTPServer(("127.0.0.1", 0), Handler, bind_and_activate=True)
         self.server.daemon_threads = True
-        self.port = self.server.server_address[1]
-        threading.Thread(target=self.server.serve_forever, daemon=True).start()
+        _, self.port = self.server.server_address
+        threading.Thread(target=self.server.serve_forever, name=f"origin-{self.port}", daemon=True).start()
 
     def url(self, path: str) -> str:
         return f"http://127.0.0.1:{self.port}{path}"
@@ -76,14 +75,17 @@ def photos(host: str, port: int) -> list[dict]:
 
 
 def load_rows(host: str, port: int, first: int, last: int, timeout: float = 120) -> dict[int, dict]:
-    """A viewer that has rows first...last on screen, until each is filtered or failed: their last
-    `photo` events (with `reason` and `detail` when failed), by index."""
+    """A viewer that has rows first...last on screen, until each is filtered or failed, or was
+    filtered and is no longer (its result could be kept nowhere: it is worked on again when next
+    asked for): their last `photo` events (with `reason` and `detail` when failed), by index, each
+    with `"wasFiltered"`."""
     status, _, body = support.http_request(host, port, "POST", "/api/viewers")
     assert status == 201, body
     viewer = json.loads(body)["viewer"]
     stream = support.EventStream(host, port, viewer, timeout=timeout)
     try:
         rows: dict[int, dict] = {}
+        was_filtered: set[int] = set()
         reported = False
         while True:
             event = stream.next_event()
@@ -97,18 +99,23 @@ def load_rows(host: str, port: int, first: int, last: int, timeout: float = 120)
                 photo = json.loads(data)
                 if first <= photo["index"] <= last and not photo.get("preview"):
                     rows[photo["index"]] = photo
+            was_filtered |= {i for i, row in rows.items() if row.get("state") == "filtered"}
             if not reported and name == "snapshot":
                 body = json.dumps({"viewer": viewer, "scrolling": False, "first": first, "last": last}).encode()
                 status, _, answer = support.http_request(host, port, "POST", "/api/viewport", body,
                                                          {"Content-Type": "application/json"})
                 assert status == 204, answer
                 reported = True
-            done = [rows.get(index, {}).get("state") in ("filtered", "failed") for index in range(first, last + 1)]
+            done = [rows.get(index, {}).get("state") in ("filtered", "failed") or index in was_filtered
+                    for index in range(first, last + 1)]
             if reported and all(done):
-                return rows
+                return {i: dict(row, wasFiltered=i in was_filtered) for i, row in rows.items()}
     finally:
         stream.close()
 
 
-def is_whole_jpeg(data: bytes) -> bool:
+def is_whole_image(data: bytes) -> bool:
+    """A JPEG from its start marker to its end marker, or a PNG from its signature to its IEND chunk."""
+    if data[:8] == b"\x89PNG\r\n\x1a\n":
+        return data[-12:] == b"\x00\x00\x00\x00IEND\xaeB`\x82"
     return data[:2] == b"\xff\xd8" and data.rstrip(b"\x00")[-2:] == b"\xff\xd9"

@@ -52,13 +52,17 @@ extension DiskCache {
         }
         // A full or read-only disk is found now, not at the first photo: `/healthz` says so from the start.
         do throws(DurableFile.WriteError) {
-            try DurableFile.write(Data(), as: "\(DurableFile.temporaryPrefix)writable", in: directory)
+            try DurableFile.write(Data(count: probeSize), as: "\(DurableFile.temporaryPrefix)writable", in: directory)
             try? manager.removeItem(at: directory.appendingPathComponent("\(DurableFile.temporaryPrefix)writable"))
         } catch {
             return (entries, error)
         }
         return (entries, nil)
     }
+
+    /// The bytes written at start to learn whether the disk takes any: a page, since an empty file
+    /// needs no space and so would not tell a full disk.
+    static let probeSize = 4096
 
     private static func lastBytes(of url: URL, count: Int, size: Int) -> Data? {
         guard size >= count, let handle = try? FileHandle(forReadingFrom: url) else { return nil }
@@ -67,21 +71,23 @@ extension DiskCache {
         return try? handle.read(upToCount: count)
     }
 
-    /// Ends write number `write` of `key`: a failure gives the name up (unless a newer write of it
-    /// is queued) and is reported when its cause is new; a success after failures is reported too.
-    /// Writer queue.
-    func finish(_ write: Int, of key: String, _ outcome: Result<Void, DurableFile.WriteError>) {
+    /// Ends write number `write` of `key` (`size` bytes): a failure gives the name up (unless a newer
+    /// write of it is queued) and is reported when its cause is new; a success as large as the
+    /// smallest failure is reported as the end of the problem. Writer queue.
+    func finish(_ write: Int, of key: String, size: Int, _ outcome: Result<Void, DurableFile.WriteError>) {
         let (lost, event, handler) = state.withLock { state -> ([String], DiskCacheEvent?, (@Sendable ([String]) -> Void)?) in
             // A newer write of the same key replaced the bytes; only its own completion clears them.
             let isLatest = state.writing[key]?.write == write
             if isLatest { state.writing[key] = nil }
             switch outcome {
             case .success:
-                defer { state.writeProblem = nil }
-                return ([], state.writeProblem == nil ? nil : .writesRecovered, nil)
+                guard let problem = state.writeProblem, size >= problem.size else { return ([], nil, nil) }
+                state.writeProblem = nil
+                return ([], .writesRecovered, nil)
             case .failure(let error):
-                defer { state.writeProblem = error }
-                let event: DiskCacheEvent? = state.writeProblem?.code == error.code ? nil : .writeFailed(cause: error.description)
+                let known = state.writeProblem?.error.code == error.code
+                state.writeProblem = (error, known ? min(size, state.writeProblem?.size ?? size) : size)
+                let event: DiskCacheEvent? = known ? nil : .writeFailed(cause: error.description)
                 guard isLatest, let entry = state.entries.removeValue(forKey: key) else { return ([], event, nil) }
                 state.totalBytes -= entry.size
                 return ([key], event, state.lostHandler)

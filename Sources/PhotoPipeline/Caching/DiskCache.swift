@@ -21,8 +21,10 @@ public final class DiskCache: Sendable {
         /// Bytes queued for writing, served from here until they are on disk (with the write's number).
         var writing: [String: (write: Int, data: Data)] = [:]
         var writes = 0
-        /// Why writes fail now; nil while they work.
-        var writeProblem: DurableFile.WriteError?
+        /// Why writes fail now, and the smallest write that failed; nil while they work. On a disk
+        /// nearly full small files still fit while large ones fail: only a write at least as large
+        /// as one that failed says writes work again.
+        var writeProblem: (error: DurableFile.WriteError, size: Int)?
         /// Told the names a failed write or a damaged file took away.
         var lostHandler: (@Sendable ([String]) -> Void)?
     }
@@ -45,7 +47,7 @@ public final class DiskCache: Sendable {
         self.report = report
         let (entries, problem) = Self.scan(directory, report: report)
         let total = entries.values.reduce(0) { $0 + $1.size }
-        state.withLock { $0 = State(entries: entries, totalBytes: total, writeProblem: problem) }
+        state.withLock { $0 = State(entries: entries, totalBytes: total, writeProblem: problem.map { ($0, Self.probeSize) }) }
         if let problem { report(.writeFailed(cause: problem.description)) }
     }
 
@@ -56,7 +58,7 @@ public final class DiskCache: Sendable {
 
     /// Why writes fail now (a full or read-only disk), nil while they work.
     public var writeProblem: String? {
-        state.withLock { $0.writeProblem?.description }
+        state.withLock { $0.writeProblem?.error.description }
     }
 
     /// True when a file for `key` is there (or being written).
@@ -122,7 +124,7 @@ public final class DiskCache: Sendable {
             for name in evicted {
                 try? FileManager.default.removeItem(at: directory.appendingPathComponent(name))
             }
-            finish(write, of: key, outcome)
+            finish(write, of: key, size: size, outcome)
         }
         return evicted
     }

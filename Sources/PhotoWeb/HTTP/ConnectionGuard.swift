@@ -217,7 +217,7 @@ final class RequestDeadlineGuard: ChannelDuplexHandler, RemovableChannelHandler 
         refused = true
         deadline?.cancel()
         let body = context.channel.allocator.buffer(data: EventPayloads.json(EventPayloads.Failure(error: reason)))
-        var head = HTTPResponse(status: status, headerFields: [.contentType: "application/json", .contentLength: String(body.readableBytes)])
+        var head = HTTPResponse(status: status, headerFields: [.contentType: "application/json", .xContentTypeOptions: "nosniff", .contentLength: String(body.readableBytes)])
         // HTTP/2 has no `Connection` field: closing the stream is all.
         if maxPathLength == nil { head.headerFields[.connection] = "close" }
         context.write(wrapOutboundOut(.head(head)), promise: nil)
