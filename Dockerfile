@@ -43,9 +43,10 @@ RUN --mount=type=cache,target=/build/.build,id=classic-photos-build,sharing=lock
 # ---------------------------------------------------------------- run
 FROM ${RUN_IMAGE}
 
-# Exactly what `ldd classic-photos` needs beyond libc (checked on Debian 12 after a
-# --static-swift-stdlib build): libcurl4, libpng16-16, libjpeg62-turbo, libstdc++6, libgcc-s1
-# (no libxml2, no ICU, no Swift runtime). ca-certificates for https data sources and photos;
+# Exactly what the binary links beyond libc (its NEEDED entries, checked in this image by
+# scripts/containers/build-app-image.sh): libcurl4, libpng16-16, libjpeg62-turbo, libstdc++6,
+# libgcc-s1 and zlib1g (already in the base); no libxml2, no ICU, no Swift runtime. ldd inside
+# the image finds every one, with libcurl's own. ca-certificates for https data sources and photos;
 # curl for the HEALTHCHECK (it depends on libcurl4, which the app needs anyway).
 # hadolint ignore=DL3008
 RUN apt-get update \

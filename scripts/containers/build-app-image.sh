@@ -42,4 +42,12 @@ if grep -q 'not found' <<<"$ldd_out"; then
     echo "   FAILED: the run stage lacks libraries the binary needs" >&2
     exit 1
 fi
-echo "   ok: ldd finds every library: $(awk '/=>/ { print $1 }' <<<"$ldd_out" | sort | paste -sd ' ')"
+echo "   ok: ldd inside the image finds all $(grep -c '=>' <<<"$ldd_out") libraries the binary loads"
+# What the binary itself names (the rest come with libcurl), read on the host where readelf is.
+if command -v readelf >/dev/null; then
+    copy=$(podman create "$APP_IMAGE")
+    podman cp "$copy:/usr/local/bin/classic-photos" "$containers_state/classic-photos" && podman rm "$copy" >/dev/null
+    echo "   ok: the binary ($(du -m "$containers_state/classic-photos" | cut -f1) MB) links: $(readelf -d \
+        "$containers_state/classic-photos" | sed -n 's/.*(NEEDED).*\[\(.*\)\]/\1/p' | paste -sd ' ')"
+    rm -f "$containers_state/classic-photos"
+fi
