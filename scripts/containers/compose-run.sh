@@ -37,7 +37,7 @@ compose() {
     "$venv/bin/podman-compose" -p "$project" "${compose_files[@]}" "$@" >>"$work/compose.log" 2>&1 \
         || { tail -30 "$work/compose.log" >&2; fail "podman-compose $*"; }
 }
-checks() { python3 "$here/compose_checks.py" "$@"; }
+checks() { python3 -B "$here/compose_checks.py" "$@"; }
 step() { printf '\n== %s\n' "$*"; }
 pass() { printf '   ok: %s\n' "$*"; }
 fail() { printf '   FAILED: %s\n' "$*" >&2; exit 1; }
@@ -45,6 +45,16 @@ fail() { printf '   FAILED: %s\n' "$*" >&2; exit 1; }
 container() {
     podman ps -a --filter "label=com.docker.compose.project=$project" \
         --filter "label=com.docker.compose.service=$1" --format '{{.Names}}' | head -1
+}
+# Runs a service's healthcheck (no systemd here to run it on its interval) until it passes.
+wait_healthy() {
+    local name
+    name=$(container "$1")
+    for _ in $(seq 1 120); do
+        podman healthcheck run "$name" >/dev/null 2>&1 && return 0
+        sleep 0.5
+    done
+    fail "$1 did not become healthy in 60 s"
 }
 down_all() { compose --profile cluster --profile photos down -v -t 10; }
 cleanup() {
@@ -110,14 +120,14 @@ for name in a b c; do
         >> "$work/cluster-origin.yml"
 done
 compose_files+=(-f "$work/cluster-origin.yml")
-# The instances read the list once, at start: the origin first, serving it.
-compose --profile photos --profile cluster up -d photos-origin
+# What the instances need at start, first, healthy: PostgreSQL (an instance that cannot reach it
+# exits) and the origin's list (read once). podman-compose waits for `service_healthy` only on
+# podman 4.6 and later, so this does what it would, with the compose file's own healthchecks.
+compose --profile photos --profile cluster up -d postgres photos-origin
+wait_healthy postgres
+wait_healthy photos-origin
 origin=$(container photos-origin)
-for _ in $(seq 1 100); do
-    podman exec "$origin" wget -q -O /dev/null http://127.0.0.1:8080/photos.json 2>/dev/null && break
-    sleep 0.2
-done
-pass "the photos origin serves $photos photos"
+pass "PostgreSQL healthy; the photos origin serves $photos photos"
 compose --profile photos --profile cluster up -d edge-cluster
 checks cluster "$edge_cluster" --origin "$origin" \
     --container "a=$(container app-a)" --container "b=$(container app-b)" --container "c=$(container app-c)"

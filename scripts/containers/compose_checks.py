@@ -100,19 +100,17 @@ class Viewer:
         self.wait_for([0], lambda history: bool(history), "the snapshot")
 
     def _read(self):
-        buffer, name = b"", None
+        """Reads whole events (blocks ended by a blank line) and keeps the rows' states."""
+        pending = b""
         try:
             while chunk := self.stream.read1(65536):
-                buffer += chunk
-                while b"\n" in buffer:
-                    line, buffer = buffer.split(b"\n", 1)
-                    text = line.decode(errors="replace").rstrip("\r")
-                    if text.startswith("event: "):
-                        name = text[7:]
-                    elif text.startswith("data: ") and name in ("snapshot", "photo"):
-                        data = json.loads(text[6:])
+                *events, pending = (pending + chunk).replace(b"\r\n", b"\n").split(b"\n\n")
+                for event in events:
+                    fields = dict(line.split(": ", 1) for line in event.decode().split("\n") if ": " in line)
+                    if fields.get("event") in ("snapshot", "photo"):
+                        data = json.loads(fields["data"])
                         with self.changed:
-                            for photo in data["photos"] if name == "snapshot" else [data]:
+                            for photo in data.get("photos", [data]):
                                 self.states[photo["index"]].append(photo["state"])
                             self.changed.notify_all()
         except (OSError, http.client.HTTPException):
@@ -200,7 +198,7 @@ def cluster(base: str, origin: str, containers: dict[str, str]):
             fail(f"instance {name}: {health}")
     restarts = {name: inspect(container, "{{.RestartCount}}") for name, container in containers.items()}
     ok(f"instances {', '.join(containers)} ready behind the edge, each on PostgreSQL (cookie {COOKIE} reaches each); "
-       f"restarts while PostgreSQL started: {restarts}")
+       f"container restarts so far: {restarts}")
 
     viewers = {name: Viewer(base, name) for name in containers}
     if {name: viewer.instance for name, viewer in viewers.items()} != {name: name for name in containers}:

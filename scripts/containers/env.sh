@@ -6,7 +6,7 @@
 
 containers_state=${CLASSIC_PHOTOS_CONTAINERS_STATE:-/var/tmp/classic-photos-containers}
 mkdir -p "$containers_state"
-if [[ -z "${CONTAINERS_CONF:-}" ]]; then
+if [[ ! -f "${CONTAINERS_CONF:-}" ]]; then
     nofile=$(ulimit -Hn); nproc=$(ulimit -Hu)
     [[ $nofile == unlimited || $nofile -gt 20000 ]] && nofile=20000
     [[ $nproc == unlimited || $nproc -gt 32768 ]] && nproc=32768
