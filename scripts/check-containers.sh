@@ -27,6 +27,8 @@ esac
 finish() {
     echo; echo "container checks passed${1:-}"
     if $run_for_real; then
+        cleanup  # the smoke test's app and nginx stop before the containers start
+        trap - EXIT
         scripts/containers/run.sh
     fi
     exit 0
