@@ -5,9 +5,14 @@
 # The app limits what each client can make it hold (README "Configuration"); docker-compose.yml
 # still puts a stock nginx edge in front (deploy/nginx), where TLS and caching would go.
 
-# ---------------------------------------------------------------- build
-# Debian 12 (bookworm) toolchain image, so the -dev packages match the runtime libraries below.
+# The base images are build arguments, so that images made elsewhere can stand in for the
+# registry's (scripts/check-containers.sh --run makes both from Debian's packages).
+# SWIFT_IMAGE: the Debian 12 (bookworm) toolchain image, so the -dev packages match the runtime
+# libraries of RUN_IMAGE.
 ARG SWIFT_IMAGE=swift:6.3-bookworm
+ARG RUN_IMAGE=debian:bookworm-slim
+
+# ---------------------------------------------------------------- build
 FROM ${SWIFT_IMAGE} AS build
 
 # Apt versions are not pinned (DL3008): Debian replaces them on every security update, so pins
@@ -23,6 +28,9 @@ WORKDIR /build
 # Package.resolved is optional (git ignores it); when present, its pins are used.
 COPY Package.* ./
 COPY Sources ./Sources
+# Only so SwiftPM can load the manifest: it checks that every declared target's folder exists,
+# test targets included, even when building one product.
+COPY Tests ./Tests
 # The Swift runtime and Foundation are linked statically: the run stage needs only the C
 # libraries (libcurl, libpng, libjpeg-turbo) and libstdc++. The cache mount keeps .build (fetched
 # dependencies, compiled modules) between builds, so a source change rebuilds only what it touches.
@@ -33,11 +41,12 @@ RUN --mount=type=cache,target=/build/.build,id=classic-photos-build,sharing=lock
     && strip --strip-debug /out/classic-photos
 
 # ---------------------------------------------------------------- run
-FROM debian:bookworm-slim
+FROM ${RUN_IMAGE}
 
-# Exactly what `ldd classic-photos` needs beyond libc (checked on Debian 12 after a
-# --static-swift-stdlib build): libcurl4, libpng16-16, libjpeg62-turbo, libstdc++6, libgcc-s1
-# (no libxml2, no ICU, no Swift runtime). ca-certificates for https data sources and photos;
+# Exactly what the binary links beyond libc (its NEEDED entries, checked in this image by
+# scripts/containers/build-app-image.sh): libcurl4, libpng16-16, libjpeg62-turbo, libstdc++6,
+# libgcc-s1 and zlib1g (already in the base); no libxml2, no ICU, no Swift runtime. ldd inside
+# the image finds every one, with libcurl's own. ca-certificates for https data sources and photos;
 # curl for the HEALTHCHECK (it depends on libcurl4, which the app needs anyway).
 # hadolint ignore=DL3008
 RUN apt-get update \

@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Runs every test: the Swift suites (real HTTP on loopback, real codecs), the container and edge
-# checks (compose schema, hadolint, nginx in front of the app on loopback), then the browser and
+# checks (compose schema, hadolint, nginx in front of the app on loopback; then the image built from
+# the Dockerfile and docker-compose.yml's default and cluster profiles run with podman), then the browser and
 # operations tests (headless Chromium and pytest against a real `classic-photos serve`), the cluster
 # tests (three instances on a loopback PostgreSQL), then the hostile-client suite and REDbot against
 # the bare server.
@@ -27,7 +28,7 @@ trap report EXIT
 stage "install" scripts/install-deps.sh --tests
 stage "build" swift build --build-tests
 stage "swift tests" swift test --skip-build
-stage "containers" scripts/check-containers.sh
+stage "containers" scripts/check-containers.sh --run
 stage "browser tests" python3 -m pytest -p no:benchmark -p no:cacheprovider Tests/browser
 stage "cluster tests" python3 -m pytest -p no:benchmark -p no:cacheprovider Tests/cluster
 stage "hostile clients" python3 -m pytest -p no:benchmark -p no:cacheprovider Tests/hostile
