@@ -56,7 +56,17 @@ wait_healthy() {
     done
     fail "$1 did not become healthy in 60 s"
 }
-down_all() { compose --profile cluster --profile photos down -v -t 10; }
+# Down with the named volumes, and the anonymous ones the images' VOLUMEs gave containers that
+# mount nothing there (the cluster's instances), which `down -v` leaves behind.
+down_all() {
+    local anonymous
+    anonymous=$(podman ps -a -q --filter "label=com.docker.compose.project=$project" \
+        | xargs -r podman inspect --format '{{range .Mounts}}{{if eq .Type "volume"}}{{.Name}} {{end}}{{end}}')
+    compose --profile cluster --profile photos down -v -t 10
+    for volume in $anonymous; do
+        podman volume rm "$volume" >/dev/null 2>&1 || true  # a named one went with `down -v`
+    done
+}
 cleanup() {
     local status=$?
     if ((status != 0)); then
