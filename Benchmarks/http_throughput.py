@@ -41,8 +41,15 @@ def run_wrk(url: str, args) -> dict:
             "p99": p99.group(1) if p99 else "?"}
 
 
-def start_nginx(root: Path, port: int) -> subprocess.Popen:
+def start_nginx(root: Path, port: int, tls: tuple[Path, Path] | None = None, ready=None) -> subprocess.Popen:
+    """nginx serving `root` on `port`; with `tls` (certificate, key) over HTTPS with HTTP/2. `ready(port)`
+    says it answers (default: /thumbnail.jpg over plain HTTP)."""
     prefix = Path(tempfile.mkdtemp(prefix="bench-nginx-"))
+    listen = f"{HOST}:{port}"
+    if tls:
+        listen += f" ssl http2;\n        ssl_certificate {tls[0]};\n        ssl_certificate_key {tls[1]};\n" \
+                  "        ssl_protocols TLSv1.2 TLSv1.3"
+    ready = ready or (lambda port: http("GET", port, "/thumbnail.jpg", timeout=1)[0] == 200)
     (prefix / "logs").mkdir()
     user = "user root;" if os.geteuid() == 0 else ""
     conf = prefix / "nginx.conf"
@@ -57,11 +64,11 @@ http {{
     sendfile on;
     tcp_nopush on;
     keepalive_requests 1000000;
-    types {{ image/jpeg jpg; text/html html; }}
+    types {{ image/jpeg jpg; text/html html; application/json json; }}
     client_body_temp_path {prefix}/body; proxy_temp_path {prefix}/proxy; fastcgi_temp_path {prefix}/fastcgi;
     uwsgi_temp_path {prefix}/uwsgi; scgi_temp_path {prefix}/scgi;
     server {{
-        listen {HOST}:{port};
+        listen {listen};
         root {root};
         etag on;
         add_header Cache-Control no-cache;
@@ -73,8 +80,7 @@ http {{
     deadline = time.monotonic() + 10
     while time.monotonic() < deadline:
         try:
-            status, _ = http("GET", port, "/thumbnail.jpg", timeout=1)
-            if status == 200:
+            if ready(port):
                 return process
         except OSError:
             time.sleep(0.1)

@@ -249,7 +249,7 @@ LINKS = [("stop", "report"), ("report", "scheduled"), ("scheduled", "firstByte")
 def chain(server_args: str, source: Path) -> None:
     """The chain of links from a scroll stop to a photo on screen, on the product page: the first
     screen and the two stops of the jumps trace, every row that was fetched for that stop."""
-    with common.Server(["--source", str(source), *server_args.split()]) as server:
+    with common.Server(["--source", str(source), "--allow-source-host", HOST, *server_args.split()]) as server:
         driver = browser()
         try:
             _, _, stops = play(driver, f"http://{HOST}:{server.port}/", "jumps", 300, 716)
@@ -376,7 +376,7 @@ def session(figures: dict, page: str, trace: str, proxy: CountingProxy, source: 
     """One fresh browser (and for the product a fresh server) playing `trace`; adds to `figures`."""
     with contextlib.ExitStack() as stack:
         if page == "product":
-            server = stack.enter_context(common.Server(["--source", str(source), *server_args.split()]))
+            server = stack.enter_context(common.Server(["--source", str(source), "--allow-source-host", HOST, *server_args.split()]))
             url = f"http://{HOST}:{server.port}/"
         else:
             url = files + "/plain.html"

@@ -1,13 +1,13 @@
 #!/usr/bin/env bash
 # Runs every benchmark (Benchmarks/*.py) in one go and writes the figures to artifacts/benchmarks.txt.
-# Installs what it needs (wrk, nginx-light, libvips-tools, Pillow), builds release in its own
+# Installs what it needs (wrk, nginx-light, nghttp2-client, libvips-tools, Pillow, h2), builds release in its own
 # scratch path (.build-bench), talks to loopback only. Takes about 15 minutes on 2 cores.
 # Extra arguments are not used; set BENCH_QUICK=1 for a shorter run (fewer stops, shorter wrk runs).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
 scripts/install-deps.sh --tests  # the browser benchmarks (first paint, lazy loading) drive headless Chromium
-apt_packages=(wrk nginx-light libvips-tools postgresql)
+apt_packages=(wrk nginx-light libvips-tools postgresql nghttp2-client)
 missing=()
 for package in "${apt_packages[@]}"; do
     dpkg-query -W -f='${Status}' "$package" 2>/dev/null | grep -q "install ok installed" || missing+=("$package")
@@ -20,6 +20,8 @@ if ((${#missing[@]})); then
 fi
 python3 -c 'import PIL' 2>/dev/null || python3 -m pip install -q Pillow 2>/dev/null \
     || python3 -m pip install -q --break-system-packages Pillow
+python3 -c 'import h2' 2>/dev/null || python3 -m pip install -q h2 2>/dev/null \
+    || python3 -m pip install -q --break-system-packages h2
 
 swift build -c release --scratch-path .build-bench --product classic-photos
 swift build -c release --scratch-path .build-bench --product ThumbnailBenchmark
@@ -40,6 +42,7 @@ quick=()
         python3 scroll_traces.py --stops 4 --stop-timeout 10
         echo; python3 viewers.py --seconds 10 --stall-seconds 15
         echo; python3 http_throughput.py --duration 5 --rounds 1
+        echo; python3 http2_throughput.py --requests 20000 --rounds 1
         echo; python3 thumbnails.py --seconds 3 --vips-rounds 3
         echo; python3 memory.py --budgets 32
         echo; python3 resident.py --requests 300000 --close-requests 50000
@@ -49,6 +52,7 @@ quick=()
         python3 scroll_traces.py
         echo; python3 viewers.py
         echo; python3 http_throughput.py
+        echo; python3 http2_throughput.py
         echo; python3 thumbnails.py
         echo; python3 memory.py
         echo; python3 resident.py

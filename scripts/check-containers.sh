@@ -119,6 +119,8 @@ local_copy() {
         -e "s|^error_log stderr warn;|error_log $work/$name/error.log warn;|" \
         -e "s|access_log /dev/stdout|access_log $work/$name/access.log|" \
         -e "s|listen 8080 default_server;|listen 127.0.0.1:$listen default_server;|" \
+        -e "s|listen 8443 ssl http2 default_server;|listen 127.0.0.1:$edge_tls_port ssl http2 default_server;|" \
+        -e "s|/etc/nginx/tls/|$work/tls/|" \
         -e "s|server app:8080;|server 127.0.0.1:$app_port;|" \
         -e "s|root /srv/photos;|root $photos_root;|" \
         -e "s|root /srv/photo-list;|root $work/photo-list;|" \
@@ -130,6 +132,9 @@ local_copy() {
 
 step "nginx -t deploy/nginx/nginx.conf (the edge; $("$nginx_bin" -v 2>&1))"
 edge_port=$(free_port)
+# HTTPS with HTTP/2: the self-signed certificate local serving uses stands for the edge's.
+edge_tls_port=$(free_port)
+scripts/self-signed-cert.sh "$work/tls"
 app_port=$(free_port)
 local_copy deploy/nginx/nginx.conf edge "$edge_port" "$app_port"
 "$nginx_bin" -t -p "$work/edge" -c "$work/edge/nginx.conf" 2>&1 | sed 's/^/   /'
@@ -205,6 +210,13 @@ wait_for "$edge/edge-healthz"
 pass "the edge runs"
 wait_for "$edge/healthz"
 pass "200 /healthz through the edge (the list is loaded)"
+answer=$(curl -sk --http2 -D "$work/h2.headers" -o /dev/null -w '%{http_version} %{http_code}' "https://127.0.0.1:$edge_tls_port/healthz")
+[[ $answer == "2 200" ]] || fail "HTTPS through the edge is not HTTP/2 200: $answer"
+grep -qi '^strict-transport-security: max-age=' "$work/h2.headers" || fail "no Strict-Transport-Security over HTTPS"
+curl -sk --http2 -N --max-time 3 "https://127.0.0.1:$edge_tls_port/events?viewer=$(curl -s -X POST "$edge/api/viewers" \
+    | python3 -c 'import json, sys; print(json.load(sys.stdin)["viewer"])')" > "$work/h2.events" || true
+grep -q '^event: source' "$work/h2.events" || fail "no event through the edge's HTTP/2 event stream: $(head -c 300 "$work/h2.events")"
+pass "HTTPS with HTTP/2 through the edge: /healthz, Strict-Transport-Security, the event stream"
 # The event stream through the edge: its first events arrive while it stays open, and a photo's
 # state change after a viewport report arrives at once, not when the stream ends. (This shows the
 # stream is live through the edge; it cannot tell `proxy_buffering off` from on by itself: nginx

@@ -8,7 +8,8 @@ set -euo pipefail
 apt_packages=(libcurl4-openssl-dev libpng-dev libjpeg-dev pkg-config)
 if [[ "${1:-}" == "--tests" ]]; then
     # PostgreSQL and nginx for the cluster tests (Tests/cluster) and scripts/cluster.sh.
-    apt_packages+=(chromium chromium-driver postgresql nginx-light)
+    # openssl and curl: certificates and a client of its own for the HTTPS tests.
+    apt_packages+=(chromium chromium-driver postgresql nginx-light openssl curl)
     command -v python3 >/dev/null || apt_packages+=(python3)
     python3 -m pip --version >/dev/null 2>&1 || apt_packages+=(python3-pip)
 fi

@@ -51,6 +51,16 @@ extension ServeCommand {
         if let seconds = try settings.int("connect-timeout", connectTimeout, in: 1...600) { pipeline.transferLimits.connectTimeout = .seconds(seconds) }
         if let seconds = try settings.int("stall-timeout", stallTimeout, in: 1...3_600) { pipeline.transferLimits.lowSpeedTime = .seconds(seconds) }
         if let megabytes = try settings.int("max-download-mb", maxDownloadMb, in: 1...10_000) { pipeline.transferLimits.maxBodyBytes = megabytes * 1_000_000 }
+        if let speed = try settings.int("min-download-speed", minDownloadSpeed, in: 0...1_000_000_000) { pipeline.transferLimits.minimumAverageSpeed = speed }
+        if let seconds = try settings.int("download-timeout", downloadTimeout, in: 1...86_400) { pipeline.transferLimits.totalTimeout = .seconds(seconds) }
+        if let hosts = try settings.string("allow-source-host", allowSourceHost) {
+            do {
+                pipeline.transferLimits.allowedSources = try AllowedSources(
+                    parsing: hosts.split(separator: ",").map(String.init).filter { !$0.trimmingCharacters(in: .whitespaces).isEmpty })
+            } catch {
+                throw SettingError(description: "--allow-source-host: \(error)")
+            }
+        }
         if let megapixels = try settings.int("max-megapixels", maxMegapixels, in: 1...1_000) { pipeline.decodeLimits.maxPixels = megapixels * 1_000_000 }
         configuration.pipeline = pipeline
 
@@ -76,6 +86,7 @@ extension ServeCommand {
         configuration.connectionsPerClient = try settings.int("connections-per-client", connectionsPerClient, in: 1...10_000_000)
             ?? configuration.connectionsPerClient
         configuration.viewersPerMinute = try settings.int("viewers-per-minute", viewersPerMinute, in: 1...1_000_000) ?? configuration.viewersPerMinute
+        configuration.retriesPerMinute = try settings.int("retries-per-minute", retriesPerMinute, in: 1...1_000_000) ?? configuration.retriesPerMinute
         if let seconds = try settings.int("viewer-connect-timeout", viewerConnectTimeout, in: 1...3_600) {
             configuration.viewerConnectTimeout = .seconds(seconds)
         }
@@ -96,6 +107,7 @@ extension ServeCommand {
             }
             configuration.instanceName = name
         }
+        try tlsOptions.apply(settings, to: &configuration)
         return configuration
     }
 }

@@ -50,6 +50,12 @@ struct ServeCommand: AsyncParsableCommand {
     var connectTimeout: Int?
     @Option(help: "Seconds a download may stall before it fails. [env: CLASSIC_PHOTOS_STALL_TIMEOUT] (default: 15)")
     var stallTimeout: Int?
+    @Option(help: "Least average download speed, in bytes/s, judged once --stall-timeout has passed (0: no check). [env: CLASSIC_PHOTOS_MIN_DOWNLOAD_SPEED] (default: 500)")
+    var minDownloadSpeed: Int?
+    @Option(help: "Seconds a download (the data source's too) may take in all. [env: CLASSIC_PHOTOS_DOWNLOAD_TIMEOUT] (default: 600)")
+    var downloadTimeout: Int?
+    @Option(help: "Loopback, private or link-local origins downloads may reach: HOST, HOST:PORT, ADDRESS/BITS or [IPV6]:PORT, comma-separated; the sample origin, --photos-dir and a --source URL's own origin are always allowed. [env: CLASSIC_PHOTOS_ALLOW_SOURCE_HOST] (default: none, public addresses only)")
+    var allowSourceHost: String?
     @Option(help: "Largest image accepted, in megapixels. [env: CLASSIC_PHOTOS_MAX_MEGAPIXELS] (default: 50)")
     var maxMegapixels: Int?
     @Option(help: "Largest download accepted, in MB. [env: CLASSIC_PHOTOS_MAX_DOWNLOAD_MB] (default: 50)")
@@ -78,6 +84,8 @@ struct ServeCommand: AsyncParsableCommand {
     var connectionsPerClient: Int?
     @Option(help: "New viewers per client address per minute; more get 429. [env: CLASSIC_PHOTOS_VIEWERS_PER_MINUTE] (default: 60)")
     var viewersPerMinute: Int?
+    @Option(help: "Retries of failed photos per client address per minute; more get 429. [env: CLASSIC_PHOTOS_RETRIES_PER_MINUTE] (default: 30)")
+    var retriesPerMinute: Int?
     @Option(help: "Seconds a new viewer has to open its event stream before it is forgotten. [env: CLASSIC_PHOTOS_VIEWER_CONNECT_TIMEOUT] (default: 10)")
     var viewerConnectTimeout: Int?
     @Option(help: "Proxies whose X-Forwarded-For names the client: addresses or CIDR prefixes, comma-separated. [env: CLASSIC_PHOTOS_TRUSTED_PROXY] (default: none)")
@@ -90,6 +98,7 @@ struct ServeCommand: AsyncParsableCommand {
     var databaseUrl: String?
     @Option(help: "This instance's name among the others (letters, digits, - and _). [env: CLASSIC_PHOTOS_INSTANCE_NAME] (default: random)")
     var instanceName: String?
+    @OptionGroup var tlsOptions: TLSOptions
 
     func run() async throws {
         let configuration: ServerConfiguration
@@ -105,11 +114,15 @@ struct ServeCommand: AsyncParsableCommand {
         } catch {
             throw CommandFailure("\(error)")
         }
-        let address = "http://\(configuration.host):\(application.port)\(configuration.basePath)/"
+        let scheme = configuration.tls == nil ? "http" : "https"
+        let address = "\(scheme)://\(configuration.host):\(application.port)\(configuration.basePath)/"
         // Written unbuffered: a supervisor or script reading a pipe sees the address at once.
         FileHandle.standardOutput.write(Data("ClassicPhotos Live on \(address) (strategy \(configuration.strategy.name))\n".utf8))
         let signals = SignalWatcher { await application.stop() }
+        // A renewed certificate is taken up on SIGHUP; a failed reload is logged and the old one stays.
+        let reloads = configuration.tls.map { _ in ReloadSignal { try? await application.reloadCertificates() } }
         try await application.run()
+        reloads?.stop()
         await signals.finished()
     }
 }

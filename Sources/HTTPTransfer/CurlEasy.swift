@@ -10,8 +10,11 @@ final class CurlEasy {
     let tag: UInt64
     /// The CURL* handle, for `CurlMulti` only.
     let raw: UnsafeMutableRawPointer
-    private let limits: TransferLimits
-    private let startedAt = ContinuousClock.now
+    let limits: TransferLimits
+    let startedAt = ContinuousClock.now
+    /// Set when a guard (a refused address, the average speed) ended the transfer; it wins over
+    /// the generic code libcurl then reports.
+    var guardFailure: TransferError?
     private let errorBuffer: UnsafeMutablePointer<CChar>
     /// Extra request header fields (`If-Range`); libcurl reads them until the handle is cleaned up.
     private var requestHeaders: UnsafeMutablePointer<curl_slist>?
@@ -84,6 +87,7 @@ final class CurlEasy {
         }
         // Only checks a declared Content-Length; `Transfer` counts the bytes of undeclared bodies.
         try check(cpl_curl_easy_setopt_off_t(raw, CURLOPT_MAXFILESIZE_LARGE, curl_off_t(limits.maxBodyBytes)))
+        try installGuards()
         try check(cpl_curl_easy_setopt_pointer(raw, CURLOPT_ERRORBUFFER, errorBuffer))
         try check(cpl_curl_easy_setopt_pointer(raw, CURLOPT_WRITEDATA, Unmanaged.passUnretained(self).toOpaque()))
         try check(cpl_curl_easy_setopt_write_callback(raw, CURLOPT_WRITEFUNCTION) { data, size, count, context in
@@ -97,6 +101,7 @@ final class CurlEasy {
 
     /// The error for a finished transfer's result, or nil for a success with a status under 400.
     func error(for code: CURLcode) -> TransferError? {
+        if code != CURLE_OK, let guardFailure { return guardFailure }
         switch code {
         case CURLE_OK:
             let status = responseCode
@@ -153,13 +158,13 @@ final class CurlEasy {
         return cpl_curl_easy_getinfo_off_t(raw, info, &value) == CURLE_OK ? Int64(value) : -1
     }
 
-    private func string(_ info: CURLINFO) -> String {
+    func string(_ info: CURLINFO) -> String {
         var value: UnsafePointer<CChar>?
         guard cpl_curl_easy_getinfo_string(raw, info, &value) == CURLE_OK, let value else { return "" }
         return String(cString: value)
     }
 
-    private func check(_ code: CURLcode) throws(TransferError) {
+    func check(_ code: CURLcode) throws(TransferError) {
         guard code == CURLE_OK else {
             throw .other(code: Int(code.rawValue), message: String(cString: curl_easy_strerror(code)))
         }

@@ -130,8 +130,9 @@ final class Transfer {
         if let resuming, status == 206 {
             let range = easy.header("Content-Range").flatMap(ContentRange.init)
             // If-Range should make a changed resource come whole with 200; an origin that sends a
-            // range of another version anyway, or another range, would mix two bodies.
-            guard range?.start == Int64(resuming.data.count), validator == nil || validator == resuming.validator else {
+            // range of another version anyway, another range, or one it does not name the version
+            // of, would mix two bodies.
+            guard range?.start == Int64(resuming.data.count), validator == resuming.validator else {
                 mustStartOver = true
                 return false
             }

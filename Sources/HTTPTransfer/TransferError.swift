@@ -4,6 +4,9 @@ public enum TransferError: Error, Sendable, Equatable, CustomStringConvertible {
     case invalidURL(String)
     /// The origin redirected to a URL whose scheme is not http or https (file:, gopher:, ...).
     case redirectRefused(String)
+    /// A connection (for the first URL or a redirect) would have gone to an address not allowed by
+    /// `TransferLimits.allowedSources`; `url` is the one it was for, `reason` says which address and why.
+    case addressRefused(url: String, reason: String)
     /// The origin answered with a status of 400 or more.
     case httpStatus(Int)
     /// The origin redirected more than `TransferLimits.maxRedirects` times.
@@ -12,6 +15,8 @@ public enum TransferError: Error, Sendable, Equatable, CustomStringConvertible {
     case connectTimeout(Duration)
     /// The body arrived under `TransferLimits.lowSpeedLimit` for `TransferLimits.lowSpeedTime`.
     case stalled(Duration)
+    /// The body's average speed stayed under `TransferLimits.minimumAverageSpeed` (bytes per second).
+    case tooSlow(average: Int, minimum: Int)
     /// The transfer did not finish within `TransferLimits.totalTimeout`.
     case timedOut(Duration)
     /// The body (declared or counted) exceeds `TransferLimits.maxBodyBytes`.
@@ -30,10 +35,12 @@ public enum TransferError: Error, Sendable, Equatable, CustomStringConvertible {
         switch self {
         case .invalidURL: "This is not a web address (only http and https are)"
         case .redirectRefused: "The origin redirected to an address that is not http or https"
+        case .addressRefused(_, let reason): "Refused to fetch from \(reason)"
         case .httpStatus(let status): Self.statusReason(status)
         case .tooManyRedirects(let limit): "The origin redirected too many times (more than \(limit))"
         case .connectTimeout(let timeout): "Could not connect to the origin within \(timeout.readable)"
         case .stalled(let time): "The download stalled (too slow for \(time.readable))"
+        case .tooSlow(_, let minimum): "The download was too slow (under \(Self.readableSize(minimum))/s on average)"
         case .timedOut(let timeout): "The download took longer than \(timeout.readable)"
         case .bodyTooLarge(let limit): "The file is too large (over \(Self.readableSize(limit)))"
         case .truncated: "The download was cut short"
@@ -48,10 +55,12 @@ public enum TransferError: Error, Sendable, Equatable, CustomStringConvertible {
         switch self {
         case .invalidURL(let url): "not a valid http(s) URL: \(url)"
         case .redirectRefused(let url): "refused to follow a redirect to \(url) (only http and https are allowed)"
+        case .addressRefused(let url, let reason): "refused to connect for \(url): \(reason)"
         case .httpStatus(let status): ["HTTP \(status)", Self.reasonPhrases[status]].compactMap { $0 }.joined(separator: " ")
         case .tooManyRedirects(let limit): "too many redirects (more than \(limit))"
         case .connectTimeout(let timeout): "could not connect within \(timeout.readable)"
         case .stalled(let time): "transfer stalled: too slow for \(time.readable)"
+        case .tooSlow(let average, let minimum): "transfer too slow: \(average) bytes/s on average, under the minimum of \(minimum)"
         case .timedOut(let timeout): "transfer did not finish within \(timeout.readable)"
         case .bodyTooLarge(let limit): "body larger than \(Self.readableSize(limit))"
         case .truncated(let received, let expected?): "body truncated: received \(received) of \(expected) bytes"

@@ -43,7 +43,7 @@ public enum ImageCodecError: Error, Sendable, Equatable, CustomStringConvertible
         switch self {
         case .notAnImage(let leadingBytes):
             leadingBytes.isEmpty ? "not a JPEG or PNG image (empty)"
-                : "not a JPEG or PNG image (starts with \(leadingBytes))"
+                : "not a JPEG or PNG image (its first bytes match no known format)"
         case .unsupportedFormat(let format):
             "\(format.rawValue.uppercased()) recognised by its magic bytes; only JPEG and PNG are decoded"
         case .tooManyPixels(let width, let height, let limit):

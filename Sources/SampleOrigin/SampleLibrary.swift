@@ -80,6 +80,7 @@ struct SampleLibrary: Sendable {
     func generateMissing() throws -> Int {
         guard generated else { return 0 }
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        removeInterruptedWrites()
         let missing = entries.enumerated().filter { _, entry in
             entry.exists && !FileManager.default.fileExists(atPath: directory.appendingPathComponent(entry.file).path)
         }
@@ -97,6 +98,15 @@ struct SampleLibrary: Sendable {
             throw SampleOriginError.generationFailed(first)
         }
         return missing.count
+    }
+
+    /// Deletes what a run killed while writing left behind: Foundation's atomic writes go through a
+    /// temporary `.dat.nosync*` file in the same folder, which nothing else would ever remove.
+    private func removeInterruptedWrites() {
+        let files = (try? FileManager.default.contentsOfDirectory(atPath: directory.path)) ?? []
+        for file in files where file.hasPrefix(".dat.nosync") {
+            try? FileManager.default.removeItem(at: directory.appendingPathComponent(file))
+        }
     }
 
     /// The first bytes of the file at `path`, enough to tell its kind; nil when it cannot be read.

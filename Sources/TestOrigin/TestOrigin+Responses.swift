@@ -20,6 +20,16 @@ extension TestOrigin {
             let sent = socket.send(Array(repeating: UInt8(ascii: "x"), count: min(sendFirst, declaredLength))[...])
             let clientClosed = socket.waitForClose(timeout: nil) && !isStopped
             return record(sent, of: declaredLength, early: clientClosed, status: status)
+        case .drip(let declaredLength, let interval):
+            guard socket.sendHead(status: 200, headers: ["Content-Length": "\(declaredLength)"]) else {
+                return record(0, of: declaredLength, early: true)
+            }
+            var sent = 0
+            while sent < declaredLength, !isStopped, socket.send([UInt8(ascii: "x")]) == 1 {
+                sent += 1
+                if socket.waitForClose(timeout: interval) { return record(sent, of: declaredLength, early: true) }
+            }
+            return record(sent, of: declaredLength, early: sent < declaredLength && !isStopped)
         case .redirect(let status, let location):
             let sentHead = socket.sendHead(status: status, headers: ["Location": location, "Content-Length": "0"])
             return record(0, of: 0, early: !sentHead, status: status)
@@ -69,6 +79,7 @@ extension TestOrigin {
     ) -> (status: Int, start: Int) {
         guard ranges != .ignored, let range = headers["range"], range.hasPrefix("bytes="), range.hasSuffix("-"),
               let start = Int(range.dropFirst("bytes=".count).dropLast()), start >= 0 else { return (200, 0) }
+        if ranges == .fromStart { return (206, 0) }
         if ranges == .honoured, let ifRange = headers["if-range"], !versions.contains(ifRange) { return (200, 0) }
         return start < length ? (206, start) : (416, 0)
     }

@@ -13,6 +13,9 @@ public final class TestOrigin: Sendable {
         case body(status: Int = 200, contentType: String = "application/octet-stream", bytes: [UInt8], headers: [String: String] = [:])
         /// Declares `declaredLength`, sends `sendFirst` bytes, then nothing until the client closes or the origin stops.
         case stall(status: Int = 200, declaredLength: Int, sendFirst: Int)
+        /// Declares `declaredLength` and sends one byte every `interval` until the client goes away:
+        /// an origin too slow to be of use that still never counts as stalled.
+        case drip(declaredLength: Int, interval: Duration)
         /// Redirects to `location` with an empty body.
         case redirect(status: Int = 302, location: String)
         /// Declares `declaredLength`, sends only `bytes`, then closes.
@@ -39,6 +42,8 @@ public final class TestOrigin: Sendable {
         case ignored
         /// The range even when `If-Range` names another version: a broken origin that would mix versions.
         case ignoringIfRange
+        /// A lying origin: a range request answered 206 with the whole file, its `Content-Range` starting at 0.
+        case fromStart
     }
 
     /// One finished connection.

@@ -34,7 +34,7 @@ struct TransferCancellationTests {
             #expect(served.bytesSent < served.bodyLength)
 
             // Commands run in order, so once a later transfer is done the second cancel has been handled too.
-            #expect(try await loop.fetch(origin.url("/after")) == Data(pattern(100)))
+            #expect(try await loop.fetch(origin.url("/after"), limits: .onLoopback) == Data(pattern(100)))
             #expect(transfer.completions.value == 1)
             #expect(loop.activeTransfers == 0)
         }
@@ -68,7 +68,7 @@ struct TransferCancellationTests {
         let origin = try TestOrigin(routes: ["/slow": .gated(bytes: pattern(1024 * 1024), firstBytes: 1024, gate: gate)])
         defer { origin.stop() }
         try await withLoop("test-cancel-task") { (loop) async throws in
-            let task = Task { try await loop.fetch(origin.url("/slow")) }
+            let task = Task { try await loop.fetch(origin.url("/slow"), limits: .onLoopback) }
             try await origin.waitUntilRequested("/slow")
 
             let cancelledAt = ContinuousClock.now
@@ -91,7 +91,7 @@ struct TransferCancellationTests {
 
             let task = Task {
                 withUnsafeCurrentTask { $0?.cancel() }
-                return try await loop.fetch(origin.url("/stuck"))
+                return try await loop.fetch(origin.url("/stuck"), limits: .onLoopback)
             }
 
             await #expect(throws: TransferError.cancelled) { try await task.value }
@@ -115,7 +115,7 @@ struct TransferCancellationTests {
         #expect(await transfer.completion().result == .failure(.cancelled))
         #expect(loop.activeTransfers == 0)
         await #expect(throws: TransferError.cancelled) {
-            try await loop.fetch(origin.url("/stuck"))
+            try await loop.fetch(origin.url("/stuck"), limits: .onLoopback)
         }
         await loop.shutdownAndWait()
     }

@@ -10,11 +10,12 @@ struct TransferErrorTests {
         // Given: an origin that no longer listens
         let origin = try TestOrigin(routes: [:])
         origin.stop()
-        let loop = TransferLoop(name: "test-refused")
-        defer { loop.shutdown() }
 
         // When
-        let error = await #expect(throws: TransferError.self) { try await loop.fetch(origin.url("/")) }
+        var error: TransferError?
+        try await withLoop("test-refused") { (loop) async throws in
+            error = await #expect(throws: TransferError.self) { try await loop.fetch(origin.url("/"), limits: .onLoopback) }
+        }
 
         // Then
         guard case .connectionFailed(let message) = error else {
@@ -31,11 +32,10 @@ struct TransferErrorTests {
     func truncatedBody() async throws {
         let origin = try TestOrigin(routes: ["/cut": .truncated(bytes: pattern(1000), declaredLength: 5000)])
         defer { origin.stop() }
-        let loop = TransferLoop(name: "test-truncated")
-        defer { loop.shutdown() }
-
-        await #expect(throws: TransferError.truncated(received: 1000, expected: 5000)) {
-            try await loop.fetch(origin.url("/cut"))
+        try await withLoop("test-truncated") { (loop) async throws in
+            await #expect(throws: TransferError.truncated(received: 1000, expected: 5000)) {
+                try await loop.fetch(origin.url("/cut"), limits: .onLoopback)
+            }
         }
     }
 

@@ -11,7 +11,7 @@ struct TransferLimitsTests {
         try await withLoop("test-connect-timeout") { (loop) async throws in
 
             await #expect(throws: TransferError.connectTimeout(.milliseconds(300))) {
-                try await loop.fetch(listener.url("/"), limits: .init(connectTimeout: .milliseconds(300)))
+                try await loop.fetch(listener.url("/"), limits: .init(connectTimeout: .milliseconds(300), allowedSources: .loopback))
             }
         }
     }
@@ -22,7 +22,7 @@ struct TransferLimitsTests {
         try await withLoop("test-total-connect") { (loop) async throws in
 
             await #expect(throws: TransferError.timedOut(.milliseconds(200))) {
-                try await loop.fetch(listener.url("/"), limits: .init(connectTimeout: .seconds(10), totalTimeout: .milliseconds(200)))
+                try await loop.fetch(listener.url("/"), limits: .init(connectTimeout: .seconds(10), totalTimeout: .milliseconds(200), allowedSources: .loopback))
             }
         }
     }
@@ -36,7 +36,7 @@ struct TransferLimitsTests {
         try await withLoop("test-stalled") { (loop) async throws in
 
             await #expect(throws: TransferError.stalled(.seconds(1))) {
-                try await loop.fetch(origin.url("/stuck"), limits: .init(lowSpeedTime: .seconds(1)))
+                try await loop.fetch(origin.url("/stuck"), limits: .init(lowSpeedTime: .seconds(1), allowedSources: .loopback))
             }
         }
     }
@@ -51,7 +51,7 @@ struct TransferLimitsTests {
         try await withLoop("test-total-timeout") { (loop) async throws in
 
             await #expect(throws: TransferError.timedOut(.milliseconds(300))) {
-                try await loop.fetch(origin.url("/slow"), limits: .init(totalTimeout: .milliseconds(300)))
+                try await loop.fetch(origin.url("/slow"), limits: .init(totalTimeout: .milliseconds(300), allowedSources: .loopback))
             }
         }
     }
@@ -64,7 +64,7 @@ struct TransferLimitsTests {
         try await withLoop("test-too-large") { (loop) async throws in
 
             await #expect(throws: TransferError.bodyTooLarge(limit: 16 * 1024)) {
-                try await loop.fetch(origin.url("/big"), limits: .init(maxBodyBytes: 16 * 1024))
+                try await loop.fetch(origin.url("/big"), limits: .init(maxBodyBytes: 16 * 1024, allowedSources: .loopback))
             }
         }
     }
@@ -76,7 +76,7 @@ struct TransferLimitsTests {
         defer { origin.stop() }
         try await withLoop("test-at-limit") { (loop) async throws in
 
-            #expect(try await loop.fetch(origin.url("/exact"), limits: .init(maxBodyBytes: bytes.count)) == Data(bytes))
+            #expect(try await loop.fetch(origin.url("/exact"), limits: .init(maxBodyBytes: bytes.count, allowedSources: .loopback)) == Data(bytes))
         }
     }
 
@@ -90,7 +90,7 @@ struct TransferLimitsTests {
         try await withLoop("test-redirect-loop") { (loop) async throws in
 
             await #expect(throws: TransferError.tooManyRedirects(limit: 5)) {
-                try await loop.fetch(origin.url("/a"))
+                try await loop.fetch(origin.url("/a"), limits: .onLoopback)
             }
             #expect(origin.requestCount("/a") + origin.requestCount("/b") == 6)
         }
@@ -103,9 +103,44 @@ struct TransferLimitsTests {
         defer { origin.stop() }
         try await withLoop("test-redirect") { (loop) async throws in
 
-            var transfer = ObservedTransfer(loop, origin.url("/old"), limits: .init(maxRedirects: maxRedirects))
+            var transfer = ObservedTransfer(loop, origin.url("/old"), limits: .init(maxRedirects: maxRedirects, allowedSources: .loopback))
             let outcome = await transfer.completion().result
             #expect(outcome == (maxRedirects == 0 ? .failure(.tooManyRedirects(limit: 0)) : .success(Data(bytes))))
         }
+    }
+}
+
+@Suite("TransferLimits: a dripping origin", .timeLimit(.minutes(1)))
+struct DripTests {
+    @Test("an origin dripping 2 bytes a second fails as too slow once the stall time has passed, and the connection is closed")
+    func drippingOriginTooSlow() async throws {
+        let origin = try TestOrigin(routes: ["/drip": .drip(declaredLength: 1_000_000, interval: .milliseconds(500))])
+        defer { origin.stop() }
+        try await withLoop("test-drip") { (loop) async throws in
+            let limits = TransferLimits(lowSpeedTime: .seconds(1), minimumAverageSpeed: 1000, allowedSources: .loopback)
+            let started = ContinuousClock.now
+
+            let error = await #expect(throws: TransferError.self) { try await loop.fetch(origin.url("/drip"), limits: limits) }
+
+            guard case .tooSlow(let average, let minimum) = error else {
+                Issue.record("expected tooSlow, got \(String(describing: error))")
+                return
+            }
+            #expect(minimum == 1000 && average < 10)
+            // Without the check it would go on for days: the bound is the stall time plus libcurl's
+            // once-a-second progress call, with room for a loaded machine.
+            #expect(ContinuousClock.now - started < .seconds(20))
+            let served = try await origin.waitUntilServed("/drip")
+            #expect(served.clientClosedEarly)
+            #expect(loop.activeTransfers == 0)
+        }
+    }
+
+    @Test("the defaults bound every transfer: 500 bytes/s on average and 600 s in all")
+    func defaults() {
+        let limits = TransferLimits()
+        #expect(limits.minimumAverageSpeed == 500)
+        #expect(limits.totalTimeout == .seconds(600))
+        #expect(limits.allowedSources == .publicOnly)
     }
 }

@@ -34,7 +34,7 @@ struct TransferLoopTests {
         defer { origin.stop() }
         try await withLoop("test-fetch") { (loop) async throws in
 
-            #expect(try await loop.fetch(origin.url("/list.plist")) == Data(bytes))
+            #expect(try await loop.fetch(origin.url("/list.plist"), limits: .onLoopback) == Data(bytes))
         }
     }
 
@@ -51,7 +51,7 @@ struct TransferLoopTests {
 
             // Then
             await #expect(throws: TransferError.httpStatus(status)) {
-                try await loop.fetch(origin.url("/\(status)"))
+                try await loop.fetch(origin.url("/\(status)"), limits: .onLoopback)
             }
         }
     }
@@ -63,7 +63,7 @@ struct TransferLoopTests {
         try await withLoop("test-redirect-scheme") { (loop) async throws in
 
             await #expect(throws: TransferError.redirectRefused(target)) {
-                try await loop.fetch(origin.url("/escape"))
+                try await loop.fetch(origin.url("/escape"), limits: .onLoopback)
             }
         }
     }
@@ -74,7 +74,7 @@ struct TransferLoopTests {
         try await withLoop("test-invalid-url") { (loop) async throws in
 
             await #expect(throws: TransferError.invalidURL(url)) {
-                try await loop.fetch(url)
+                try await loop.fetch(url, limits: .onLoopback)
             }
         }
     }
@@ -101,7 +101,7 @@ struct TransferLoopTests {
             let started = Mutex(Set<Int>())
             for index in 0..<count {
                 loop.start(
-                    origin.url("/photo/\(index)"),
+                    origin.url("/photo/\(index)"), limits: .onLoopback,
                     progress: { progress in
                         guard progress.received > 0, started.withLock({ $0.insert(index).inserted }) else { return }
                         firstBytesArrived.yield()

@@ -36,7 +36,7 @@ struct ObservedTransfer {
     private var events: AsyncStream<TransferEvent>.Iterator
 
     /// Starts a GET of `url` on `loop`, resuming from `resumingFrom` if given.
-    init(_ loop: TransferLoop, _ url: String, limits: TransferLimits = .init(), resumingFrom: ResumableData? = nil) {
+    init(_ loop: TransferLoop, _ url: String, limits: TransferLimits = .onLoopback, resumingFrom: ResumableData? = nil) {
         let (stream, continuation) = AsyncStream.makeStream(of: TransferEvent.self)
         let completions = completions
         handle = loop.start(url, limits: limits, resumingFrom: resumingFrom) { progress in
@@ -102,4 +102,14 @@ func withLoop(_ name: String, _ body: (TransferLoop) async throws -> Void) async
         await loop.shutdownAndWait()
         throw error
     }
+}
+
+extension AllowedSources {
+    /// Loopback, where every test origin listens: named explicitly, as an operator would.
+    static let loopback = AllowedSources(entries: [Entry("127.0.0.0/8")!, Entry("::1")!])
+}
+
+extension TransferLimits {
+    /// The default limits, with the test origins' loopback addresses allowed.
+    static let onLoopback = TransferLimits(allowedSources: .loopback)
 }

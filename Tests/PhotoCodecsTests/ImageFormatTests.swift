@@ -27,7 +27,7 @@ import Testing
         let error = #expect(throws: ImageCodecError.self) { try ImageDecoder.decode(data) }
         #expect(error == .notAnImage(leadingBytes: "00 01 02 03"))
         #expect(error?.description == "This is not an image (JPEG and PNG are supported)")
-        #expect(error?.detail == "not a JPEG or PNG image (starts with 00 01 02 03)")
+        #expect(error?.detail == "not a JPEG or PNG image (its first bytes match no known format)")
     }
 
     @Test func htmlIsAWebPage() {

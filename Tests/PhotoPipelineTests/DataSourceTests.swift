@@ -74,13 +74,33 @@ struct DataSourceTests {
     @Test func fetchesOverHTTPAndReportsAFailedFetch() async throws {
         let origin = try TestOrigin(routes: ["/photos.plist": .body(contentType: "application/xml", bytes: Array(plist.utf8))])
         let loop = TransferLoop(name: "data-source-test")
-        defer { loop.shutdown(); origin.stop() }
+        // Awaited off Swift concurrency's threads: a blocking `shutdown()` here would hold one of them.
+        defer { origin.stop(); Task.detached { await loop.shutdownAndWait() } }
 
-        let entries = try await PhotoDataSource.load(from: origin.url("/photos.plist"), loop: loop)
+        let limits = TransferLimits(allowedSources: AllowedSources(entries: [try #require(.init(origin: origin.url("/")))]))
+
+        let entries = try await PhotoDataSource.load(from: origin.url("/photos.plist"), loop: loop, limits: limits)
         #expect(entries.map(\.name) == ["Big Ben", "Misnamed", "Tower Bridge"])
 
         await #expect(throws: DataSourceError.fetchFailed(url: origin.url("/missing.plist"), .httpStatus(404))) {
-            try await PhotoDataSource.load(from: origin.url("/missing.plist"), loop: loop)
+            try await PhotoDataSource.load(from: origin.url("/missing.plist"), loop: loop, limits: limits)
         }
+    }
+
+    @Test func aDataSourceOnAnAddressNobodyAllowedIsRefused() async throws {
+        let origin = try TestOrigin(routes: ["/photos.plist": .body(contentType: "application/xml", bytes: Array(plist.utf8))])
+        let loop = TransferLoop(name: "data-source-refused")
+        defer { loop.shutdown(); origin.stop() }
+
+        let error = await #expect(throws: DataSourceError.self) {
+            try await PhotoDataSource.load(from: origin.url("/photos.plist"), loop: loop)
+        }
+
+        guard case .fetchFailed(_, .addressRefused(_, let reason)) = error else {
+            Issue.record("expected a refused address, got \(String(describing: error))")
+            return
+        }
+        #expect(reason.contains("loopback"))
+        #expect(origin.requestCount("/photos.plist") == 0)
     }
 }

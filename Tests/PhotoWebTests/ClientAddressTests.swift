@@ -19,7 +19,7 @@ struct ClientAddressTests {
     }
 
     @Test func eachClientHasItsOwnAllowanceRefilledOverTime() {
-        let limiter = ViewerRateLimiter(perMinute: 2)
+        let limiter = ClientRateLimiter(perMinute: 2)
         let start = ContinuousClock.now
         #expect(limiter.admit("a", now: start) == nil)
         #expect(limiter.admit("a", now: start) == nil)

@@ -12,18 +12,18 @@ import Testing
 struct HTTPLimitsTests {
     @Test func anOversizedHeadIs431AndAnOversizedURLIs414AndTheServerCarriesOn() async throws {
         try await WebHarness.with(configure: { $0.maxHeaderBytes = 4_096; $0.maxURLLength = 1_024 }) { harness in
-            let header = try RawConnection(port: harness.application.port)
-            header.send("GET /healthz HTTP/1.1\r\nHost: x\r\nX-Big: \(String(repeating: "a", count: 64 * 1024))\r\n\r\n")
+            let header = try await RawConnection(port: harness.application.port)
+            await header.send("GET /healthz HTTP/1.1\r\nHost: x\r\nX-Big: \(String(repeating: "a", count: 64 * 1024))\r\n\r\n")
             let headerAnswer = await header.readUntilClosed()
             #expect(headerAnswer.text.hasPrefix("HTTP/1.1 431"))
             #expect(headerAnswer.closed)
 
-            let many = try RawConnection(port: harness.application.port)
-            many.send("GET /healthz HTTP/1.1\r\nHost: x\r\n" + (0..<10_000).map { "X-\($0): 1\r\n" }.joined() + "\r\n")
+            let many = try await RawConnection(port: harness.application.port)
+            await many.send("GET /healthz HTTP/1.1\r\nHost: x\r\n" + (0..<10_000).map { "X-\($0): 1\r\n" }.joined() + "\r\n")
             #expect(await many.readUntilClosed().text.hasPrefix("HTTP/1.1 431"))
 
-            let url = try RawConnection(port: harness.application.port)
-            url.send("GET /\(String(repeating: "a", count: 1024 * 1024)) HTTP/1.1\r\nHost: x\r\n\r\n")
+            let url = try await RawConnection(port: harness.application.port)
+            await url.send("GET /\(String(repeating: "a", count: 1024 * 1024)) HTTP/1.1\r\nHost: x\r\n\r\n")
             let urlAnswer = await url.readUntilClosed()
             #expect(urlAnswer.text.hasPrefix("HTTP/1.1 414"))
             #expect(urlAnswer.closed)
@@ -42,13 +42,13 @@ struct HTTPLimitsTests {
 
             // One header byte every 100 ms never completes a request: closed at the deadline,
             // although bytes keep coming.
-            let drip = try RawConnection(port: harness.application.port)
+            let drip = try await RawConnection(port: harness.application.port)
             let closed = Task.detached {
                 await drip.readUntilClosed().closed
             }
             let dripping = Task.detached {
                 for byte in "GET /healthz HTTP/1.1\r\nX-Slow: \(String(repeating: "a", count: 600))".utf8 {
-                    guard drip.send([byte]) else { return }
+                    guard await drip.send([byte]) else { return }
                     try? await Task.sleep(for: .milliseconds(100))
                 }
             }
@@ -82,7 +82,7 @@ struct HTTPLimitsTests {
             let plain = try await harness.request(.GET, "/api/photos")
             #expect(plain.headers[.contentEncoding] == nil)
             // The same document (JSON key order is not fixed between encodings).
-            let inflated = try JSONSerialization.jsonObject(with: try gunzip(zipped.body)) as? NSDictionary
+            let inflated = try JSONSerialization.jsonObject(with: try await gunzip(zipped.body)) as? NSDictionary
             #expect(inflated == (try JSONSerialization.jsonObject(with: plain.body) as? NSDictionary))
             #expect(zipped.body.count < plain.body.count)
             let refused = try await harness.request(.GET, "/api/photos", headers: [.acceptEncoding: "gzip;q=0"])
@@ -178,8 +178,8 @@ struct HTTPLimitsTests {
                 "POST /api/viewport HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: chunked\r\n\r\nzz\r\n{}\r\n0\r\n\r\n",
                 "POST /api/viewport HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: gzip, chunked\r\n\r\n2\r\n{}\r\n0\r\n\r\n",
             ] {
-                let connection = try RawConnection(port: harness.application.port)
-                connection.send(framing + smuggle)
+                let connection = try await RawConnection(port: harness.application.port)
+                await connection.send(framing + smuggle)
                 let answer = await connection.readUntilClosed()
                 #expect(answer.closed)
                 let statuses = answer.text.components(separatedBy: "HTTP/1.1 ").dropFirst().map { String($0.prefix(3)) }
@@ -192,20 +192,23 @@ struct HTTPLimitsTests {
 }
 
 /// Inflates a gzip body with the system's zlib (through `gzip -dc`), independent of the server's.
-func gunzip(_ data: Data) throws -> Data {
-    let process = Process()
-    process.executableURL = URL(fileURLWithPath: "/bin/gzip")
-    process.arguments = ["-dc"]
-    let input = Pipe()
-    let output = Pipe()
-    process.standardInput = input
-    process.standardOutput = output
-    try process.run()
-    input.fileHandleForWriting.write(data)
-    try input.fileHandleForWriting.close()
-    let result = output.fileHandleForReading.readDataToEndOfFile()
-    process.waitUntilExit()
-    return result
+/// The child process is run and awaited on a thread of its own, never on Swift concurrency's.
+func gunzip(_ data: Data) async throws -> Data {
+    try await offThePool { () throws -> Data in
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: "/bin/gzip")
+        process.arguments = ["-dc"]
+        let input = Pipe()
+        let output = Pipe()
+        process.standardInput = input
+        process.standardOutput = output
+        try process.run()
+        input.fileHandleForWriting.write(data)
+        try input.fileHandleForWriting.close()
+        let result = output.fileHandleForReading.readDataToEndOfFile()
+        process.waitUntilExit()
+        return result
+    }
 }
 
 /// `--connections-per-client`: one address holds at most so many connections; past them it is
@@ -218,8 +221,8 @@ struct ConnectionsPerClientTests {
     private func held(_ count: Int, port: UInt16) async throws -> [RawConnection] {
         var connections: [RawConnection] = []
         for _ in 0..<count {
-            let connection = try RawConnection(port: port)
-            connection.send(Self.healthz)
+            let connection = try await RawConnection(port: port)
+            await connection.send(Self.healthz)
             #expect(await connection.readHead().hasPrefix("HTTP/1.1 200"))
             connections.append(connection)
         }
@@ -232,8 +235,8 @@ struct ConnectionsPerClientTests {
             var open = try await held(3, port: harness.application.port)
             #expect(connections.openConnections(from: "127.0.0.1") == 3)
 
-            let fourth = try RawConnection(port: harness.application.port)
-            fourth.send(Self.healthz)
+            let fourth = try await RawConnection(port: harness.application.port)
+            await fourth.send(Self.healthz)
             let answer = await fourth.readUntilClosed()
             #expect(answer.text.hasPrefix("HTTP/1.1 429"))
             #expect(answer.text.contains(#"{"error":"too many connections from your address: at most 3 at once"#))

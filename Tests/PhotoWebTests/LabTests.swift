@@ -1,4 +1,5 @@
 import Foundation
+import HTTPTransfer
 import PhotoCodecs
 import PhotoPipeline
 @testable import PhotoWeb
@@ -8,7 +9,9 @@ import Testing
 @Suite("The lab: POST/GET/DELETE /api/labs, lanes of their own, the cap and tear-down", .serialized)
 struct LabTests {
     @Test func aLabAnswers201WithEachLanesViewerAndTimesItsStops() async throws {
-        try await WebHarness.with { harness in
+        // The eager lane's viewer never opens its stream here: the lab must not end for that while a
+        // loaded machine takes its time (the idle rules have tests of their own).
+        try await WebHarness.with(configure: { $0.viewerConnectTimeout = .seconds(600); $0.labIdleTimeout = .seconds(600) }) { harness in
             // When a lab of three lanes is made
             let created = try await harness.post("/api/labs", json: """
                 {"lanes": [{"strategy": "eager"}, {"strategy": "prefetch", "prefetch": 2}, {"strategy": "browser"}],
@@ -143,6 +146,8 @@ struct LabTests {
 
         try await WebHarness.with(configure: {
             $0.source = source
+            // The list's photos are on a loopback origin: named, as an operator would with --allow-source-host.
+            $0.pipeline.transferLimits.allowedSources = AllowedSources(entries: [AllowedSources.Entry(origin: origin.url("/"))!])
             $0.pipeline.maxConcurrentDownloads = 2
             // The labs' pages never open their streams: they must outlive the test, not end and free their slots.
             $0.labIdleTimeout = .seconds(3_600)

@@ -20,7 +20,7 @@ struct UnreadStreamsTests {
             defer { sockets.forEach { close($0) } }
             for round in 0..<1_000 {
                 let viewer = try await harness.newViewer()
-                sockets.append(try openUnreadStream(port: harness.application.port, viewer: viewer))
+                sockets.append(try await openUnreadStream(port: harness.application.port, viewer: viewer))
                 if round % 10 == 0 { _ = try await harness.newViewer() }
             }
 
@@ -39,8 +39,9 @@ struct UnreadStreamsTests {
     }
 
     /// Opens a connection, asks for `viewer`'s event stream, and never reads a byte of it.
-    private func openUnreadStream(port: UInt16, viewer: String) throws -> Int32 {
-        let socket = try EventStreamReader.connectToLoopback(port: port)
+    /// (Connecting blocks while the server's backlog is full: it runs on a thread of its own.)
+    private func openUnreadStream(port: UInt16, viewer: String) async throws -> Int32 {
+        let socket = try await offThePool { () throws(TestFailure) in try EventStreamReader.connectToLoopback(port: port) }
         // A small receive buffer, so the server's writes back up as they would for a stalled reader.
         var size: Int32 = 4096
         setsockopt(socket, SOL_SOCKET, SO_RCVBUF, &size, socklen_t(MemoryLayout<Int32>.size))

@@ -112,6 +112,9 @@ class Server:
             "--prefetch", str(prefetch),
             "--cache-dir", str(cache_dir),
         ] + (["--source", source] if source else [])
+        if source and not source.startswith("http"):
+            # A data source file whose photos are on a loopback origin: only a named one is fetched from.
+            self.command += ["--allow-source-host", "127.0.0.1"]
         env = dict(os.environ, CLASSIC_PHOTOS_CACHE_DIR=str(cache_dir))
         self._stdout = open(self.stdout_path, "wb")
         self._stderr = open(self.stderr_path, "wb")

@@ -69,6 +69,8 @@ class Server:
             "--cache-dir", str(cache_dir),
             *(flags or []),
         ]
+        # With --tls-cert the port speaks only HTTPS: readiness is asked over TLS (unverified).
+        self.tls = "--tls-cert" in self.command
         argv = self.command
         if open_files is not None:
             # `ulimit -n` in bash sets the soft and the hard limit: the server cannot raise it.
@@ -132,7 +134,7 @@ class Server:
                 pytest.fail("the server exited before it was ready; " + self.describe(), pytrace=False)
             try:
                 status, _, body = support.http_request(self.host, self.port, "GET", "/healthz",
-                                                       timeout=min(10.0, remaining()))
+                                                       timeout=min(10.0, remaining()), tls=self.tls)
                 if status == 200:
                     return
                 if status == 503 and b'"failed"' in body:
@@ -215,3 +217,10 @@ def start_server(server_factory):
     yield start
     for server in started:
         server.stop()
+
+
+@pytest.fixture(scope="session")
+def test_ca(tmp_path_factory):
+    """A CA made for the session (`tls_support.CertificateAuthority`): HTTPS servers get leaf certificates it signs."""
+    from tls_support import CertificateAuthority
+    return CertificateAuthority(tmp_path_factory.mktemp("tls"))

@@ -7,6 +7,7 @@ import http.client
 import json
 import os
 import socket
+import ssl
 import threading
 import time
 from dataclasses import dataclass, field
@@ -46,9 +47,13 @@ def family_of(host: str) -> int:
 
 
 def http_request(host: str, port: int, method: str, path: str, body: bytes | None = None,
-                 headers: dict[str, str] | None = None, timeout: float = 10):
-    """One request on a connection of its own: (status, headers as a lower-cased dict, body)."""
-    connection = http.client.HTTPConnection(host, port, timeout=timeout)
+                 headers: dict[str, str] | None = None, timeout: float = 10, tls: bool = False):
+    """One request on a connection of its own: (status, headers as a lower-cased dict, body).
+    `tls`: over HTTPS (HTTP/1.1), without checking the certificate."""
+    if tls:
+        connection = http.client.HTTPSConnection(host, port, timeout=timeout, context=ssl._create_unverified_context())
+    else:
+        connection = http.client.HTTPConnection(host, port, timeout=timeout)
     try:
         connection.request(method, path, body=body, headers=headers or {})
         response = connection.getresponse()
@@ -123,13 +128,7 @@ class NormalClient:
             self.step = f"row {self.row} `filtered` on the stream"
 
             def filtered(name: str, data: str) -> bool:
-                if name == "snapshot":
-                    photos = json.loads(data).get("photos", [])
-                    return any(p.get("index") == self.row and p.get("state") == "filtered" for p in photos)
-                if name == "photo":
-                    photo = json.loads(data)
-                    return photo.get("index") == self.row and photo.get("state") == "filtered"
-                return False
+                return row_filtered(name, data, self.row)
 
             self._next_event(stream, filtered)
         finally:
@@ -163,9 +162,11 @@ def assert_normal_client_served(host: str, port: int, headers: dict[str, str] | 
 class NormalClientThread(threading.Thread):
     """Runs one normal-client check beside an attack; `error` is None when it was served."""
 
-    def __init__(self, host: str, port: int, headers: dict[str, str] | None = None, deadline: float = 60):
+    def __init__(self, host: str, port: int, headers: dict[str, str] | None = None, deadline: float = 60,
+                 client=None):
         super().__init__(daemon=True)
-        self.client = NormalClient(host, port, headers=headers, deadline=deadline)
+        # `client`: another normal client with a `check()` (the HTTP/2 one).
+        self.client = client or NormalClient(host, port, headers=headers, deadline=deadline)
         self.error: str | None = "not finished"
 
     def run(self):
@@ -174,6 +175,39 @@ class NormalClientThread(threading.Thread):
             self.error = None
         except Exception as error:  # noqa: BLE001 - reported by the test
             self.error = str(error)
+
+
+def next_event(readline):
+    """The next server-sent event, (name, data), from lines `readline()` gives ("" at the end), or None."""
+    name, data = "message", []
+    while True:
+        line = readline()
+        if not line:
+            return None
+        text = line.rstrip("\r\n")
+        if text == "":
+            if data:
+                return name, "\n".join(data)
+            name = "message"
+            continue
+        if text.startswith(":"):
+            continue
+        key, _, value = text.partition(":")
+        value = value[1:] if value.startswith(" ") else value
+        if key == "event":
+            name = value
+        elif key == "data":
+            data.append(value)
+
+
+def row_filtered(name: str, data: str, row: int) -> bool:
+    """Whether this event says `row` is filtered (a `snapshot` with it filtered, or its `photo` event)."""
+    if name == "snapshot":
+        return any(p.get("index") == row and p.get("state") == "filtered" for p in json.loads(data).get("photos", []))
+    if name == "photo":
+        photo = json.loads(data)
+        return photo.get("index") == row and photo.get("state") == "filtered"
+    return False
 
 
 class EventStream:
@@ -193,25 +227,7 @@ class EventStream:
             self.connection.sock.settimeout(seconds)
 
     def next_event(self):
-        name, data = "message", []
-        while True:
-            line = self.response.readline()
-            if not line:
-                return None
-            text = line.decode(errors="replace").rstrip("\r\n")
-            if text == "":
-                if data:
-                    return name, "\n".join(data)
-                name = "message"
-                continue
-            if text.startswith(":"):
-                continue
-            key, _, value = text.partition(":")
-            value = value[1:] if value.startswith(" ") else value
-            if key == "event":
-                name = value
-            elif key == "data":
-                data.append(value)
+        return next_event(lambda: self.response.readline().decode(errors="replace"))
 
     def close(self):
         self.connection.close()

@@ -27,7 +27,7 @@ work=$(mktemp -d "${TMPDIR:-/tmp}/compose-run.XXXXXX")
 free_port() {
     python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])'
 }
-export EDGE_PORT="127.0.0.1:$(free_port)" EDGE_CLUSTER_PORT="127.0.0.1:$(free_port)" \
+export EDGE_PORT="127.0.0.1:$(free_port)" EDGE_TLS_PORT="127.0.0.1:$(free_port)" EDGE_CLUSTER_PORT="127.0.0.1:$(free_port)" \
     EDGE_PHOTOS_PORT="127.0.0.1:$(free_port)" PHOTOS_DIR="$work/photos"
 mkdir -p "$PHOTOS_DIR"
 edge="http://$EDGE_PORT"
@@ -85,6 +85,11 @@ step "podman-compose up -d (default profile; the edge on $EDGE_PORT)"
 compose up -d
 app=$(container app)
 checks default "$edge"
+# HTTPS with HTTP/2 on the edge's other port, its certificate made at its first start.
+answer=$(curl -sk --http2 -o /dev/null -w '%{http_version} %{http_code}' "https://$EDGE_TLS_PORT/healthz")
+[[ $answer == "2 200" ]] || fail "https://$EDGE_TLS_PORT/healthz: HTTP version and status '$answer', not '2 200'"
+pass "200 /healthz over HTTPS with HTTP/2 through the edge (self-signed: $(podman exec "$(container edge)" \
+    openssl x509 -noout -subject -in /etc/nginx/tls/cert.pem))"
 
 step "the app's container: user, healthchecks, SIGTERM"
 uid=$(podman exec "$app" id -u)

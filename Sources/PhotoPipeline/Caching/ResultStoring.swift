@@ -20,10 +20,18 @@ public protocol ResultStoring: Sendable {
     func write(_ data: Data, for name: String) -> [String]
     /// Waits until every write is kept (shutdown).
     func flush()
+    /// Calls `handler` with names that turn out not to be held after all (a write that failed later,
+    /// a file found damaged); never under the store's lock.
+    func whenLost(_ handler: @escaping @Sendable ([String]) -> Void)
+    /// Why results cannot be kept now (a full or read-only disk), nil while they can.
+    var writeProblem: String? { get }
 }
 
 extension ResultStoring {
     public func isHeld(_ name: String) -> Bool { contains(name) }
+    /// A store whose writes are settled when `write` returns never loses a name later.
+    public func whenLost(_ handler: @escaping @Sendable ([String]) -> Void) {}
+    public var writeProblem: String? { nil }
 }
 
 extension DiskCache: ResultStoring {}

@@ -23,6 +23,21 @@ extension PhotoPipeline {
         return try keep(data, as: variant, of: index)
     }
 
+    /// Photo `index`'s original as downloaded, for serving: only once its thumbnail was made from
+    /// it (so the bytes decoded as the image format they claim), never whatever an origin sent.
+    public func decodedOriginal(of index: Int) async throws(PipelineError) -> CachedImage {
+        let state = try photoState(of: index)
+        guard state == .filtered else { throw .notAvailable(index: index, variant: .original, state: state) }
+        let image = try await loadImage(.original, of: index)
+        guard image.format != nil else { throw .notAvailable(index: index, variant: .original, state: state) }
+        return image
+    }
+
+    private func photoState(of index: Int) throws(PipelineError) -> PhotoState {
+        guard records.indices.contains(index) else { throw .noSuchPhoto(index: index, count: records.count) }
+        return core.lock.withLock { $0.photoState(of: index) }
+    }
+
     private func imageInMemory(_ variant: ImageVariant, of index: Int) throws(PipelineError) -> CachedImage? {
         guard records.indices.contains(index) else {
             throw .noSuchPhoto(index: index, count: records.count)
@@ -49,8 +64,22 @@ extension PhotoPipeline {
     }
 
     /// The full-size sepia image of photo `index`, made from its downloaded original on the
-    /// filtration queue (so it counts against the CPU bound) and cached.
+    /// filtration queue (so it counts against the CPU bound) and cached. Requests for a photo whose
+    /// render is running share it: one render per photo at a time.
     public func fullSizeSepia(of index: Int) async throws(PipelineError) -> CachedImage {
+        if let cached = try? await loadImage(.sepia, of: index) { return cached }
+        do {
+            return try await fullSizeRenders.run(index) { [self] in try await renderFullSizeSepia(of: index) }
+        } catch let error as PipelineError {
+            throw error
+        } catch {
+            // The render throws only `PipelineError`; a cancelled wait would land here.
+            throw .notAvailable(index: index, variant: .sepia, state: records[index].state)
+        }
+    }
+
+    /// One render of the full-size sepia image (or the one a render that just ended left in the cache).
+    private func renderFullSizeSepia(of index: Int) async throws(PipelineError) -> CachedImage {
         if let cached = try? await loadImage(.sepia, of: index) { return cached }
         let original = try await loadImage(.original, of: index)
         let renderer = self.renderer

@@ -27,11 +27,15 @@ public final class PhotoPipeline: Sendable {
     let renderer: SepiaRenderer
     /// Results kept beyond memory (and across restarts), when configured.
     let results: (any ResultStoring)?
+    /// Whether results are kept beyond memory, and why not now (a full or read-only disk) when they cannot be.
+    public var resultStore: (configured: Bool, problem: String?) { (results != nil, results?.writeProblem) }
     /// Who runs each photo's work.
     let claims: any WorkClaiming
     let core: PipelineCore
     /// Each result's name in the results store, back to what it is (for results other instances keep).
     let resultKeys: [String: ImageCache.Key]
+    /// Full-size sepia renders running, by photo: one at a time per photo, however many ask.
+    let fullSizeRenders = SingleFlight<Int, CachedImage>()
 
     /// How events reach subscribers: in one process, straight to `events`.
     var transport: any EventTransporting { events }
@@ -76,6 +80,7 @@ public final class PhotoPipeline: Sendable {
         self.records = entries.enumerated().map { index, entry in
             PhotoRecord(index: index, name: entry.name, url: entry.url, cacheKey: entry.cacheKey, states: core)
         }
+        disk?.whenLost { [weak self] names in self?.resultsLost(names) }
     }
 
     /// Server totals, with the waste on rows no viewer has had on screen.
@@ -150,12 +155,7 @@ public final class PhotoPipeline: Sendable {
     private func apply(_ effects: Effects) {
         let evicted = effects.writes.compactMap { results?.write($0.data, for: $0.name) }.filter { !$0.isEmpty }
         transport.deliver(effects.events)
-        for gone in evicted {
-            update { state, effects in
-                effects.storeChanged(state.store.forgetOnDisk(gone))
-                effects.publishStateChanges(in: state)
-            }
-        }
+        evicted.forEach(resultsLost)
         effects.decided.forEach { $0.applyDecision() }
         for (filtration, download) in effects.dependencies {
             filtration.addDependency(download)
@@ -168,6 +168,16 @@ public final class PhotoPipeline: Sendable {
     }
 
     // MARK: Keeping results
+
+    /// Forgets results the store no longer holds (evicted, a write that failed, a damaged file): a
+    /// photo is `filtered` or `downloaded` only while what it needs can still be served, from memory
+    /// if not from the store, and is otherwise worked on again when next wanted.
+    func resultsLost(_ names: [String]) {
+        update { state, effects in
+            effects.storeChanged(state.store.forgetOnDisk(names))
+            effects.publishStateChanges(in: state)
+        }
+    }
 
     /// The results store's name for a photo's `variant`: the hash of its cache key (its URL), and for
     /// sepia results the settings that shaped them, so a change of height or intensity is not served stale.

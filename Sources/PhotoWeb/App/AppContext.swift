@@ -17,7 +17,9 @@ struct AppContext: Sendable {
     /// The page's files, read at start, with the version their URLs carry.
     let staticFiles: StaticFiles
     /// New viewers per client address.
-    let rateLimiter: ViewerRateLimiter
+    let rateLimiter: ClientRateLimiter
+    /// Retries of failed photos, per client address and per photo.
+    let retries: RetryLimits
     /// Peers whose `X-Forwarded-For` names the client.
     let trustedProxies: ClientAddress.TrustedProxies
     let metrics: ServerMetrics

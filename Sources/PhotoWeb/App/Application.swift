@@ -25,21 +25,28 @@ public final class Application: Sendable {
     let context: AppContext
     /// Open connections per client address, and the refusals past `--connections-per-client`.
     let connections: ConnectionsPerClient
+    /// With TLS: the certificate and key served, read again by `reloadCertificates()`.
+    let certificates: CertificateStore?
     private let server: RunningServer
+    /// With TLS and `--http-redirect-port`: the plain-HTTP server that redirects to HTTPS.
+    let redirect: RunningServer?
     private let loading: Task<SampleOrigin?, Never>
     private let background: Task<Void, Never>
     private let stopping = Mutex(false)
 
     private init(
         configuration: ServerConfiguration, port: UInt16, maxConnections: Int, context: AppContext,
-        connections: ConnectionsPerClient, server: RunningServer, loading: Task<SampleOrigin?, Never>, background: Task<Void, Never>
+        connections: ConnectionsPerClient, certificates: CertificateStore?, server: RunningServer, redirect: RunningServer?,
+        loading: Task<SampleOrigin?, Never>, background: Task<Void, Never>
     ) {
         self.configuration = configuration
         self.port = port
         self.maxConnections = maxConnections
         self.context = context
         self.connections = connections
+        self.certificates = certificates
         self.server = server
+        self.redirect = redirect
         self.loading = loading
         self.background = background
     }
@@ -79,7 +86,8 @@ public final class Application: Sendable {
             bounds: configuration.makeSharedBounds())
         var context = AppContext(
             configuration: configuration, library: library, viewers: viewers, labs: labs, templates: templates,
-            staticFiles: staticFiles, rateLimiter: ViewerRateLimiter(perMinute: configuration.viewersPerMinute),
+            staticFiles: staticFiles, rateLimiter: ClientRateLimiter(perMinute: configuration.viewersPerMinute),
+            retries: RetryLimits(perMinute: configuration.retriesPerMinute),
             trustedProxies: trustedProxies, metrics: ServerMetrics(), logger: logger)
         if let url = configuration.databaseURL {
             do {
@@ -95,6 +103,7 @@ public final class Application: Sendable {
             maxHeaderBytes: configuration.maxHeaderBytes, maxURLLength: configuration.maxURLLength,
             idleTimeout: TimeAmount(configuration.idleTimeout), sendTimeout: TimeAmount(configuration.sendTimeout),
             connections: ConnectionsPerClient(limit: configuration.connectionsPerClient, trusted: trustedProxies, logger: logger))
+        let certificates = try await loadCertificates(configuration)
         let router: Router<PhotoRequestContext>
         do {
             router = try Routes.router(context: context)
@@ -106,7 +115,7 @@ public final class Application: Sendable {
             server = try await RunningServer.start(logger: quieter(logger)) { onServerRunning in
                 Hummingbird.Application(
                     responder: router.buildResponder(),
-                    server: GuardedHTTP1Channel.builder(limits),
+                    server: serverBuilder(limits, configuration: configuration, certificates: certificates),
                     configuration: .init(
                         address: .hostname(configuration.host, port: Int(configuration.port)),
                         serverName: nil,
@@ -119,9 +128,10 @@ public final class Application: Sendable {
             throw ApplicationError.cannotListen("\(configuration.host):\(configuration.port)", error.reason)
         }
         let port = server.port
+        let redirect = try await startRedirect(configuration, httpsPort: port, limits: limits, logger: logger)
 
         logger.info("listening", metadata: [
-            "address": "\(configuration.host):\(port)", "strategy": "\(configuration.strategy.name)",
+            "address": "\(configuration.tls == nil ? "http" : "https")://\(configuration.host):\(port)", "strategy": "\(configuration.strategy.name)",
             "max connections": "\(maxConnections)", "open files limit": "\(openFiles)",
         ])
         let broadcaster = EventBroadcaster(
@@ -142,11 +152,11 @@ public final class Application: Sendable {
         }
         return Application(
             configuration: configuration, port: UInt16(port), maxConnections: maxConnections, context: context,
-            connections: limits.connections, server: server, loading: loading, background: background)
+            connections: limits.connections, certificates: certificates, server: server, redirect: redirect, loading: loading, background: background)
     }
 
     /// Hummingbird's own logging, one level quieter than ours (it logs every connection at debug).
-    private static func quieter(_ logger: Logger) -> Logger {
+    static func quieter(_ logger: Logger) -> Logger {
         var logger = logger
         if logger.logLevel < .notice { logger.logLevel = .notice }
         return logger
@@ -184,78 +194,16 @@ public final class Application: Sendable {
             session.close()
         }
         background.cancel()
+        // A data source that drips holds the list's loading: its transfer is cancelled with it.
+        loading.cancel()
         context.labs.endAll()
         context.library.pipeline?.shutdown()
         context.cluster?.stop()
         // A client that never reads its response cannot hold the shutdown: after 2 s the rest is cut.
         await server.stop(cutOff: .seconds(2))
+        await redirect?.stop(cutOff: .seconds(2))
         await loading.value?.stop()
         context.logger.info("stopped")
-    }
-
-    private static func load(into context: AppContext, broadcaster: EventBroadcaster) async -> SampleOrigin? {
-        let configuration = context.configuration
-        let logger = context.logger
-        var origin: SampleOrigin?
-        let status: PhotoLibrary.Status
-        do {
-            let location: String
-            if let source = configuration.source {
-                location = source
-            } else {
-                origin = try await SampleOrigin.start(configuration.sample, folder: configuration.photosDirectory)
-                location = origin!.dataSourceURL
-                logger.info("sample origin serving", metadata: ["url": "\(location)", "folder": "\(configuration.photosDirectory ?? "generated samples")"])
-                for skipped in origin!.skipped {
-                    logger.warning("photo folder file skipped", metadata: ["file": "\(skipped.file)", "reason": "\(skipped.reason)"])
-                }
-            }
-            var entries = try await PhotoDataSource.load(from: location, limits: configuration.pipeline.transferLimits)
-            if let origin {
-                // The origin's port changes each run; its photos do not.
-                for position in entries.indices {
-                    entries[position].cacheKey = origin.stableKey(for: entries[position].url)
-                }
-            }
-            let loadedEntries = entries
-            var pipelineConfiguration = configuration.pipeline
-            // The list is the host of the bounds lab lanes share.
-            pipelineConfiguration.sharedBounds = context.labs.bounds
-            let listConfiguration = pipelineConfiguration
-            let cluster = context.cluster
-            // Scanning the disk cache reads a folder and files: off the threads requests run on.
-            let pipeline = try await Blocking.run {
-                if let cluster {
-                    return PhotoPipeline(
-                        entries: loadedEntries, configuration: listConfiguration, disk: cluster.results, claims: cluster.claims)
-                }
-                let disk = try DiskCache(
-                    directory: URL(fileURLWithPath: configuration.imageCacheDirectory), budget: configuration.pipeline.diskBudgetBytes)
-                return PhotoPipeline(entries: loadedEntries, configuration: listConfiguration, disk: disk)
-            }
-            cluster?.attach(pipeline)
-            let done = pipeline.records.filter { $0.state == .filtered }.count
-            logger.info("data source loaded", metadata: [
-                "source": "\(location)", "photos": "\(entries.count)",
-                "unusable": "\(entries.filter { $0.problem != nil }.count)", "already filtered": "\(done)",
-            ])
-            status = .ready(pipeline)
-        } catch {
-            logger.error("data source failed", metadata: ["reason": "\(error)"])
-            status = .failed("\(error)")
-        }
-        context.labs.attach(origin)
-        context.library.finish(with: status, skipped: origin?.skipped ?? [])
-        if let pipeline = context.library.pipeline {
-            for session in context.viewers.all {
-                _ = session.controller(on: pipeline, strategy: configuration.strategy)
-            }
-        }
-        // Every open stream learns the outcome: a fresh snapshot carries the list or the error.
-        for session in context.viewers.all {
-            session.outbox.requireSnapshot()
-        }
-        return origin
     }
 }
 

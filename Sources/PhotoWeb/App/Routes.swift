@@ -1,9 +1,13 @@
 import Hummingbird
 
-/// The HTTP contract (documented in the README), each route to its handler.
+/// The HTTP contract (written down in `Public/openapi.json`, served at `/openapi.json`), each route to its handler.
 enum Routes {
     static func router(context: AppContext) throws -> Router<PhotoRequestContext> {
         let router = Router(context: PhotoRequestContext.self, options: .autoGenerateHeadEndpoints)
+        router.add(middleware: SecurityHeadersMiddleware())
+        if context.configuration.tls != nil, context.configuration.hstsMaxAge > 0 {
+            router.add(middleware: StrictTransportSecurity(maxAge: context.configuration.hstsMaxAge))
+        }
         router.add(middleware: RouteMiddleware(
             metrics: context.metrics, logger: context.logger, maxBodyBytes: context.configuration.maxRequestBodyBytes))
         let page = try PageHandler(context: context)
@@ -28,7 +32,9 @@ enum Routes {
         routes.get("/api/stats", use: StatsHandler(context: context).handle)
         routes.post("/api/photos/:index/retry", use: RetryHandler(context: context).handle)
         routes.get("/photos/:index/:variant", use: ImageHandler(context: context).handle)
-        routes.get("/static/**", use: StaticFileHandler(files: context.staticFiles).handle)
+        let staticFiles = StaticFileHandler(files: context.staticFiles)
+        routes.get("/static/**", use: staticFiles.handle)
+        routes.get("/openapi.json", use: staticFiles.contract)
         let labs = LabsHandler(context: context)
         routes.get("/lab", use: labPage.handle)
         routes.post("/api/labs", use: labs.create)

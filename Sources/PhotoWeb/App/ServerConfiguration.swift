@@ -57,6 +57,9 @@ public struct ServerConfiguration: Sendable {
     public var connectionsPerClient = 64
     /// New viewers per client address per minute; more get 429 with `Retry-After`. Default 60.
     public var viewersPerMinute = 60
+    /// Retries of failed photos per client address per minute; more get 429 with `Retry-After`
+    /// (each photo also waits between retries, 1 s doubling to 60 s). Default 30.
+    public var retriesPerMinute = 30
     /// Peers whose `X-Forwarded-For` is believed (addresses or CIDR prefixes, e.g. the compose
     /// edge's network). Default none: the client address is the peer's.
     public var trustedProxies: [String] = []
@@ -69,6 +72,15 @@ public struct ServerConfiguration: Sendable {
     public var maxLabs = 4
     /// A lab whose page left (its lanes' event streams gone this long) is ended. Default 5 s.
     public var labIdleTimeout: Duration = .seconds(5)
+    /// HTTPS with HTTP/2 and HTTP/1.1 (ALPN) from these PEM files; SIGHUP reads them again.
+    /// Default nil: plain HTTP/1.1.
+    public var tls: TLSFiles?
+    /// With TLS: a plain-HTTP port whose every request is redirected (308) to HTTPS. Default nil: none.
+    public var httpRedirectPort: UInt16?
+    /// With TLS: `Strict-Transport-Security: max-age=` this many seconds. Default one year; 0 sends none.
+    public var hstsMaxAge = 31_536_000
+    /// HTTP/2 streams one connection may have open at once; more are refused. Default 100.
+    public var maxStreams = 100
     /// How much is logged. Default info.
     public var logLevel: Logger.Level = .info
     /// PostgreSQL shared by several instances (`postgres://user:password@host:port/database`).

@@ -118,7 +118,8 @@ final class EventOutbox: Sendable {
             state.lastActivity = .now
             let stale = state.waiter.take()
             let firstKept = state.history.first.map { _ in state.history[state.historyStart].id }
-            if !state.needsSnapshot, let lastEventID, let firstKept, lastEventID + 1 >= firstKept, lastEventID < state.nextID,
+            // `lastEventID` comes from the client: bounded by `nextID` before any arithmetic on it.
+            if !state.needsSnapshot, let lastEventID, lastEventID < state.nextID, let firstKept, lastEventID + 1 >= firstKept,
                lastEventID >= state.lastSnapshotID {
                 state.pending = EventQueue(orderedHistory(state).filter { $0.id > lastEventID })
                 return (state.generation, true, stale)

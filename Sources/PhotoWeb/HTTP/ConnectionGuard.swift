@@ -16,6 +16,7 @@ import HTTPTypes
 ///   open event stream is never idle;
 /// - a `Transfer-Encoding` other than `chunked` is answered 501 (nothing after it is read);
 /// - a connection past its client's `--connections-per-client` is answered 429 and closed;
+/// - `Expect: 100-continue` is answered `100 Continue` at once (`ExpectContinueHandler`);
 /// - a connection whose reader takes nothing of a response for `sendTimeout` (the buffers stay full)
 ///   is closed: a reader that stalls, or trickles a byte now and then, does not keep it for ever.
 struct GuardedHTTP1Channel: ServerChildChannel, HTTPChannelHandler {
@@ -27,6 +28,20 @@ struct GuardedHTTP1Channel: ServerChildChannel, HTTPChannelHandler {
         var idleTimeout: TimeAmount
         var sendTimeout: TimeAmount
         var connections: ConnectionsPerClient
+
+        /// Counts a new connection against its client (given back when it closes) and bounds what
+        /// NIO buffers for it.
+        func admit(_ channel: any Channel) throws -> ConnectionsPerClient.Admission {
+            let admission = connections.admit(channel.remoteAddress)
+            if case .counted(let address) = admission {
+                let connections = connections
+                channel.closeFuture.whenComplete { _ in connections.release(address) }
+            }
+            // A client that stops reading holds at most this much of ours in NIO's buffers
+            // (the default is 64 KiB; an event stream behind it is cut off by its outbox).
+            try channel.syncOptions?.setOption(.writeBufferWaterMark, value: .init(low: 8 * 1024, high: 16 * 1024))
+            return admission
+        }
     }
 
     let inner: HTTP1Channel
@@ -52,28 +67,24 @@ struct GuardedHTTP1Channel: ServerChildChannel, HTTPChannelHandler {
     }
 
     func setup(channel: any Channel, logger: Logger) -> EventLoopFuture<Value> {
-        let progress = RequestProgress()
-        let admission = limits.connections.admit(channel.remoteAddress)
-        switch admission {
-        case .counted(let address):
-            let connections = limits.connections
-            channel.closeFuture.whenComplete { _ in connections.release(address) }
-        case .uncounted:
-            break
-        case .refused:
-            do {
-                try channel.pipeline.syncOperations.addHandler(
-                    TooManyConnectionsResponder(limit: limits.connections.limit, wait: .seconds(2)), position: .first)
-            } catch {
-                return channel.eventLoop.makeFailedFuture(error)
-            }
-        }
         do {
-            // A client that stops reading holds at most this much of ours in NIO's buffers
-            // (the default is 64 KiB; an event stream behind it is cut off by its outbox).
-            try channel.syncOptions?.setOption(.writeBufferWaterMark, value: .init(low: 8 * 1024, high: 16 * 1024))
-            try channel.pipeline.syncOperations.addHandler(
-                RequestLineGuard(maxLength: limits.maxURLLength, progress: progress), position: .first)
+            let admission = try limits.admit(channel)
+            return configure(channel: channel, logger: logger, admission: admission)
+        } catch {
+            return channel.eventLoop.makeFailedFuture(error)
+        }
+    }
+
+    /// The guards and Hummingbird's HTTP/1.1 handlers, at the end of the pipeline: on the bare
+    /// connection, or behind TLS once `http/1.1` is negotiated.
+    func configure(channel: any Channel, logger: Logger, admission: ConnectionsPerClient.Admission) -> EventLoopFuture<Value> {
+        let progress = RequestProgress()
+        do {
+            try channel.pipeline.syncOperations.addHandler(RequestLineGuard(maxLength: limits.maxURLLength, progress: progress))
+            if case .refused = admission {
+                try channel.pipeline.syncOperations.addHandler(
+                    TooManyConnectionsResponder(limit: limits.connections.limit, wait: .seconds(2)))
+            }
         } catch {
             return channel.eventLoop.makeFailedFuture(error)
         }
@@ -82,6 +93,7 @@ struct GuardedHTTP1Channel: ServerChildChannel, HTTPChannelHandler {
             try channel.pipeline.syncOperations.addHandler(
                 RequestDeadlineGuard(idleTimeout: limits.idleTimeout, sendTimeout: limits.sendTimeout, progress: progress),
                 position: .after(decoder))
+            try channel.pipeline.syncOperations.addHandler(ExpectContinueHandler(), position: .after(decoder))
             return value
         }
     }
@@ -102,60 +114,6 @@ final class RequestProgress {
     var isIdle: Bool { requestsReceived == responsesFinished }
 }
 
-/// Before the parser: answers 414 to a request line longer than the limit.
-final class RequestLineGuard: ChannelInboundHandler, RemovableChannelHandler {
-    typealias InboundIn = ByteBuffer
-    typealias InboundOut = ByteBuffer
-    typealias OutboundOut = ByteBuffer
-
-    private let maxLength: Int
-    private let progress: RequestProgress
-    private var lineLength = 0
-    private var refused = false
-
-    init(maxLength: Int, progress: RequestProgress) {
-        // The method, spaces and "HTTP/1.1" come on top of the target.
-        self.maxLength = maxLength + 32
-        self.progress = progress
-    }
-
-    func channelRead(context: ChannelHandlerContext, data: NIOAny) {
-        guard !refused else { return }
-        if progress.awaitingRequestLine {
-            let buffer = unwrapInboundIn(data)
-            if let newline = buffer.readableBytesView.firstIndex(of: UInt8(ascii: "\n")) {
-                lineLength += newline - buffer.readerIndex
-                // A bare CRLF before a request is allowed; it does not start the line.
-                if lineLength > 1 { progress.awaitingRequestLine = false }
-                if lineLength <= maxLength { lineLength = 0 }
-            } else {
-                lineLength += buffer.readableBytes
-            }
-            if lineLength > maxLength {
-                refused = true
-                RawAnswer.send(status: "414 URI Too Long", error: "the request target is longer than \(maxLength - 32) bytes", on: context)
-                return
-            }
-        }
-        context.fireChannelRead(data)
-    }
-}
-
-/// A whole answer written as bytes, in front of the parser (which never sees the request), then
-/// the connection closed: `{"error": …}` as every other refusal.
-enum RawAnswer {
-    static func send(status: String, headers: String = "", error: String, on context: ChannelHandlerContext) {
-        let body = EventPayloads.json(EventPayloads.Failure(error: error))
-        let head = "HTTP/1.1 \(status)\r\ncontent-type: application/json\r\ncontent-length: \(body.count)\r\n\(headers)connection: close\r\n\r\n"
-        var buffer = context.channel.allocator.buffer(capacity: head.utf8.count + body.count)
-        buffer.writeString(head)
-        buffer.writeBytes(body)
-        context.writeAndFlush(NIOAny(buffer)).whenComplete { _ in
-            context.close(promise: nil)
-        }
-    }
-}
-
 /// After the parser: the idle deadline, the send deadline, 431 for an oversized head, 501 for an
 /// unknown transfer coding.
 final class RequestDeadlineGuard: ChannelDuplexHandler, RemovableChannelHandler {
@@ -165,17 +123,18 @@ final class RequestDeadlineGuard: ChannelDuplexHandler, RemovableChannelHandler 
     typealias OutboundOut = HTTPResponsePart
 
     private let idleTimeout: TimeAmount
-    private let sendTimeout: TimeAmount
     private let progress: RequestProgress
     private var deadline: Scheduled<Void>?
-    /// Armed while the connection is not writable: our bytes wait for a reader that takes none.
-    private var stalled: Scheduled<Void>?
+    private var stalled: StallTimer
     private var refused = false
+    /// On an HTTP/2 stream: the longest `:path` (HTTP/1.1 has `RequestLineGuard` in front of its parser).
+    private let maxPathLength: Int?
 
-    init(idleTimeout: TimeAmount, sendTimeout: TimeAmount, progress: RequestProgress) {
+    init(idleTimeout: TimeAmount, sendTimeout: TimeAmount, progress: RequestProgress, maxPathLength: Int? = nil) {
         self.idleTimeout = idleTimeout
-        self.sendTimeout = sendTimeout
+        self.stalled = StallTimer(timeout: sendTimeout)
         self.progress = progress
+        self.maxPathLength = maxPathLength
     }
 
     func handlerAdded(context: ChannelHandlerContext) {
@@ -190,31 +149,18 @@ final class RequestDeadlineGuard: ChannelDuplexHandler, RemovableChannelHandler 
     func handlerRemoved(context: ChannelHandlerContext) {
         deadline?.cancel()
         deadline = nil
-        stalled?.cancel()
-        stalled = nil
+        stalled.cancel()
     }
 
     func channelInactive(context: ChannelHandlerContext) {
         deadline?.cancel()
         deadline = nil
-        stalled?.cancel()
-        stalled = nil
+        stalled.cancel()
         context.fireChannelInactive()
     }
 
-    /// Unwritable: NIO holds more of ours than the write buffer's high mark, because the reader takes
-    /// nothing; writable again once it has taken all but the low mark (a trickle of a byte a second
-    /// does not get there in time).
     func channelWritabilityChanged(context: ChannelHandlerContext) {
-        if context.channel.isWritable {
-            stalled?.cancel()
-            stalled = nil
-        } else if stalled == nil {
-            let loopBound = NIOLoopBound(context, eventLoop: context.eventLoop)
-            stalled = context.eventLoop.scheduleTask(in: sendTimeout) {
-                loopBound.value.close(promise: nil)
-            }
-        }
+        stalled.writabilityChanged(context)
         context.fireChannelWritabilityChanged()
     }
 
@@ -222,6 +168,10 @@ final class RequestDeadlineGuard: ChannelDuplexHandler, RemovableChannelHandler 
         guard !refused else { return }
         switch unwrapInboundIn(data) {
         case .head(let head):
+            if let maxPathLength, let path = head.path, path.utf8.count > maxPathLength {
+                refuse(context, status: .uriTooLong, reason: "the request target is longer than \(maxPathLength) bytes")
+                return
+            }
             if let coding = head.headerFields[.transferEncoding]?.lowercased(), coding != "chunked", progress.isIdle {
                 refuse(context, status: .notImplemented, reason: "transfer coding \(coding) is not supported")
                 return
@@ -267,13 +217,42 @@ final class RequestDeadlineGuard: ChannelDuplexHandler, RemovableChannelHandler 
         refused = true
         deadline?.cancel()
         let body = context.channel.allocator.buffer(data: EventPayloads.json(EventPayloads.Failure(error: reason)))
-        let head = HTTPResponse(status: status, headerFields: [
-            .contentType: "application/json", .contentLength: String(body.readableBytes), .connection: "close",
-        ])
+        var head = HTTPResponse(status: status, headerFields: [.contentType: "application/json", .xContentTypeOptions: "nosniff", .contentLength: String(body.readableBytes)])
+        // HTTP/2 has no `Connection` field: closing the stream is all.
+        if maxPathLength == nil { head.headerFields[.connection] = "close" }
         context.write(wrapOutboundOut(.head(head)), promise: nil)
         context.write(wrapOutboundOut(.body(body)), promise: nil)
         context.writeAndFlush(wrapOutboundOut(.end(nil))).whenComplete { _ in
             context.close(promise: nil)
         }
+    }
+}
+
+/// Closes a channel whose reader takes nothing of ours for `timeout`. Unwritable: NIO holds more of
+/// ours than the write buffer's high mark (for an HTTP/2 stream, also: its flow-control window is
+/// spent), because the reader takes nothing; writable again once it has taken all but the low
+/// mark (a trickle of a byte a second does not get there in time). Used on the channel's event loop.
+struct StallTimer {
+    let timeout: TimeAmount
+    private var scheduled: Scheduled<Void>?
+
+    init(timeout: TimeAmount) {
+        self.timeout = timeout
+    }
+
+    mutating func writabilityChanged(_ context: ChannelHandlerContext) {
+        if context.channel.isWritable {
+            cancel()
+        } else if scheduled == nil {
+            let loopBound = NIOLoopBound(context, eventLoop: context.eventLoop)
+            scheduled = context.eventLoop.scheduleTask(in: timeout) {
+                loopBound.value.close(promise: nil)
+            }
+        }
+    }
+
+    mutating func cancel() {
+        scheduled?.cancel()
+        scheduled = nil
     }
 }

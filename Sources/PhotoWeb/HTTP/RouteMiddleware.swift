@@ -27,6 +27,9 @@ struct RouteMiddleware: RouterMiddleware {
             response = try await next(request, context)
         } catch let error as APIError {
             response = error.response
+        } catch is NIOTooManyBytesError {
+            // A body with no Content-Length (chunked, or any HTTP/2 body) found too long while read.
+            response = APIError.payloadTooLarge(limit: maxBodyBytes).response
         } catch let error as HTTPError {
             response = Self.translate(error, request: request).response
         } catch let error as HTTPParserError {

@@ -49,7 +49,9 @@ struct FirstScreen {
     /// The first screen's rows of a list of `count` photos: from `row` (1-based, the page's `?row=`), or the top.
     static func indices(from row: String?, count: Int) -> Range<Int> {
         guard count > 0 else { return 0..<0 }
-        let first = min(count - 1, max(0, (row.flatMap { Int($0) } ?? 1) - 1))
+        // Clamped to 1...count before the 1-based row becomes an index: `?row=` is the client's number.
+        let asked = row.flatMap { Int($0) } ?? 1
+        let first = min(count, max(1, asked)) - 1
         return first..<min(count, first + rowCount)
     }
 

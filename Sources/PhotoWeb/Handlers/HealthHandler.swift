@@ -10,17 +10,32 @@ struct HealthHandler: Sendable {
 
     func handle(_ request: Request, context requestContext: PhotoRequestContext) async throws -> Response {
         let source = context.library.source
-        return .json(Health(source: source, cluster: context.cluster?.health), status: source.status == "ready" ? .ok : .serviceUnavailable)
+        let store = context.library.pipeline?.resultStore
+        let cache = store.flatMap { $0.configured ? Health.Cache(writable: $0.problem == nil, problem: $0.problem) : nil }
+        return .json(
+            Health(source: source, cluster: context.cluster?.health, cache: cache),
+            status: source.status == "ready" ? .ok : .serviceUnavailable)
     }
 
-    /// The list's status, with the cluster's fields beside it.
+    /// The list's status, with the cluster's fields and whether results can be kept beside it.
     private struct Health: Encodable {
+        /// `"cache": {"writable": false, "problem": "write: No space left on device"}` on a full disk.
+        struct Cache: Encodable {
+            let writable: Bool
+            let problem: String?
+        }
+
         let source: EventPayloads.Source
         let cluster: ClusterHealth?
+        let cache: Cache?
+
+        private enum CodingKeys: String, CodingKey { case cache }
 
         func encode(to encoder: any Encoder) throws {
             try source.encode(to: encoder)
             try cluster?.encode(to: encoder)
+            var container = encoder.container(keyedBy: CodingKeys.self)
+            try container.encodeIfPresent(cache, forKey: .cache)
         }
     }
 }

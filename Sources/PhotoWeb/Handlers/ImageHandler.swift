@@ -23,7 +23,11 @@ struct ImageHandler: Sendable {
             ?? context.loadedPipeline()
         let image: CachedImage
         do {
-            image = variant == .sepia ? try await pipeline.fullSizeSepia(of: index) : try await pipeline.loadImage(variant, of: index)
+            switch variant {
+            case .sepia: image = try await pipeline.fullSizeSepia(of: index)
+            case .original: image = try await pipeline.decodedOriginal(of: index)
+            default: image = try await pipeline.loadImage(variant, of: index)
+            }
         } catch {
             throw APIError(error)
         }

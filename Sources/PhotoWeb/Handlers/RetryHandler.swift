@@ -2,13 +2,21 @@ import Hummingbird
 import PhotoPipeline
 
 /// `POST /api/photos/N/retry`: a failed photo is forgotten as failed and worked on again for every
-/// viewer that has it on screen (the others ask for it with their next viewport report). `202`.
+/// viewer that has it on screen (the others ask for it with their next viewport report). `202`;
+/// `429` past the client's `--retries-per-minute` or while the photo waits out its back-off.
 struct RetryHandler: Sendable {
     let context: AppContext
 
     func handle(_ request: Request, context requestContext: PhotoRequestContext) async throws -> Response {
         let index = try AppContext.photoIndex(requestContext.parameters.get("index"))
         let pipeline = try context.loadedPipeline()
+        // Only a retry that would fetch again is counted against the limits (404 and 409 come from `retry`).
+        if pipeline.records.indices.contains(index), case .failed = pipeline.records[index].state {
+            let client = ClientAddress.of(peer: requestContext.peer, forwardedFor: request.headers[.xForwardedFor], trusted: context.trustedProxies)
+            if let refusal = context.retries.admit(index, for: client) {
+                throw APIError.tooManyRequests(refusal.reason, retryAfter: refusal.seconds)
+            }
+        }
         let record: PhotoRecord
         do {
             record = try pipeline.retry(index)

@@ -3,7 +3,8 @@ import Hummingbird
 import NIOCore
 
 /// `GET /static/v/VERSION/PATH` (what the page names: cached for a year, the version changes with
-/// any file's content) and `GET /static/PATH` (the same files, revalidated by ETag each time).
+/// any file's content) and `GET /static/PATH` (the same files, revalidated by ETag each time); and
+/// `GET /openapi.json`, one of them.
 struct StaticFileHandler: Sendable {
     let files: StaticFiles
 
@@ -16,6 +17,16 @@ struct StaticFileHandler: Sendable {
             if path[1] == files.version { cacheControl = "public, max-age=31536000, immutable" }
             path = Array(path.dropFirst(2))
         }
+        return try respond(with: path, cacheControl: cacheControl, to: request)
+    }
+
+    /// `GET /openapi.json`: the HTTP API's contract (`Public/openapi.json`), revalidated each time.
+    func contract(_ request: Request, context: PhotoRequestContext) async throws -> Response {
+        try respond(with: ["openapi.json"], cacheControl: "no-cache", to: request)
+    }
+
+    /// The file at `path`, gzipped when accepted, or `304` when the client's copy is current.
+    private func respond(with path: [Substring], cacheControl: String, to request: Request) throws -> Response {
         guard let file = files.file(at: path) else {
             throw APIError.notFound("no such static file")
         }

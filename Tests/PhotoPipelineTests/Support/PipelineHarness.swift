@@ -1,6 +1,7 @@
 import Foundation
 import HTTPTransfer
 @testable import PhotoPipeline
+import Testing
 import TestOrigin
 
 /// A pipeline wired to an origin server of its own on loopback, with its own transfer loop and an
@@ -23,6 +24,10 @@ final class PipelineHarness: Sendable {
         self.origin = origin
         loop = TransferLoop(name: "test-transfer-loop")
         let entries = photos.map { PhotoEntry(name: $0.path, url: origin.url($0.path)) }
+        // The origin is on loopback, which only a named origin may be: the harness names its own.
+        var configuration = configuration
+        configuration.transferLimits.allowedSources = configuration.transferLimits.allowedSources.allowing(
+            try #require(AllowedSources.Entry(origin: origin.url("/"))))
         pipeline = PhotoPipeline(entries: entries, configuration: configuration, loop: loop, disk: results, claims: claims)
         recorder = EventRecorder(pipeline)
     }

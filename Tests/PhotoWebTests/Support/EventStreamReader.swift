@@ -28,7 +28,7 @@ final class EventStreamReader {
     private var text = ""
 
     init(port: UInt16, target: String, headers extra: [String: String] = [:]) async throws {
-        let socket = try Self.connectToLoopback(port: port)
+        let socket = try await offThePool { () throws(TestFailure) in try Self.connectToLoopback(port: port) }
         self.socket = socket
         var request = "GET \(target) HTTP/1.1\r\nHost: 127.0.0.1:\(port)\r\nAccept: text/event-stream\r\n"
         for (name, value) in extra { request += "\(name): \(value)\r\n" }
@@ -172,7 +172,8 @@ final class EventStreamReader {
 
 extension EventStreamReader {
     /// A TCP connection to 127.0.0.1:`port`, as a raw descriptor the caller closes.
-    static func connectToLoopback(port: UInt16) throws -> Int32 {
+    /// Blocks while the kernel connects: from async code, call it through `offThePool`.
+    static func connectToLoopback(port: UInt16) throws(TestFailure) -> Int32 {
         let socket = Glibc.socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
         var address = sockaddr_in()
         address.sin_family = sa_family_t(AF_INET)

@@ -9,8 +9,8 @@ import Glibc
 final class RawConnection: @unchecked Sendable {
     let socket: Int32
 
-    init(port: UInt16) throws {
-        socket = try EventStreamReader.connectToLoopback(port: port)
+    init(port: UInt16) async throws {
+        socket = try await offThePool { () throws(TestFailure) in try EventStreamReader.connectToLoopback(port: port) }
         var timeout = timeval(tv_sec: 30, tv_usec: 0)
         setsockopt(socket, SOL_SOCKET, SO_RCVTIMEO, &timeout, socklen_t(MemoryLayout<timeval>.size))
     }
@@ -20,19 +20,23 @@ final class RawConnection: @unchecked Sendable {
     }
 
     /// Sends `bytes`; false when the server has closed the connection.
+    /// (A send blocks while the server does not read: it runs on a thread of its own.)
     @discardableResult
-    func send(_ bytes: some Collection<UInt8>) -> Bool {
-        let array = Array(bytes)
-        var offset = 0
-        while offset < array.count {
-            let sent = array[offset...].withUnsafeBytes { Glibc.send(socket, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL)) }
-            guard sent > 0 else { return false }
-            offset += sent
+    func send(_ bytes: some Collection<UInt8>) async -> Bool {
+        let (array, socket) = (Array(bytes), socket)
+        return await offThePool { () -> Bool in
+            var offset = 0
+            while offset < array.count {
+                let sent = array[offset...].withUnsafeBytes { Glibc.send(socket, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL)) }
+                guard sent > 0 else { return false }
+                offset += sent
+            }
+            return true
         }
-        return true
     }
 
-    func send(_ text: String) -> Bool { send(Array(text.utf8)) }
+    @discardableResult
+    func send(_ text: String) async -> Bool { await send(Array(text.utf8)) }
 
     /// Everything the server sends until it closes the connection (or the failure bound passes).
     func readUntilClosed() async -> (text: String, closed: Bool) {

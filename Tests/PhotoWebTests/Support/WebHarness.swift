@@ -66,13 +66,29 @@ struct WebHarness {
     ) async throws -> TestResponse {
         // The timeout is only the failure bound: other suites share the machine and NIO's threads
         // (one runs 1,000 streams nobody reads), so an answer may be slow but must come.
-        let response = try await TestClient.withClient(
-            host: host, port: Int(application.port), configuration: .init(timeout: .seconds(90))
-        ) { client in
-            try await client.execute(.init(
-                target, method: method.method, headers: headers, body: body.isEmpty ? nil : ByteBuffer(data: body)))
+        let response = try await Self.connectingPatiently {
+            try await TestClient.withClient(
+                host: host, port: Int(application.port), configuration: .init(timeout: .seconds(90))
+            ) { client in
+                try await client.execute(.init(
+                    target, method: method.method, headers: headers, body: body.isEmpty ? nil : ByteBuffer(data: body)))
+            }
         }
         return TestResponse(status: response.status.code, headers: response.headers, body: response.body.map { Data($0.readableBytesView) } ?? Data())
+    }
+
+    /// `attempt`, again when it could not connect: the test client gives a connection 5 s, which a
+    /// server busy on a loaded machine can take to accept. Nothing was sent on a connection that
+    /// never opened, so trying again is safe for any method; 90 s in all is the failure bound.
+    private static func connectingPatiently<T>(_ attempt: () async throws -> T) async throws -> T {
+        let deadline = ContinuousClock.now + .seconds(90)
+        while true {
+            do {
+                return try await attempt()
+            } catch ChannelError.connectTimeout where ContinuousClock.now < deadline {
+                continue
+            }
+        }
     }
 
     /// POSTs `json` (a literal body, possibly malformed on purpose).

@@ -1,12 +1,13 @@
 import Foundation
 import Synchronization
 
-/// New viewers per client address: a token bucket of `perMinute` tokens, refilled evenly, so one
-/// client cannot fill `--max-viewers` however fast it asks. Buckets that are full again are
-/// forgotten, so memory follows the clients of the last minute.
+/// Requests of one kind per client address (new viewers, retries): a token bucket of `perMinute`
+/// tokens, refilled evenly, so one client cannot fill `--max-viewers` or make the origin fetch a photo
+/// again and again however fast it asks. Buckets that are full again are forgotten, so memory follows
+/// the clients of the last minute.
 ///
 /// Lock order: a leaf.
-final class ViewerRateLimiter: Sendable {
+final class ClientRateLimiter: Sendable {
     private struct Bucket {
         var tokens: Double
         var updated: ContinuousClock.Instant

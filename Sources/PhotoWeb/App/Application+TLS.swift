@@ -1,0 +1,60 @@
+import Hummingbird
+import HummingbirdCore
+import Logging
+import SampleOrigin
+
+extension Application {
+    /// The server's channel: HTTPS (HTTP/2 and HTTP/1.1 by ALPN) with `certificates`, else plain HTTP/1.1.
+    static func serverBuilder(
+        _ limits: GuardedHTTP1Channel.Limits, configuration: ServerConfiguration, certificates: CertificateStore?
+    ) -> HTTPServerBuilder {
+        guard let certificates else { return GuardedHTTP1Channel.builder(limits) }
+        return SecureHTTPChannel.builder(limits, maxConcurrentStreams: configuration.maxStreams, certificates: certificates)
+    }
+
+    /// Reads the TLS files (off the threads requests run on), or nil without TLS.
+    static func loadCertificates(_ configuration: ServerConfiguration) async throws(ApplicationError) -> CertificateStore? {
+        guard let files = configuration.tls else { return nil }
+        do {
+            return try await Blocking.run { try CertificateStore(files: files) }
+        } catch {
+            throw ApplicationError.setting("\(error)")
+        }
+    }
+
+    /// With TLS and a redirect port: a plain-HTTP server, behind the same connection guards, that
+    /// answers every request with a redirect to HTTPS.
+    static func startRedirect(
+        _ configuration: ServerConfiguration, httpsPort: Int, limits: GuardedHTTP1Channel.Limits, logger: Logger
+    ) async throws(ApplicationError) -> RunningServer? {
+        guard configuration.tls != nil, let redirectPort = configuration.httpRedirectPort else { return nil }
+        do {
+            return try await RunningServer.start(logger: quieter(logger)) { onServerRunning in
+                Hummingbird.Application(
+                    responder: HTTPSRedirect(httpsPort: httpsPort),
+                    server: GuardedHTTP1Channel.builder(limits),
+                    configuration: .init(address: .hostname(configuration.host, port: Int(redirectPort)), serverName: nil),
+                    onServerRunning: onServerRunning,
+                    logger: quieter(logger))
+            }
+        } catch {
+            throw ApplicationError.cannotListen("\(configuration.host):\(redirectPort)", error.reason)
+        }
+    }
+
+    /// The plain-HTTP port that redirects to HTTPS, if one runs.
+    public var redirectPort: UInt16? { redirect.map { UInt16($0.port) } }
+
+    /// Reads the certificate and key files again: connections from now on get them. On failure the
+    /// ones in use stay, and the error says why.
+    public func reloadCertificates() async throws(ApplicationError) {
+        guard let certificates else { throw ApplicationError.setting("the server does not serve TLS: nothing to reload") }
+        do {
+            try await Blocking.run { try certificates.reload() }
+        } catch {
+            context.logger.error("TLS certificate not reloaded: the one in use stays", metadata: ["reason": "\(error)"])
+            throw ApplicationError.setting("\(error)")
+        }
+        context.logger.info("TLS certificate reloaded", metadata: ["certificate": "\(certificates.files.certificate)"])
+    }
+}

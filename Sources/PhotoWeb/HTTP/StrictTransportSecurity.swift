@@ -1,0 +1,19 @@
+import Hummingbird
+
+/// With TLS: `Strict-Transport-Security` on every answer, so a browser that has been here over
+/// HTTPS never tries plain HTTP for this host again within `maxAge` seconds.
+struct StrictTransportSecurity: RouterMiddleware {
+    typealias Context = PhotoRequestContext
+
+    let value: String
+
+    init(maxAge: Int) {
+        value = "max-age=\(maxAge)"
+    }
+
+    func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws -> Response {
+        var response = try await next(request, context)
+        response.headers[.strictTransportSecurity] = value
+        return response
+    }
+}
