@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
-# Makes the base images the container files need, the Debian and Swift ones only when missing (so a
-# second run, or a later CI stage, reuses them): no image registry is reachable here, so they are made from
+# Makes the base images the container files need, each only when it is missing (so a second run,
+# or a later CI stage, reuses them): no image registry is reachable here, so they are made from
 # Debian's packages on the machine.
 #   RUN_IMAGE       Debian 12 minbase, debootstrapped from the machine's Debian mirror (~1 min)
 #   SWIFT_IMAGE     RUN_IMAGE + what a Swift build needs + the machine's toolchain (~2 min)
@@ -27,10 +27,17 @@ debian_mirror() {
     ' "${files[@]}"
 }
 
+# The recipe of an image made from a Containerfile here: a hash of it and the files it copies in,
+# kept as the image's label, so an image made by an older recipe is made again (from podman's
+# layer cache where the steps are unchanged).
+recipe() { cat "$here/$1" "$here/${1%.Containerfile}"-*.sh 2>/dev/null | sha256sum | cut -c1-16; }
+current() { [[ "$(podman image inspect --format '{{index .Labels "classic-photos.recipe"}}' "$1" 2>/dev/null)" == "$(recipe "$2")" ]]; }
+
 # build_base IMAGE CONTAINERFILE [PODMAN BUILD ARGS...]: FROM RUN_IMAGE, its output in the state folder.
 build_base() {
     local image=$1 file=$2; shift 2
-    podman build --build-arg BASE="$RUN_IMAGE" -t "$image" -f "$here/$file" "$@" "$here" \
+    podman build --build-arg BASE="$RUN_IMAGE" --label "classic-photos.recipe=$(recipe "$file")" \
+        -t "$image" -f "$here/$file" "$@" "$here" \
         > "$containers_state/${file%.Containerfile}-image.log" 2>&1 \
         || { tail -20 "$containers_state/${file%.Containerfile}-image.log" >&2; exit 1; }
 }
@@ -57,18 +64,21 @@ SOURCES
     trap - EXIT
 fi
 
-if ! image_exists "$SWIFT_IMAGE"; then
+if ! current "$SWIFT_IMAGE" swift.Containerfile; then
     toolchain=${SWIFT_TOOLCHAIN:-$(dirname "$(dirname "$(readlink -f "$(command -v swift)")")")}
     echo "making $SWIFT_IMAGE: the toolchain from $toolchain"
     build_base "$SWIFT_IMAGE" swift.Containerfile -v "$toolchain:/host-swift:ro"
 fi
 
-# Built every time: podman's layer cache makes an unchanged Containerfile cost nothing, and a
-# changed one (the edge's entrypoint, say) is not left behind by an image made earlier.
-echo "making $NGINX_IMAGE (cached layers reused)"
-build_base "$NGINX_IMAGE" nginx.Containerfile
-echo "making $POSTGRES_IMAGE (cached layers reused)"
-build_base "$POSTGRES_IMAGE" postgres.Containerfile
+if ! current "$NGINX_IMAGE" nginx.Containerfile; then
+    echo "making $NGINX_IMAGE"
+    build_base "$NGINX_IMAGE" nginx.Containerfile
+fi
+
+if ! current "$POSTGRES_IMAGE" postgres.Containerfile; then
+    echo "making $POSTGRES_IMAGE"
+    build_base "$POSTGRES_IMAGE" postgres.Containerfile
+fi
 
 podman images --format '{{.Repository}}:{{.Tag}} {{.Size}}' \
     | grep -E "^(${RUN_IMAGE}|${SWIFT_IMAGE}|${NGINX_IMAGE}|${POSTGRES_IMAGE}) " | sed 's/^/   /'
