@@ -14,6 +14,7 @@ import pytest
 
 import support
 from conftest import Server
+from server_process import read_address_line
 from trust_support import ScriptedOrigin, is_whole_image, load_rows, photos
 
 SECRET = b'{"AccessKeyId": "INTERNAL-SECRET-7d1f"}'
@@ -270,6 +271,15 @@ def test_a_dripping_data_source_fails_as_too_slow_and_sigterm_still_ends_the_ser
         # One that would hold for long still lets SIGTERM end the process within its grace
         held = server_factory.start("drip-held", wait=False, flags=["--source", origin.url("/photos.json")])
         assert support.wait_until(lambda: origin.requests("/photos.json") >= 2, 30)
+        # (Its signal handling is in place once it has written its address and answers.)
+        deadline = time.monotonic() + 30
+
+        def remaining() -> float:
+            if time.monotonic() > deadline:
+                pytest.fail("the held server never listened; " + held.describe(), pytrace=False)
+            return max(0.1, deadline - time.monotonic())
+        read_address_line(held.process, remaining, held.describe, held._stdout_log)
+        assert support.wait_until(lambda: _listening(held), 30)
         held.process.send_signal(signal.SIGTERM)
         held.process.wait(timeout=15)
     finally:
