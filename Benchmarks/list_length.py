@@ -94,7 +94,7 @@ async def attack(port: int, viewer: str, rows: int, rounds: int, timeout: float,
 
 async def measure(rows: int, args: argparse.Namespace) -> list[list[object]]:
     figures = []
-    with LongListOrigin(rows, held=True) as origin, common.Server(args=["--source", origin.source]) as server:
+    with LongListOrigin(rows, hold_from=0) as origin, common.Server(args=["--source", origin.source]) as server:
         port = server.port
         attacker, normal = await new_viewer(port), await new_viewer(port)
         snapshot_bytes = []

@@ -1,8 +1,8 @@
 """An origin on loopback for lists of any length: `/photos.json` lists `rows` photos (`p000000` ...),
 each at `/images/pNNNNNN.png`, all the same small PNG (the repository's golden sepia thumbnail, so
-every download decodes). Image responses wait while `gate` is closed: a test holds the work it
-starts in flight (pending and running operations stay as many as the server allows) and opens the
-gate to let it end. Used by the hostile tests and Benchmarks/list_length.py with `--source`.
+every download decodes). Images of rows from `hold_from` on wait while `gate` is closed: a test
+holds the work it starts there in flight (pending and running operations stay as many as the server
+allows) while the rows above are served at once (a normal client's), and opens the gate to let it end. Used by the hostile tests and Benchmarks/list_length.py with `--source`.
 """
 from __future__ import annotations
 
@@ -16,13 +16,12 @@ IMAGE = (REPO / "Tests" / "PhotoCodecsTests" / "Resources" / "sepia-thumbnail-go
 
 
 class LongListOrigin:
-    """Serves a list of `rows` photos on 127.0.0.1 until `close()`; `gate` starts open unless `held`."""
+    """Serves a list of `rows` photos on 127.0.0.1 until `close()`; with `hold_from` None nothing is held."""
 
-    def __init__(self, rows: int, held: bool = False):
+    def __init__(self, rows: int, hold_from: int | None = None):
         self.rows = rows
+        self.hold_from = rows if hold_from is None else hold_from
         self.gate = threading.Event()
-        if not held:
-            self.gate.set()
         self.requests = 0
         self._lock = threading.Lock()
         origin = self
@@ -42,8 +41,9 @@ class LongListOrigin:
                     return
                 with origin._lock:
                     origin.requests += 1
+                row = int(self.path[len("/images/p"):].split(".")[0] or 0)
                 # Waits in bounded steps so that close() ends the thread even with the gate shut.
-                while not origin.gate.wait(0.5):
+                while row >= origin.hold_from and not origin.gate.wait(0.5):
                     if origin.closed.is_set():
                         return
                 self._send(200, "image/png", IMAGE)
@@ -61,6 +61,8 @@ class LongListOrigin:
         self.closed = threading.Event()
         self._server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
         self._server.daemon_threads = True
+        # A transfer the server gave up on (a cancelled row) is no error of the origin's.
+        self._server.handle_error = lambda request, address: None
         self.port = self._server.server_address[1]
         base = f"http://127.0.0.1:{self.port}/images/"
         self.listing = json.dumps({f"p{i:06d}": f"{base}p{i:06d}.png" for i in range(rows)}).encode()

@@ -60,6 +60,7 @@ struct AppContext: Sendable {
     func stats(of pipeline: PhotoPipeline) -> EventPayloads.Stats {
         var stats = EventPayloads.Stats(pipeline.stats, viewers: viewers.count, configuration: pipeline.configuration)
         stats.database = cluster?.health.database
+        stats.unsentEventBytes = viewers.unsent.bytes
         return stats
     }
 

@@ -130,6 +130,8 @@ enum EventPayloads {
         var maxConcurrentFiltrations: Int
         /// With several instances: `connected`, or `lost` while PostgreSQL is unreachable. Absent in one process.
         var database: String?
+        /// Bytes of events queued for the list's viewers and not yet read by them (absent for a lab lane).
+        var unsentEventBytes: Int?
 
         init(_ stats: PipelineStats, viewers: Int, configuration: PipelineConfiguration) {
             downloads = Counts(stats.downloads)
