@@ -22,6 +22,25 @@ STARTUP = 240  # seconds for a debug build to load 100,000 rows (failure bound)
 NORMAL_ROWS = 100  # the origin serves these at once (a normal client's rows are at the top), holds the rest
 
 
+def unread_streams(server, count: int) -> list[socket.socket]:
+    """`count` new viewers' event streams that are never read (a 4 KiB receive buffer)."""
+    socks = []
+    for _ in range(count):
+        viewer = new_viewer(server)
+        sock = support.connect(server.host, server.port, rcvbuf=4096)
+        sock.sendall(f"GET /events?viewer={viewer} HTTP/1.1\r\nHost: x\r\n\r\n".encode())
+        socks.append(sock)
+    return socks
+
+
+def read_down(server, reader: str, first: int, rows: int = 40) -> int:
+    """`reader` reports the `rows` rows from `first` on screen (work for every stream to hear of); the next first row."""
+    status, _, body = request(server, "POST", "/api/viewport",
+                              {"viewer": reader, "scrolling": False, "first": first, "last": first + rows - 1})
+    assert status == 204, body
+    return first + rows
+
+
 def start_long(start_server, origin: LongListOrigin, name: str, env: dict | None = None):
     server = start_server(name, wait=False, flags=["--source", origin.source], env=env)
     server.wait_ready(STARTUP)
@@ -152,17 +171,10 @@ def test_unread_streams_at_a_long_list_stay_within_a_byte_budget(start_server):
         rss_before = server.rss_bytes()
         socks: list[socket.socket] = []
         try:
-            for _ in range(UNREAD):
-                unread = new_viewer(server)
-                sock = support.connect(server.host, server.port, rcvbuf=4096)
-                sock.sendall(f"GET /events?viewer={unread} HTTP/1.1\r\nHost: x\r\n\r\n".encode())
-                socks.append(sock)
-            # Work for every stream to hear of: a viewer reading down the list.
-            reader = new_viewer(server)
-            for first in range(0, 2_000, 100):
-                status, _, body = request(server, "POST", "/api/viewport",
-                                          {"viewer": reader, "scrolling": False, "first": first, "last": first + 20})
-                assert status == 204, body
+            socks = unread_streams(server, UNREAD)
+            reader, first = new_viewer(server), 0
+            while first < 2_000:
+                first = read_down(server, reader, first)
             support.assert_normal_client_served(server.host, server.port, when=f"with {UNREAD} unread streams")
             growth = server.rss_bytes() - rss_before
         finally:
@@ -205,20 +217,14 @@ def test_new_streams_are_refused_past_the_unread_events_budget(start_server):
         drained = Drained(server, reader)
         socks: list[socket.socket] = []
         try:
-            for _ in range(UNREAD):
-                unread = new_viewer(server)
-                sock = support.connect(server.host, server.port, rcvbuf=4096)
-                sock.sendall(f"GET /events?viewer={unread} HTTP/1.1\r\nHost: x\r\n\r\n".encode())
-                socks.append(sock)
+            socks = unread_streams(server, UNREAD)
             # Each unread stream keeps up to 256 KiB of the events every viewer is sent (once its
             # socket's buffers are full); a viewer reading down the list makes them.
             first = 0
-            while unsent_bytes(server) <= budget and first < 9_900:
-                status, _, body = request(server, "POST", "/api/viewport",
-                                          {"viewer": reader, "scrolling": False, "first": first, "last": first + 39})
-                assert status == 204, body
-                first += 40
-                time.sleep(0.05)
+            while first < 9_900 and unsent_bytes(server) <= budget:
+                for _ in range(10):
+                    first = read_down(server, reader, first)
+                    time.sleep(0.05)
             assert unsent_bytes(server) > budget, f"{UNREAD} unread streams never held more than 1 MiB"
             # Then a new stream is refused with the reason, and a normal client's /healthz answers
             stream = support.EventStream(server.host, server.port, new_viewer(server))
