@@ -146,8 +146,6 @@ def test_eager_at_a_long_list_asks_for_a_window_not_the_list(start_server):
 
 
 UNREAD = 40
-# The viewer that reads down the list only reports (it opens no stream): it must not be forgotten.
-READER_ENV = {"CLASSIC_PHOTOS_VIEWER_CONNECT_TIMEOUT": "3600"}
 # A stream's snapshot is the rows near its viewer's viewport, not the list (12.8 MB at 100,000 rows before).
 SNAPSHOT_BOUND = 100_000
 # Each unread stream: its outbox (256 KiB at most), NIO's write buffer and the socket's, its viewer.
@@ -156,7 +154,7 @@ RSS_PER_STREAM = 1_000_000
 
 def test_unread_streams_at_a_long_list_stay_within_a_byte_budget(start_server):
     with LongListOrigin(100_000) as origin:
-        server = start_long(start_server, origin, "unread-long-list", env=READER_ENV)
+        server = start_long(start_server, origin, "unread-long-list")
         viewer = new_viewer(server)
         stream = support.EventStream(server.host, server.port, viewer)
         try:
@@ -173,8 +171,10 @@ def test_unread_streams_at_a_long_list_stay_within_a_byte_budget(start_server):
         try:
             socks = unread_streams(server, UNREAD)
             reader, first = new_viewer(server), 0
+            drained = Drained(server, reader)
             while first < 2_000:
                 first = read_down(server, reader, first)
+            drained.close()
             support.assert_normal_client_served(server.host, server.port, when=f"with {UNREAD} unread streams")
             growth = server.rss_bytes() - rss_before
         finally:
