@@ -41,7 +41,7 @@ export function createEventStream({ store, onOperation, onSnapshot, onRenewed })
     snapshot(data) {
       if (!Array.isArray(data.photos)) return;
       pendingPhotos.clear();
-      if (store.state.source.status !== 'ready') store.setSource({ status: 'ready', count: data.photos.length });
+      if (store.state.source.status !== 'ready') store.setSource({ status: 'ready', count: Number.isInteger(data.count) ? data.count : data.photos.length });
       store.setSnapshot(data);
       onSnapshot();
     },

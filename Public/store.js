@@ -1,10 +1,41 @@
 // The page's model: everything the server has said and what this tab asked for. It knows no DOM;
 // views subscribe and read from it. A row's state lives here and nowhere else.
+//
+// The server sends the rows near this tab's viewport, not the whole list (a snapshot covers them, and
+// rows coming near arrive as photo events with their names), so `photos` knows some rows and reads
+// the others as unknown placeholders; the counts of each state are the server's, for the whole list.
 
 /** The states of a photo, as the server names them. */
 export const STATES = ['new', 'downloading', 'downloaded', 'filtering', 'filtered', 'failed'];
 
 const zeroCounts = () => Object.fromEntries(STATES.map((s) => [s, 0]));
+
+/** A row the server has not told this tab of yet: shown waiting, with no name. */
+const unknownPhoto = (index) => ({
+  index, name: '', state: 'new', progress: null, reason: null, detail: null, preview: false, unknown: true,
+});
+
+/** The list of `count` rows: an array of the known ones, read through a proxy that answers an
+ * unknown row's index with a placeholder (so views index it as a full list). */
+function rowList(count) {
+  const known = new Array(count);
+  return new Proxy(known, {
+    get(target, key, receiver) {
+      if (typeof key === 'string' && key.length && key.charCodeAt(0) >= 48 && key.charCodeAt(0) <= 57) {
+        const index = Number(key);
+        if (Number.isInteger(index) && index < target.length) return target[index] || unknownPhoto(index);
+      }
+      return Reflect.get(target, key, receiver);
+    },
+  });
+}
+
+/** The server's counts of each state (every state present). */
+function countsFrom(states) {
+  const counts = zeroCounts();
+  for (const s of STATES) counts[s] = Math.max(0, Number(states[s]) || 0);
+  return counts;
+}
 
 /** One photo as the page keeps it. */
 function photoFrom(raw, index, previous) {
@@ -31,7 +62,7 @@ export function createStore({ viewer, requestedStrategy, serverStrategy }) {
   const state = {
     viewer,
     source: { status: 'loading', count: 0, error: null, skipped: [] },
-    photos: [],
+    photos: rowList(0),
     counts: zeroCounts(),
     queues: null,
     stats: null,
@@ -68,18 +99,32 @@ export function createStore({ viewer, requestedStrategy, serverStrategy }) {
       emit('source');
     },
 
-    /** A snapshot: the whole list. Keeps names (and so the rows' identity) when it is the same list. */
+    /** A snapshot: the list's length, the rows near this tab's viewport (all of them from a server
+     * that sends no `count`) and the counts of each state. Keeps names (and so the rows' identity)
+     * when it is the same list. */
     setSnapshot(data) {
-      let raws = Array.isArray(data.photos) ? data.photos : [];
-      if (raws.some((p, i) => p && Number.isInteger(p.index) && p.index !== i)) {
-        raws = raws.slice().sort((a, b) => (a && a.index) - (b && b.index));
-      }
+      const raws = (Array.isArray(data.photos) ? data.photos : []).filter((p) => p && typeof p === 'object');
+      const count = Number.isInteger(data.count) && data.count >= 0 ? data.count : raws.length;
+      const rows = raws.map((raw, i) => ({ raw, index: Number.isInteger(raw.index) ? raw.index : i }))
+        .filter((row) => row.index >= 0 && row.index < count);
       const old = state.photos;
-      const same = old.length === raws.length && raws.every((p, i) => old[i].name === String(p.name ?? 'Photo ' + (i + 1)));
-      state.photos = raws.map((raw, i) => photoFrom(raw || {}, i, same ? old[i] : null));
-      state.counts = zeroCounts();
-      for (const photo of state.photos) state.counts[photo.state] += 1;
-      if (state.activeRow >= state.photos.length) state.activeRow = Math.max(0, state.photos.length - 1);
+      const same = old.length === count && rows.every(({ raw, index }) => {
+        const previous = old[index];
+        return previous.unknown || previous.name === String(raw.name ?? 'Photo ' + (index + 1));
+      });
+      const photos = rowList(count);
+      for (const { raw, index } of rows) {
+        const previous = same ? old[index] : null;
+        photos[index] = photoFrom(raw, index, previous && !previous.unknown ? previous : null);
+      }
+      state.photos = photos;
+      if (data.states && typeof data.states === 'object') {
+        state.counts = countsFrom(data.states);
+      } else {
+        state.counts = zeroCounts();
+        for (const { index } of rows) state.counts[photos[index].state] += 1;
+      }
+      if (state.activeRow >= count) state.activeRow = Math.max(0, count - 1);
       noteStrategy(data);
       emit('list', { same });
     },
@@ -88,11 +133,14 @@ export function createStore({ viewer, requestedStrategy, serverStrategy }) {
     updatePhotos(raws) {
       const changed = [];
       for (const raw of raws) {
+        if (raw.index < 0 || raw.index >= state.photos.length) continue;
         const previous = state.photos[raw.index];
-        if (!previous) continue;
-        const next = photoFrom(raw, raw.index, previous);
-        state.counts[previous.state] -= 1;
-        state.counts[next.state] += 1;
+        const next = photoFrom(raw, raw.index, previous.unknown ? null : previous);
+        // A row coming near is counted already in the server's counts.
+        if (!previous.unknown) {
+          state.counts[previous.state] -= 1;
+          state.counts[next.state] += 1;
+        }
         state.photos[raw.index] = next;
         changed.push(raw.index);
       }
@@ -105,7 +153,16 @@ export function createStore({ viewer, requestedStrategy, serverStrategy }) {
       emit('queues');
     },
 
-    setStats(stats) { state.stats = stats; emit('stats'); },
+    setStats(stats) {
+      state.stats = stats;
+      emit('stats');
+      // The server's counts of each state, for the whole list (the rows this tab knows are a few).
+      if (!stats || !stats.states || typeof stats.states !== 'object') return;
+      const counts = countsFrom(stats.states);
+      if (STATES.every((s) => counts[s] === state.counts[s])) return;
+      state.counts = counts;
+      emit('photos', []);
+    },
 
     setScrolling(scrolling) {
       if (state.scrolling === scrolling) return;

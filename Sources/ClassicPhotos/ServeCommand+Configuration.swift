@@ -91,6 +91,11 @@ extension ServeCommand {
             configuration.viewerConnectTimeout = .seconds(seconds)
         }
         configuration.maxLabs = try settings.int("max-labs", maxLabs, in: 0...64) ?? configuration.maxLabs
+        configuration.maxLabImageTransfers = try settings.int("max-lab-image-transfers", maxLabImageTransfers, in: 1...100_000)
+            ?? configuration.maxLabImageTransfers
+        if let megabytes = try settings.int("unsent-events-budget-mb", unsentEventsBudgetMb, in: 1...65_536) {
+            configuration.unsentEventsBudgetBytes = megabytes * 1_048_576
+        }
         if let proxies = try settings.string("trusted-proxy", trustedProxy) {
             configuration.trustedProxies = proxies.split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) }.filter { !$0.isEmpty }
         }

@@ -92,6 +92,10 @@ struct ServeCommand: AsyncParsableCommand {
     var trustedProxy: String?
     @Option(help: "Labs (/lab) running at once; one more gets 503. [env: CLASSIC_PHOTOS_MAX_LABS] (default: 4)")
     var maxLabs: Int?
+    @Option(help: "Photos of the lab's browser lane (/lab/images) sent at once; one more gets 503. [env: CLASSIC_PHOTOS_MAX_LAB_IMAGE_TRANSFERS] (default: 256)")
+    var maxLabImageTransfers: Int?
+    @Option(help: "MiB of events queued for viewers and not yet read, across all viewers, past which a new event stream gets 503. [env: CLASSIC_PHOTOS_UNSENT_EVENTS_BUDGET_MB] (default: 64)")
+    var unsentEventsBudgetMb: Int?
     @Option(help: "trace, debug, info, notice, warning, error or critical. [env: CLASSIC_PHOTOS_LOG_LEVEL] (default: info)")
     var logLevel: String?
     @Option(help: "PostgreSQL shared with other instances, postgres://user:password@host:port/database. [env: CLASSIC_PHOTOS_DATABASE_URL] (default: none, everything in this process)")

@@ -297,10 +297,14 @@ def find_failed_row(server) -> dict:
     stream = EventStream(server, viewer, timeout=WORK_TIMEOUT)
     try:
         _, snapshot = stream.wait_for(lambda name, _: name == "snapshot", "the snapshot")
-        photos = {p["index"]: p for p in json.loads(snapshot)["photos"]}
+        # The snapshot covers the rows near the viewport; the others arrive as photo events as it moves.
+        listed = json.loads(snapshot)
+        photos = {p["index"]: p for p in listed["photos"]}
+        count = listed.get("count", len(photos))
+        state = lambda i: photos.get(i, {}).get("state", "new")  # noqa: E731
         window = 12
-        for start in range(0, len(photos), window):
-            end = min(len(photos) - 1, start + window - 1)
+        for start in range(0, count, window):
+            end = min(count - 1, start + window - 1)
             status, body = server.request("POST", "/api/viewport",
                                           {"viewer": viewer, "scrolling": False, "first": start, "last": end})
             assert status == 204, (status, body)
@@ -308,12 +312,12 @@ def find_failed_row(server) -> dict:
             def settled(name, data):
                 if name == "photo":
                     photo = json.loads(data)
-                    photos[photo["index"]].update(photo)
-                return all(photos[i]["state"] not in ("new", "downloading") for i in range(start, end + 1))
+                    photos.setdefault(photo["index"], {}).update(photo)
+                return all(state(i) not in ("new", "downloading") for i in range(start, end + 1))
 
             if not settled("", ""):
                 stream.wait_for(settled, f"rows {start}...{end} all downloaded or failed")
-            failed = [photos[i] for i in range(start, end + 1) if photos[i]["state"] == "failed"]
+            failed = [photos[i] for i in range(start, end + 1) if state(i) == "failed"]
             if failed:
                 return failed[0]
     finally:

@@ -26,6 +26,8 @@ struct Effects: Sendable {
     private(set) var slotsMayHaveChanged = false
     /// Calls to make last (to the claims of other instances).
     private(set) var calls: [@Sendable () -> Void] = []
+    /// The state changes published, for the census (`update` applies them before the lock is released).
+    private(set) var moves: [(before: PhotoState, now: PhotoState)] = []
 
     /// Photos watched, with their state when first watched, in the order they were.
     private var watched: [(index: Int, before: PhotoState)] = []
@@ -90,15 +92,20 @@ struct Effects: Sendable {
     mutating func publishStateChanges(in state: PipelineState) {
         for (index, before) in watched {
             let now = state.photoState(of: index)
-            if now != before { publish(.photo(index: index, state: now)) }
+            if now != before { publishChange(of: index, from: before, to: now) }
         }
         let watchedIndices = Set(watched.map(\.index))
         for (index, before) in restingBefore.sorted(by: { $0.key < $1.key })
         where !watchedIndices.contains(index) && state.isAtRest(index) {
             let now = state.store.restingState(of: index)
-            if now != before { publish(.photo(index: index, state: now)) }
+            if now != before { publishChange(of: index, from: before, to: now) }
         }
         watched.removeAll()
         restingBefore.removeAll()
+    }
+
+    private mutating func publishChange(of index: Int, from before: PhotoState, to now: PhotoState) {
+        publish(.photo(index: index, state: now))
+        moves.append((before, now))
     }
 }

@@ -30,7 +30,7 @@ extension PhotoPipeline {
             case .failed(let reason, let detail):
                 state.remote.forgetReport(index)
                 state.failures[index] = .init(reason: reason, detail: detail)
-                state.demand.forget(index)
+                forgetDemand(of: index, in: &state, &effects)
             }
             effects.publishStateChanges(in: state)
         }
@@ -101,7 +101,7 @@ extension PhotoPipeline {
     /// forgotten and what waits in the queues for it is cancelled. Under the lock.
     private func settleIfDone(_ index: Int, in state: inout PipelineState, _ effects: inout Effects) {
         guard state.photoState(of: index).isFinal else { return }
-        state.demand.forget(index)
+        forgetDemand(of: index, in: &state, &effects)
         for operation in state.pending.operations(for: index) where !state.pending.isRunning(operation) {
             withdraw(operation, in: &state, &effects)
         }

@@ -81,7 +81,7 @@ extension PhotoPipeline: ImageDownloaderDelegate, ImageFiltrationDelegate {
             case .failure(let error):
                 ending = .failed
                 state.failures[index] = .init(reason: error.description, detail: error.detail)
-                state.demand.forget(index)
+                forgetDemand(of: index, in: &state, &effects)
             }
             end(downloader, ending, bytes: Int64(outcome.fetchedBytes), in: &state, &effects)
         }
@@ -129,13 +129,13 @@ extension PhotoPipeline: ImageDownloaderDelegate, ImageFiltrationDelegate {
                 ending = .finished
                 if let thumbnail, filtration.keepsResults { keep(thumbnail, as: .thumbnail, of: index, in: &state, &effects) }
                 if !configuration.keepsOriginals { state.store.forgetOriginal(index) }
-                state.demand.forget(index)
+                forgetDemand(of: index, in: &state, &effects)
             case .failure(.cancelled):
                 ending = .cancelled
             case .failure(let error):
                 ending = .failed
                 state.failures[index] = .init(reason: error.description, detail: error.detail)
-                state.demand.forget(index)
+                forgetDemand(of: index, in: &state, &effects)
             }
             end(filtration, ending, cpuSeconds: cpuSeconds, in: &state, &effects)
         }

@@ -68,14 +68,17 @@ public final class PhotoPipeline: Sendable {
             }
         }
         self.resultKeys = resultKeys
-        let core = PipelineCore(PipelineState(
+        var state = PipelineState(
             pending: PendingOperations(
                 maxConcurrentTransfers: max(1, configuration.maxConcurrentDownloads, configuration.maxConcurrentTransfers),
                 maxConcurrentFiltrations: max(1, configuration.maxConcurrentFiltrations)),
             store: ImageStore(
                 memoryBudget: configuration.memoryBudgetBytes, resumeBudget: max(0, configuration.resumeBudgetBytes),
                 onDisk: onDisk),
-            failures: failures))
+            failures: failures)
+        let census = StateCensus(entries.indices.map { [state] index in state.photoState(of: index) })
+        state.census = census
+        let core = PipelineCore(state)
         self.core = core
         self.records = entries.enumerated().map { index, entry in
             PhotoRecord(index: index, name: entry.name, url: entry.url, cacheKey: entry.cacheKey, states: core)
@@ -94,8 +97,21 @@ public final class PhotoPipeline: Sendable {
             stats.cacheMisses = state.store.misses
             stats.cacheBytes = state.store.memory.totalBytes
             stats.resumableBytes = state.store.partials.totalBytes
+            stats.states = state.census.byName
             return stats
         }
+    }
+
+    /// How many photos of the list are in each state now, by the state's name (every name present).
+    public var stateCounts: [String: Int] {
+        core.lock.withLock { $0.census.byName }
+    }
+
+    /// The states of photos `rows` (clamped to the list), read under the lock once.
+    public func states(in rows: ClosedRange<Int>) -> [(index: Int, state: PhotoState)] {
+        guard !records.isEmpty, rows.upperBound >= 0, rows.lowerBound < records.count else { return [] }
+        let rows = rows.clamped(to: 0...(records.count - 1))
+        return core.lock.withLock { state in rows.map { ($0, state.photoState(of: $0)) } }
     }
 
     /// One viewer's view of the queues.
@@ -142,6 +158,7 @@ public final class PhotoPipeline: Sendable {
             var effects = Effects(transport: transport)
             let result = section(&state, &effects)
             if effects.slotsMayHaveChanged { grantDownloadSlots(in: &state, &effects) }
+            for move in effects.moves { state.census.move(from: move.before, to: move.now) }
             return (result, effects)
         }
         apply(effects)

@@ -20,6 +20,8 @@ struct PipelineState {
     var failures: [Int: Failure] = [:]
     /// Work other instances hold, and what they said of it (empty in one process).
     var remote = RemoteWork()
+    /// How many photos are in each state (kept from the published changes).
+    var census = StateCensus()
 
     /// Photo `index`'s state: failed, else what runs for it, else what the store holds of it (or
     /// what another instance working on it said, when that is further on).

@@ -14,6 +14,10 @@ struct Demand {
     /// order (its rows nearest first) decides which waiting download gets a free slot.
     private var requestOrder: [Int: UInt64] = [:]
     private var requests: UInt64 = 0
+    /// Eager viewers, each with the first row it has not asked for yet: the eager strategy wants the
+    /// whole list in order, kept as this cursor and a few rows asked for at a time, never as a want
+    /// per row (100,000 of them would make every change walk the list).
+    private var eagerCursors: [ViewerID: Int] = [:]
 
     /// How the work on one photo should be scheduled, from the viewers that want it.
     struct Scheduling: Equatable {
@@ -41,20 +45,45 @@ struct Demand {
         return true
     }
 
-    /// Forgets every viewer's interest in photo `index`: its work is done or failed.
-    mutating func forget(_ index: Int) {
+    /// Forgets every viewer's interest in photo `index`: its work is done or failed. Returns the
+    /// eager viewers that wanted it (each has room to ask for its next row).
+    @discardableResult
+    mutating func forget(_ index: Int) -> [ViewerID] {
         requestOrder[index] = nil
-        guard let wanters = table.removeValue(forKey: index) else { return }
+        guard let wanters = table.removeValue(forKey: index) else { return [] }
         for viewer in wanters.keys {
             rowsByViewer[viewer]?.remove(index)
         }
+        return wanters.keys.filter { eagerCursors[$0] != nil }
     }
 
-    /// Forgets every viewer's interest in every photo, keeping who is scrolling.
+    /// Forgets every viewer's interest in every photo, keeping who is scrolling; eager viewers start
+    /// again from the top when they next ask.
     mutating func forgetAllWants() {
         table.removeAll()
         rowsByViewer.removeAll()
         requestOrder.removeAll()
+        for viewer in eagerCursors.keys { eagerCursors[viewer] = 0 }
+    }
+
+    /// Makes `viewer` eager (from the top of the list) unless it is already.
+    mutating func makeEager(_ viewer: ViewerID) {
+        if eagerCursors[viewer] == nil { eagerCursors[viewer] = 0 }
+    }
+
+    /// The first row eager `viewer` has not asked for yet; nil when it is not eager.
+    func eagerCursor(of viewer: ViewerID) -> Int? {
+        eagerCursors[viewer]
+    }
+
+    /// Moves eager `viewer`'s cursor on to `row`.
+    mutating func advanceEager(_ viewer: ViewerID, to row: Int) {
+        if eagerCursors[viewer] != nil { eagerCursors[viewer] = row }
+    }
+
+    /// How many photos `viewer` wants now.
+    func wantedCount(by viewer: ViewerID) -> Int {
+        rowsByViewer[viewer]?.count ?? 0
     }
 
     /// Sets whether `viewer` is scrolling.
@@ -66,6 +95,7 @@ struct Demand {
     mutating func remove(_ viewer: ViewerID) {
         scrolling.remove(viewer)
         rowsByViewer[viewer] = nil
+        eagerCursors[viewer] = nil
     }
 
     /// Whether `viewer` is scrolling.

@@ -16,13 +16,14 @@ public final class PhotoListController: Sendable {
     /// The rows last reported visible, and how the viewer has been moving.
     private let viewport = Mutex<(visible: ClosedRange<Int>?, motion: ScrollMotion)>((nil, ScrollMotion()))
 
-    /// Creates a viewer's controller; the eager strategy asks for every row at once, in list order.
+    /// Creates a viewer's controller; the eager strategy wants every row at once, in list order (as a
+    /// cursor over the list: see `PhotoPipeline+Eager`).
     public init(pipeline: PhotoPipeline, viewer: ViewerID = .random(), strategy: SchedulingStrategy = .prefetch(margin: 3)) {
         self.pipeline = pipeline
         self.viewer = viewer
         self.strategy = strategy
         if strategy == .eager {
-            pipeline.want(pipeline.records.indices.map { ($0, .background) }, for: viewer)
+            pipeline.wantEverything(for: viewer)
         }
     }
 
@@ -68,8 +69,7 @@ public final class PhotoListController: Sendable {
     public func loadImagesForOnscreenRows(_ visible: ClosedRange<Int>, at now: ContinuousClock.Instant = .now) {
         let readAhead = observe(visible, at: now).readAhead
         guard strategy != .eager else {
-            pipeline.setWanted(
-                pipeline.records.indices.map { ($0, .background) }, for: viewer, visible: visible, suspended: false)
+            pipeline.wantEverything(for: viewer, visible: visible)
             return
         }
         guard strategy != .serial else {

@@ -30,16 +30,20 @@ struct AppContext: Sendable {
     /// Where the page's static files are: `BASE/static/v/VERSION`, a prefix that changes with their content.
     var staticBase: String { "\(configuration.basePath)/static/v/\(staticFiles.version)" }
 
-    /// The events a new stream starts with: the list's status, every row, this viewer's queues
-    /// and the totals (a lab lane's viewer: its own pipeline's).
+    /// The events a new stream starts with: the list's status, the rows near the viewer's viewport
+    /// (`ViewerSession.snapshotRows`: a stream costs the same at any list length) with the list's
+    /// length and state counts, this viewer's queues and the totals (a lab lane's viewer: its own pipeline's).
     func snapshot(for session: ViewerSession) -> [EventOutbox.Payload] {
         let lane = session.ownPipeline
         let source = lane.map { EventPayloads.Source(status: "ready", count: $0.records.count) } ?? library.source
         var payloads: [EventOutbox.Payload] = [.init(name: .source, data: EventPayloads.json(source))]
         guard let pipeline = lane ?? library.pipeline else { return payloads }
         let strategy = session.strategy(default: configuration.strategy)
+        let rows = session.snapshotRows(rowCount: pipeline.records.count).map(pipeline.states(in:)) ?? []
         payloads.append(.init(name: .snapshot, data: EventPayloads.json(EventPayloads.Snapshot(
-            photos: PhotoLibrary.photos(of: pipeline), strategy: strategy.name, prefetch: strategy.prefetchMarginForDisplay))))
+            photos: rows.map { EventPayloads.Photo(index: $0.index, state: $0.state, record: pipeline.records[$0.index]) },
+            count: pipeline.records.count, states: pipeline.stateCounts,
+            strategy: strategy.name, prefetch: strategy.prefetchMarginForDisplay))))
         if let queues = session.currentQueues() {
             payloads.append(.init(name: .queues, data: EventPayloads.json(queues)))
         }
@@ -58,6 +62,7 @@ struct AppContext: Sendable {
     func stats(of pipeline: PhotoPipeline) -> EventPayloads.Stats {
         var stats = EventPayloads.Stats(pipeline.stats, viewers: viewers.count, configuration: pipeline.configuration)
         stats.database = cluster?.health.database
+        stats.unsentEventBytes = viewers.unsent.bytes
         return stats
     }
 

@@ -78,10 +78,11 @@ public final class Application: Sendable {
         let library = PhotoLibrary()
         let viewers = ViewerRegistry(
             maxViewers: configuration.maxViewers, idleTimeout: configuration.viewerIdleTimeout,
-            connectTimeout: configuration.viewerConnectTimeout)
+            connectTimeout: configuration.viewerConnectTimeout,
+            unsent: UnsentEventBytes(budget: configuration.unsentEventsBudgetBytes))
         let labs = LabRegistry(
             settings: .init(
-                maxLabs: configuration.maxLabs, idleTimeout: configuration.labIdleTimeout,
+                maxLabs: configuration.maxLabs, maxImageTransfers: configuration.maxLabImageTransfers, idleTimeout: configuration.labIdleTimeout,
                 connectTimeout: configuration.viewerConnectTimeout, laneMemoryBudgetBytes: configuration.labLaneMemoryBudget),
             bounds: configuration.makeSharedBounds())
         var context = AppContext(

@@ -70,6 +70,12 @@ public struct ServerConfiguration: Sendable {
     public var memoryLimitBytes: Int?
     /// Labs (`/lab`) running at once; one more gets 503. Default 4.
     public var maxLabs = 4
+    /// Photos of the lab's browser lane (`/lab/images/...`) sent at once across all clients; one more
+    /// gets 503. Each holds one photo's bytes while it trickles out at its simulated bandwidth. Default 256.
+    public var maxLabImageTransfers = 256
+    /// Bytes of events queued for viewers and not yet read, across all viewers, past which a new event
+    /// stream gets 503 (each stream is cut off past 256 KiB unread on its own). Default 64 MiB.
+    public var unsentEventsBudgetBytes = 64 * 1_048_576
     /// A lab whose page left (its lanes' event streams gone this long) is ended. Default 5 s.
     public var labIdleTimeout: Duration = .seconds(5)
     /// HTTPS with HTTP/2 and HTTP/1.1 (ALPN) from these PEM files; SIGHUP reads them again.

@@ -5,26 +5,16 @@ import Synchronization
 /// One viewer's outgoing events: bounded, coalescing, replayable.
 ///
 /// The pipeline never waits for a viewer. Unsent updates of one photo collapse to its latest state;
-/// past `limit` unsent events the viewer's stream is closed and its next connection starts from a
-/// snapshot, so a reader that stops reading costs a bounded amount of memory. The last `historySize`
-/// events are kept for a reconnect that sends `Last-Event-ID`.
+/// past `limit` unsent events or `byteLimit` unsent bytes the viewer's stream is closed and its next
+/// connection starts from a snapshot, so a reader that stops reading costs a bounded amount of memory
+/// whatever the list's length (a snapshot covers the rows near the viewer's viewport, not the list).
+/// The unsent bytes count against the process-wide `unsent` budget. The last `historySize` events
+/// are kept for a reconnect that sends `Last-Event-ID`.
 final class EventOutbox: Sendable {
     /// What the stream writer gets next.
     enum Item: Sendable {
         case event(OutgoingEvent)
         case heartbeat
-    }
-
-    /// A payload to enqueue, before it has an id.
-    struct Payload: Sendable {
-        var name: OutgoingEvent.Name
-        var data: Data
-        var photoIndex: Int? = nil
-
-        /// A `photo` event: row `index` is in `state` (`preview`: its unfiltered thumbnail is ready).
-        static func photo(_ index: Int, _ state: PhotoState, preview: Bool = false) -> Payload {
-            Payload(name: .photo, data: EventPayloads.json(EventPayloads.Photo(index: index, state: state, preview: preview)), photoIndex: index)
-        }
     }
 
     private struct State {
@@ -46,26 +36,43 @@ final class EventOutbox: Sendable {
         var lastActivity = ContinuousClock.now
         /// The generation whose snapshot is being made outside the lock, if any.
         var snapshotting: Int?
-        /// Events that arrived while that snapshot was being made.
+        /// Events that arrived while that snapshot was being made, and their bytes.
         var held: [Payload] = []
+        var heldBytes = 0
+        /// The unsent bytes last counted in the process-wide budget.
+        var counted = 0
         /// Closes the current stream's connection: called when its reader has fallen so far behind
         /// that it is cut off, since a writer stuck on a full socket would never see the cut.
         var cutConnection: (@Sendable () -> Void)?
     }
 
     let limit: Int
+    /// Unsent bytes past which the stream is cut off. Default 256 KiB: a snapshot (a few hundred
+    /// rows) and a long backlog of updates.
+    let byteLimit: Int
     let historySize: Int
+    /// The process-wide count of unsent bytes this outbox adds to, if any.
+    let unsent: UnsentEventBytes?
     /// Lock order: a leaf. Nothing that takes another lock runs under it (the snapshot is made
     /// outside it, and waiters are resumed after it is released).
     private let state = Mutex(State())
 
-    init(limit: Int = 2_000, historySize: Int = 512) {
+    init(limit: Int = 2_000, byteLimit: Int = 256 * 1_024, historySize: Int = 512, unsent: UnsentEventBytes? = nil) {
         self.limit = limit
+        self.byteLimit = byteLimit
         self.historySize = historySize
+        self.unsent = unsent
+    }
+
+    deinit {
+        unsent?.add(-state.withLock { $0.counted })
     }
 
     /// Unsent events now (for tests and the memory figures).
     var pendingCount: Int { state.withLock { $0.pending.count } }
+
+    /// Unsent bytes now (for tests and the memory figures).
+    var pendingBytes: Int { state.withLock { $0.pending.bytes + $0.heldBytes } }
 
     /// Queues an event for the viewer; closes its stream instead when too much is unsent.
     func enqueue(_ payload: Payload) {
@@ -75,9 +82,12 @@ final class EventOutbox: Sendable {
             if state.snapshotting != nil {
                 // Stamped after the snapshot being made, so ids stay in the order they are sent.
                 state.held.append(payload)
-                if state.held.count > limit {
+                state.heldBytes += payload.data.count
+                defer { settle(&state) }
+                if state.held.count > limit || state.heldBytes > byteLimit {
                     state.snapshotting = nil
                     state.held = []
+                    state.heldBytes = 0
                     state.needsSnapshot = true
                     state.generation += 1
                     cut = state.cutConnection.take()
@@ -85,9 +95,12 @@ final class EventOutbox: Sendable {
                 return nil
             }
             let event = Self.stamp(payload, in: &state)
-            state.pending.append(event)
             remember(event, in: &state)
-            if state.pending.count > limit {
+            // With no stream attached, the next one starts from the history or a snapshot: nothing is queued.
+            guard state.attached else { return nil }
+            state.pending.append(event)
+            defer { settle(&state) }
+            if state.pending.count > limit || state.pending.bytes > byteLimit {
                 // A reader this far behind is better served by a fresh snapshot than by a backlog.
                 state.needsSnapshot = true
                 state.pending.removeAll()
@@ -122,11 +135,14 @@ final class EventOutbox: Sendable {
             if !state.needsSnapshot, let lastEventID, lastEventID < state.nextID, let firstKept, lastEventID + 1 >= firstKept,
                lastEventID >= state.lastSnapshotID {
                 state.pending = EventQueue(orderedHistory(state).filter { $0.id > lastEventID })
+                settle(&state)
                 return (state.generation, true, stale)
             }
             state.needsSnapshot = false
             state.pending.removeAll()
             state.held = []
+            state.heldBytes = 0
+            settle(&state)
             state.snapshotting = state.generation
             return (state.generation, false, stale)
         }
@@ -140,6 +156,8 @@ final class EventOutbox: Sendable {
             state.snapshotting = nil
             let held = state.held
             state.held = []
+            state.heldBytes = 0
+            defer { settle(&state) }
             for payload in payloads + held {
                 let event = Self.stamp(payload, in: &state)
                 state.pending.append(event)
@@ -164,6 +182,7 @@ final class EventOutbox: Sendable {
                 guard state.generation == generation else { return .some(nil) }
                 if let event = state.pending.popFirst() {
                     state.lastActivity = .now
+                    settle(&state)
                     return .some(.event(event))
                 }
                 if state.heartbeatDue {
@@ -184,6 +203,9 @@ final class EventOutbox: Sendable {
         let waiter = state.withLock { state -> CheckedContinuation<Item?, Never>? in
             guard state.generation == generation else { return nil }
             state.attached = false
+            // The next stream replays from the history or starts from a snapshot: the backlog is of no use.
+            state.pending.removeAll()
+            settle(&state)
             state.cutConnection = nil
             state.lastActivity = .now
             state.generation += 1
@@ -221,6 +243,7 @@ final class EventOutbox: Sendable {
         let waiter = state.withLock { state -> CheckedContinuation<Item?, Never>? in
             state.needsSnapshot = true
             state.pending.removeAll()
+            settle(&state)
             state.generation += 1
             return state.waiter.take()?.continuation
         }
@@ -260,9 +283,17 @@ final class EventOutbox: Sendable {
         Array(state.history[state.historyStart...] + state.history[..<state.historyStart])
     }
 
+    /// Brings the process-wide count of unsent bytes in line with this outbox's.
+    private func settle(_ state: inout State) {
+        let now = state.pending.bytes + state.heldBytes
+        unsent?.add(now - state.counted)
+        state.counted = now
+    }
+
     private func takeWaiter(in state: inout State) -> (CheckedContinuation<Item?, Never>, Item?)? {
         guard let waiter = state.waiter, waiter.generation == state.generation else { return nil }
         if let event = state.pending.popFirst() {
+            settle(&state)
             state.waiter = nil
             state.lastActivity = .now
             return (waiter.continuation, .event(event))

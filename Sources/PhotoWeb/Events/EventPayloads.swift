@@ -56,9 +56,12 @@ enum EventPayloads {
         var skipped: [SkippedFile]?
     }
 
-    /// `event: snapshot`.
+    /// `event: snapshot`: the rows near the viewer's viewport (not the whole list: a viewer is sent
+    /// the others as they come near), the list's length and how many photos are in each state.
     struct Snapshot: Encodable {
         var photos: [Photo]
+        var count: Int
+        var states: [String: Int]
         /// The viewer's strategy (its tab's choice or the server's default) and prefetch margin.
         var strategy: String?
         var prefetch: Int?
@@ -113,6 +116,8 @@ enum EventPayloads {
         /// Bytes kept from cancelled transfers, to resume from; bytes that resumed transfers did not fetch again.
         var resumableBytes: Int
         var resumedBytes: Int64
+        /// How many photos of the whole list are in each state (`new`, ..., `failed`).
+        var states: [String: Int]
         var cacheHits: Int
         var cacheMisses: Int
         var cacheBytes: Int
@@ -125,6 +130,8 @@ enum EventPayloads {
         var maxConcurrentFiltrations: Int
         /// With several instances: `connected`, or `lost` while PostgreSQL is unreachable. Absent in one process.
         var database: String?
+        /// Bytes of events queued for the list's viewers and not yet read by them (absent for a lab lane).
+        var unsentEventBytes: Int?
 
         init(_ stats: PipelineStats, viewers: Int, configuration: PipelineConfiguration) {
             downloads = Counts(stats.downloads)
@@ -133,6 +140,7 @@ enum EventPayloads {
             transfersAborted = stats.transfersAborted
             resumableBytes = stats.resumableBytes
             resumedBytes = stats.resumedBytes
+            states = stats.states
             cacheHits = stats.cacheHits
             cacheMisses = stats.cacheMisses
             cacheBytes = stats.cacheBytes

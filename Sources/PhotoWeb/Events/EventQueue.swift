@@ -5,6 +5,8 @@ struct EventQueue {
     private var head = 0
     private var positions: [OutgoingEvent.CoalescingKey: Int] = [:]
     private(set) var count = 0
+    /// The bytes of the unsent events' payloads: what the queue holds, whatever the list's length.
+    private(set) var bytes = 0
 
     init() {}
 
@@ -14,12 +16,14 @@ struct EventQueue {
 
     mutating func append(_ event: OutgoingEvent) {
         if let key = event.key, let position = positions[key] {
+            bytes -= events[position]?.data.count ?? 0
             events[position] = nil
             count -= 1
         }
         if let key = event.key { positions[key] = events.count }
         events.append(event)
         count += 1
+        bytes += event.data.count
     }
 
     mutating func popFirst() -> OutgoingEvent? {
@@ -30,6 +34,7 @@ struct EventQueue {
             if let event {
                 if let key = event.key { positions[key] = nil }
                 count -= 1
+                bytes -= event.data.count
                 compactIfWorthIt()
                 return event
             }
@@ -42,6 +47,7 @@ struct EventQueue {
         positions.removeAll()
         head = 0
         count = 0
+        bytes = 0
     }
 
     /// Drops the consumed front once it is most of the storage, so a long-lived stream does not grow.

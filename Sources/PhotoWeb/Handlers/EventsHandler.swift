@@ -3,12 +3,19 @@ import HTTPTypes
 import Hummingbird
 
 /// `GET /events?viewer=ID`: the viewer's server-sent events. A reconnect with `Last-Event-ID`
-/// gets what it missed, or a snapshot when too much was missed.
+/// gets what it missed, or a snapshot (of the rows near the viewer's viewport) when too much was
+/// missed. `503` while the events queued for all viewers and not yet read are past
+/// `--unsent-events-budget-mb`: slow readers cannot add up to the process's memory.
 struct EventsHandler: Sendable {
     let context: AppContext
 
     func handle(_ request: Request, context requestContext: PhotoRequestContext) async throws -> Response {
         let session = try context.session(request.queryValue("viewer"))
+        let unsent = context.viewers.unsent
+        guard unsent.admitsNewStream else {
+            throw APIError.unavailable(
+                "viewers are not reading their events: \(unsent.bytes / 1_048_576) MiB unread, past the server's budget of \(unsent.budget / 1_048_576) MiB; try again shortly")
+        }
         let lastEventID = (request.headers[.lastEventID] ?? request.queryValue("lastEventId"))
             .flatMap { UInt64($0.trimmingCharacters(in: .whitespaces)) }
         let channel = requestContext.channel

@@ -47,12 +47,24 @@ struct LabsHandler: Sendable {
     }
 
     /// A photo of the built-in origin for the browser lane, as the origin serves it (latency,
-    /// bandwidth, ranges); `404` when the server runs on another data source.
+    /// bandwidth, ranges); `404` when the server runs on another data source, `503` past
+    /// `--max-lab-image-transfers` sent at once.
     func image(_ request: Request, context requestContext: PhotoRequestContext) async throws -> Response {
         guard let origin = context.labs.origin else {
             throw APIError.notFound("the browser lane's photos come straight from the data source's URLs")
         }
-        return try await origin.photo(requestContext.parameters.get("file"), request: request)
+        let transfers = context.labs.imageTransfers
+        guard let lease = transfers.lease() else {
+            throw APIError.unavailable("\(transfers.limit) lab photos are being sent already (at most that many at once); try again shortly")
+        }
+        var response = try await origin.photo(requestContext.parameters.get("file"), request: request)
+        // The lease goes with the body: it is freed when the body is written, fails, or is dropped unwritten.
+        let body = response.body
+        response.body = ResponseBody(contentLength: body.contentLength) { writer in
+            try await body.write(writer)
+            withExtendedLifetime(lease) {}
+        }
+        return response
     }
 
     private func lab(_ requestContext: PhotoRequestContext) throws(APIError) -> Lab {

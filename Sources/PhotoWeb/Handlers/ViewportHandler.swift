@@ -7,11 +7,19 @@ import PhotoPipeline
 /// Scrolling suspends the viewer's queued work (the tutorial's `scrollViewWillBeginDragging`), except
 /// a reader's slow scroll reported with its rows, which keeps loading them and what lies ahead;
 /// a report with scrolling false runs `loadImagesForOnscreenRows` for rows first...last.
+///
+/// A report's work is bounded whatever the list: at most `maxVisibleRows` rows on screen (`422`
+/// past it), and a viewer's reports are handled one at a time, coalesced to the latest
+/// (`LatestReport`): one superseded before it is handled is answered `204` and dropped.
 struct ViewportHandler: Sendable {
     let context: AppContext
 
+    /// Rows a report may say are on screen: far more than any screen holds (80 px rows: 2,160 px
+    /// of screen at 25 % zoom is 108), and a bound on what one report can make the server do.
+    static let maxVisibleRows = 200
+
     /// A parsed, validated report.
-    struct Report: Equatable {
+    struct Report: Equatable, Sendable {
         var viewer: String
         var scrolling: Bool
         var rows: ClosedRange<Int>?
@@ -26,13 +34,33 @@ struct ViewportHandler: Sendable {
         if let rows = report.rows, rows.upperBound >= pipeline.records.count {
             throw APIError.unprocessable("rows \(rows.lowerBound)...\(rows.upperBound) are past the end of the list (\(pipeline.records.count) photos, last row \(pipeline.records.count - 1))")
         }
-        if let rows = report.rows {
-            // Rows coming into the viewer's interest missed updates while outside it: their state now.
-            for index in session.follow(rows, rowCount: pipeline.records.count) {
-                session.outbox.enqueue(.photo(index, pipeline.records[index].state))
+        // Counted only now: the rows are within the list, so the count cannot overflow.
+        if let rows = report.rows, rows.count > Self.maxVisibleRows {
+            throw APIError.unprocessable("at most \(Self.maxVisibleRows) rows can be on screen at once (got \(rows.count), rows \(rows.lowerBound)...\(rows.upperBound))")
+        }
+        // Recorded at once: a strategy chosen by a report that a later one supersedes still holds.
+        session.choose(report.strategy)
+        if session.reports.offer(report) {
+            while let latest = session.reports.take() {
+                apply(latest, of: session, on: pipeline)
             }
         }
-        session.choose(report.strategy)
+        return .empty(.noContent, headers: [.cacheControl: "no-store"])
+    }
+
+    /// Carries out a report: the viewer's rows of interest follow it, and its controller is told.
+    private func apply(_ report: Report, of session: ViewerSession, on pipeline: PhotoPipeline) {
+        if let rows = report.rows {
+            // Rows coming into the viewer's interest missed updates while outside it (or were never
+            // in its snapshot): their state now, with their names.
+            let newcomers = session.follow(rows, rowCount: pipeline.records.count)
+            if let low = newcomers.first, let high = newcomers.last {
+                let inside = Set(newcomers)
+                for (index, state) in pipeline.states(in: low...high) where inside.contains(index) {
+                    session.outbox.enqueue(.photo(index, state, record: pipeline.records[index]))
+                }
+            }
+        }
         let controller = session.controller(on: pipeline, strategy: context.configuration.strategy)
         switch (report.scrolling, report.rows) {
         case (true, let rows?): controller.scrolled(to: rows)
@@ -42,7 +70,6 @@ struct ViewportHandler: Sendable {
             controller.loadImagesForOnscreenRows(rows)
         case (false, nil): break  // refused by parse
         }
-        return .empty(.noContent, headers: [.cacheControl: "no-store"])
     }
 
     /// Parses the body, saying exactly what is wrong with a bad one.

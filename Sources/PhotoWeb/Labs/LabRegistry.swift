@@ -11,6 +11,8 @@ final class LabRegistry: Sendable {
     struct Settings: Sendable {
         /// Labs at once; one more is refused with 503.
         var maxLabs: Int
+        /// Browser-lane photos sent at once; one more is refused with 503.
+        var maxImageTransfers: Int = 256
         /// A lab whose lanes' event streams have been gone this long is ended.
         var idleTimeout: Duration
         /// A lab whose page never opened its streams is ended after this.
@@ -22,6 +24,8 @@ final class LabRegistry: Sendable {
     let settings: Settings
     /// The process-wide bounds; the server's list is their host, lab lanes their guests.
     let bounds: SharedBounds
+    /// The browser lanes' photos being sent now.
+    let imageTransfers: LabImageTransfers
 
     private struct State {
         var labs: [String: Lab] = [:]
@@ -38,6 +42,7 @@ final class LabRegistry: Sendable {
     init(settings: Settings, bounds: SharedBounds) {
         self.settings = settings
         self.bounds = bounds
+        imageTransfers = LabImageTransfers(limit: settings.maxImageTransfers)
     }
 
     /// The built-in origin, once it serves: lanes then ask it for the lab's network, and the browser

@@ -11,9 +11,14 @@ extension AppContext {
     /// or a list not loaded yet.
     func startFirstScreen(of session: ViewerSession, row: String?) {
         guard let pipeline = library.pipeline, !pipeline.records.isEmpty else { return }
+        let indices = FirstScreen.indices(from: row, count: pipeline.records.count)
+        if let first = indices.first, let last = indices.last {
+            // Its snapshot covers the rows around this screen, the ones the page shows first.
+            _ = session.follow(first...last, rowCount: pipeline.records.count)
+        }
         let controller = session.controller(on: pipeline, strategy: configuration.strategy)
         guard controller.strategy != .eager else { return }
-        for index in FirstScreen.indices(from: row, count: pipeline.records.count) {
+        for index in indices {
             controller.startOperations(for: pipeline.records[index])
         }
     }

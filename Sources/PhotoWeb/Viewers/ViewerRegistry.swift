@@ -12,17 +12,20 @@ final class ViewerRegistry: Sendable {
     let maxViewers: Int
     let idleTimeout: Duration
     let connectTimeout: Duration
+    /// The unsent event bytes of every viewer's outbox: past its budget no new stream opens.
+    let unsent: UnsentEventBytes
     private let sessions = Mutex<[ViewerID: ViewerSession]>([:])
 
-    init(maxViewers: Int, idleTimeout: Duration, connectTimeout: Duration? = nil) {
+    init(maxViewers: Int, idleTimeout: Duration, connectTimeout: Duration? = nil, unsent: UnsentEventBytes = .init(budget: .max)) {
         self.maxViewers = maxViewers
         self.idleTimeout = idleTimeout
         self.connectTimeout = connectTimeout ?? idleTimeout
+        self.unsent = unsent
     }
 
     /// A new viewer, or nil when the server already has `maxViewers`.
     func create() -> ViewerSession? {
-        let session = ViewerSession(id: .random(), outbox: EventOutbox())
+        let session = ViewerSession(id: .random(), outbox: EventOutbox(unsent: unsent))
         let added = sessions.withLock { sessions in
             guard sessions.count < maxViewers else { return false }
             sessions[session.id] = session

@@ -17,6 +17,8 @@ final class ViewerSession: Sendable {
         /// The rows whose updates this viewer is sent: around its last viewport. Nil (everything)
         /// until it reports one.
         var interest: ClosedRange<Int>?
+        /// Before it reports a viewport: the rows its snapshot covered (the rest it knows nothing of).
+        var covered: ClosedRange<Int>?
         /// The strategy this viewer asked for (its tab's URL or control); nil: the server's default.
         var chosen: SchedulingStrategy?
         /// What the work done for this viewer cost, and how much of it went to rows it has not seen.
@@ -26,6 +28,9 @@ final class ViewerSession: Sendable {
     /// Rows beyond each edge of the viewport that are kept up to date: a scroll this far lands on
     /// rows already current, and fan-out does not grow with every viewer for every photo.
     static let interestMargin = 100
+
+    /// This viewer's viewport reports, handled one at a time, coalesced to the latest.
+    let reports = LatestReport<ViewportHandler.Report>()
 
     /// Lock order: a leaf. The controller and the pipeline are called after it is released.
     private let state = Mutex(State())
@@ -117,18 +122,36 @@ final class ViewerSession: Sendable {
     }
 
     /// Moves the rows of interest around `visible`; returns the rows newly inside, whose current
-    /// state the viewer must be sent (it missed their updates while they were outside).
+    /// state the viewer must be sent (it missed their updates while they were outside, or its
+    /// snapshot did not cover them).
     func follow(_ visible: ClosedRange<Int>, rowCount: Int) -> [Int] {
-        let lower = max(0, visible.lowerBound - Self.interestMargin)
-        let upper = min(max(rowCount - 1, lower), visible.upperBound + Self.interestMargin)
-        let interest = lower...upper
+        let interest = Self.rows(around: visible, rowCount: rowCount)
         let previous = state.withLock { state in
             defer { state.interest = interest }
             state.work.see(visible)
-            return state.interest
+            return state.interest ?? state.covered
         }
-        guard let previous else { return [] }
+        guard let previous else { return Array(interest) }
         return interest.filter { !previous.contains($0) }
+    }
+
+    /// The rows a snapshot for this viewer covers: its rows of interest, or before it reported any,
+    /// the top of the list (they are remembered as covered); nil for an empty list.
+    func snapshotRows(rowCount: Int) -> ClosedRange<Int>? {
+        guard rowCount > 0 else { return nil }
+        return state.withLock { state in
+            if let interest = state.interest { return interest.clamped(to: 0...(rowCount - 1)) }
+            let top = Self.rows(around: 0...0, rowCount: rowCount)
+            state.covered = top
+            return top
+        }
+    }
+
+    /// `visible` and `interestMargin` rows beyond each edge, within the list.
+    private static func rows(around visible: ClosedRange<Int>, rowCount: Int) -> ClosedRange<Int> {
+        let lower = max(0, visible.lowerBound - interestMargin)
+        let upper = min(max(rowCount - 1, lower), visible.upperBound + interestMargin)
+        return lower...upper
     }
 
     /// The viewer left: cancel what only it wanted.

@@ -69,7 +69,10 @@ struct ViewerWork: Equatable {
     mutating func see(_ rows: ClosedRange<Int>) {
         seen.insert(integersIn: rows)
         guard !unseen.isEmpty else { return }
-        for index in unseen.keys where rows.contains(index) {
+        // Whichever is shorter is walked: the rows on screen, or the rows with waste (an eager
+        // viewer's can be most of a long list).
+        let indices = rows.count < unseen.count ? Array(rows) : unseen.keys.filter(rows.contains)
+        for index in indices {
             if let amount = unseen.removeValue(forKey: index) { waste -= amount }
         }
     }
