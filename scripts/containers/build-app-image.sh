@@ -46,7 +46,7 @@ echo "   ok: ldd inside the image finds all $(grep -c '=>' <<<"$ldd_out") librar
 # What the binary itself names (the rest come with libcurl), read on the host where readelf is.
 if command -v readelf >/dev/null; then
     copy=$(podman create "$APP_IMAGE")
-    podman cp "$copy:/usr/local/bin/classic-photos" "$containers_state/classic-photos" && podman rm "$copy" >/dev/null
+    podman cp "$copy:/usr/local/bin/classic-photos" "$containers_state/classic-photos" && podman rm -v "$copy" >/dev/null
     echo "   ok: the binary ($(du -m "$containers_state/classic-photos" | cut -f1) MB) links: $(readelf -d \
         "$containers_state/classic-photos" | sed -n 's/.*(NEEDED).*\[\(.*\)\]/\1/p' | paste -sd ' ')"
     rm -f "$containers_state/classic-photos"
