@@ -1,5 +1,6 @@
 import Foundation
 import HTTPTransfer
+import Logging
 import PhotoPipeline
 import SampleOrigin
 
@@ -24,7 +25,7 @@ extension Application {
                 }
             }
             let limits = configuration.transferLimits(namedOrigin: origin?.dataSourceURL)
-            var entries = try await PhotoDataSource.load(from: location, limits: limits)
+            var entries = try await loadDataSource(from: location, limits: limits, logger: logger)
             if let origin {
                 // The origin's port changes each run; its photos do not.
                 for position in entries.indices {
@@ -74,5 +75,26 @@ extension Application {
             session.outbox.requireSnapshot()
         }
         return origin
+    }
+
+    /// The data source's entries. A fetch that could not even connect is tried twice more, 2 s and
+    /// then 4 s later: an origin started beside this instance (a compose project, a cluster) may not
+    /// answer yet, and a list that failed stays failed until a restart. Any other failure is final.
+    static func loadDataSource(from location: String, limits: TransferLimits, logger: Logger) async throws -> [PhotoEntry] {
+        var wait: Duration = .seconds(2)
+        var attempt = 1
+        while true {
+            let failure: DataSourceError
+            do {
+                return try await PhotoDataSource.load(from: location, limits: limits)
+            } catch {
+                failure = error
+            }
+            guard case .fetchFailed(_, .connectTimeout) = failure, attempt < 3 else { throw failure }
+            logger.warning("data source not reachable yet; trying again", metadata: ["source": "\(location)", "in": "\(wait)"])
+            try await Task.sleep(for: wait)
+            wait *= 2
+            attempt += 1
+        }
     }
 }
