@@ -216,7 +216,8 @@ async function play(name) {
     const rows = visibleRows(current);
     const last = current.browser.stops[current.browser.stops.length - 1];
     if (current.scrolling || !last || last.first !== rows.first || last.last !== rows.last) stop(current);
-    await untilDone(current, visibleRows(current));
+    // An impatient step moves on after its dwell whether the lanes are done or not.
+    if (step.wait !== false) await untilDone(current, visibleRows(current));
     await pause(step.dwell);
   }
   playing = false;
@@ -228,7 +229,10 @@ async function play(name) {
     current.lanes.forEach((lane, index) => showLive(lane, all[index]));
   }
   say(`Trace ${name === 'all' ? TRACE_NAMES.join(', ') : name} done: the summary is below.`);
-  summary.closest('section').dataset.ready = 'true';
+  const section = summary.closest('section');
+  section.dataset.ready = 'true';
+  // What the trace was for: the comparison, brought into view.
+  section.scrollIntoView({ block: 'nearest' });
 }
 
 form.addEventListener('submit', (event) => {

@@ -1,5 +1,7 @@
-// The scripted scroll traces of the lab, the same four as Benchmarks/scroll_traces.py (which
-// builds them with the same seeded generator, so a trace repeats exactly, in the page and there).
+// The scripted scroll traces of the lab: the same four as Benchmarks/scroll_traces.py (which
+// builds them with the same seeded generator, so a trace repeats exactly, in the page and there),
+// and the page's own "impatient" trace, which moves on before the lanes have finished (`wait:
+// false`), as a person does, so the lanes that cancel show it.
 
 /** mulberry32: a tiny seeded generator; the benchmark has the same one. Returns floats in [0, 1). */
 export function seeded(seed) {
@@ -15,10 +17,14 @@ export function seeded(seed) {
 
 export const TRACE_NAMES = ['flick', 'reading', 'top', 'random'];
 
+/** Stops of the impatient trace, and the seconds it stays at each before moving on, done or not. */
+const IMPATIENT_STOPS = 8;
+const IMPATIENT_DWELL = 0.4;
+
 /**
  * The steps of trace `name` over `rows` rows with `screen` rows visible: each
  * {trace, scroll (seconds of scrolling before the stop), first (row at the top when it stops),
- * dwell (seconds to stay once the rows are done)}.
+ * dwell (seconds to stay once the rows are done, or, with `wait: false`, at all)}.
  */
 export function traceSteps(name, rows, screen, { seed = 5, stops = 10 } = {}) {
   const lastFirst = Math.max(0, rows - screen);
@@ -29,6 +35,13 @@ export function traceSteps(name, rows, screen, { seed = 5, stops = 10 } = {}) {
       const start = Math.min(400, Math.floor(rows * 0.4), lastFirst);
       return Array.from({ length: stops }, (_, i) => ({
         trace: name, scroll: 0.4, first: Math.min(lastFirst, start + (i + 1) * Math.floor(screen / 2)), dwell: 2,
+      }));
+    }
+    case 'impatient': {
+      // Two screens down at a time, staying just long enough for downloads to start; the last stop waits.
+      return Array.from({ length: IMPATIENT_STOPS }, (_, i) => ({
+        trace: name, scroll: 0.15, first: Math.min(lastFirst, (i + 1) * screen * 2),
+        dwell: IMPATIENT_DWELL, wait: i === IMPATIENT_STOPS - 1,
       }));
     }
     case 'top':

@@ -23,6 +23,17 @@ def wait_for(driver, condition, timeout: float, message: str):
     return WebDriverWait(driver, timeout, poll_frequency=0.1).until(condition, message)
 
 
+def after_frames(driver, count: int = 2):
+    """Returns once the page has drawn `count` more frames and run the tasks queued before them (so
+    observers of what those frames did, such as layout shifts, have been told)."""
+    driver.execute_async_script("""
+        const done = arguments[arguments.length - 1];
+        let left = arguments[0];
+        const frame = () => (--left > 0 ? requestAnimationFrame(frame) : setTimeout(done, 0));
+        requestAnimationFrame(frame);
+    """, count)
+
+
 class Page:
     """The page in one browser window, driven through the DOM and `window.classicPhotos`."""
 
@@ -485,7 +496,7 @@ def test_photo_viewer_opens_closes_and_gives_focus_back(server, driver, size):
 
     slider = driver.find_element("css selector", '#viewer [data-role="slider"]')
     page.js("arguments[0].value = 20; arguments[0].dispatchEvent(new Event('input'));", slider)
-    assert page.js("return document.querySelector('#viewer [data-role=\"sepia-clip\"]').style.getPropertyValue('--split')") == "20%"
+    assert page.js("return document.querySelector('#viewer [data-role=\"compare\"]').style.getPropertyValue('--split')") == "20%"
 
     driver.switch_to.active_element.send_keys(Keys.ESCAPE)
     wait_for(driver, lambda d: not d.execute_script("return document.getElementById('viewer').open"), 10,

@@ -42,6 +42,10 @@ struct ViewportHandler: Sendable {
             controller.loadImagesForOnscreenRows(rows)
         case (false, nil): break  // refused by parse
         }
+        // The page's queue figures and suspended badge follow the report now, not at the next tick.
+        if let queues = session.queuesIfChanged() {
+            session.outbox.enqueue(.init(name: .queues, data: EventPayloads.json(queues)))
+        }
         return .empty(.noContent, headers: [.cacheControl: "no-store"])
     }
 
