@@ -68,9 +68,8 @@ export function createPhotoViewer({ store, dialog, returnTo }) {
 
   /** Puts the split at `percent` of the photo's width, on the photo and on the slider. */
   function split(percent) {
-    const value = Math.max(0, Math.min(100, percent));
-    slider.value = String(value);
-    compare.style.setProperty('--split', value + '%');
+    slider.value = String(Math.max(0, Math.min(100, percent)));
+    compare.style.setProperty('--split', slider.value + '%'); // the slider's step, so both say the same
   }
   const splitAt = (event) => {
     const box = compare.getBoundingClientRect();

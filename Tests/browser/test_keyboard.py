@@ -8,7 +8,7 @@ from selenium.webdriver.common.action_chains import ActionChains
 from selenium.webdriver.common.keys import Keys
 
 from test_layout import set_viewport
-from test_page import Page, wait_for
+from test_page import ROW_HEIGHT, Page, wait_for
 
 MAX_TAB_STOPS = 12
 
@@ -47,7 +47,14 @@ def tab_stops(page: Page) -> list[dict]:
 
 
 def settle(page: Page):
-    """The first screen done, so the timeline has operations (its bars are one stop)."""
+    """The page at rows still to be done, once they are, so the timeline has operations (its bars
+    are one more stop: the most the page has)."""
+    fresh = page.js("""
+        for (let i = 0; i < classicPhotos.count; i += 1) if (classicPhotos.rowState(i) === 'new') return i;
+        return 0;
+    """)
+    page.js("document.getElementById('list').scrollTop = arguments[0]", fresh * ROW_HEIGHT)
+    page.wait_reported()
     first, last = page.visible_range()
     page.wait_filtered(first, last, allow_failed=True)
     wait_for(page.driver, lambda d: d.execute_script("return classicPhotos.timeline.items > 0"), 30,
