@@ -64,7 +64,7 @@ def test_nothing_shifts_on_a_first_or_a_return_visit(cold_server, driver, size):
         assert intro == (visit == "first"), f"the introduction on a {visit} visit: shown {intro}"
         shifts = page.js("return window.__layoutShifts")
         total = sum(shift["value"] for shift in shifts)
-        print(f"{size}, {visit} visit: cumulative layout shift {total:.4f} over {len(shifts)} shifts")
+        print(f"{size}, {visit} visit: cumulative layout shift {total:.4f} over {len(shifts)} shifts: {shifts}")
         assert total <= MAX_CLS, f"{size}, {visit} visit: cumulative layout shift {total:.3f}: {shifts}"
         if visit == "first":
             driver.find_element("css selector", "[data-action='dismiss-intro']").click()
