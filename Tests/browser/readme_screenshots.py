@@ -65,12 +65,12 @@ def main():
         after_frames(driver, 4)
         driver.save_screenshot(str(DOCS / "viewer.png"))
 
+        viewport(driver, 1366, 1400)
         open_lab(driver, server, latency_ms=150, bandwidth=400_000, add=("visible",))
         driver.find_element("css selector", "[data-trace=impatient]").click()
         wait_for(driver, lambda d: d.execute_script(
             "return document.querySelector('.lab-summary').dataset.ready === 'true'"), TRACE_TIMEOUT, "no summary")
         driver.execute_script("window.scrollTo(0, 0)")
-        viewport(driver, 1366, 1100)
         after_frames(driver, 4)
         driver.save_screenshot(str(DOCS / "lab.png"))
     finally:
