@@ -132,13 +132,16 @@ stream = createEventStream({
     reporter.send();
   },
 });
-// When scrolling stopped and when queue counts came (page clock, the latest 50 of each): how far
-// the panel's figures trail the scroll, for the browser tests.
-const timings = { scrollStops: [], queues: [] };
-const note = (list) => { list.push(performance.now()); if (list.length > 50) list.shift(); };
+// When scrolling stopped, when queue counts came, and when they came saying the queues run (page
+// clock, the latest 50 of each): how far the panel's figures trail the scroll, for the browser tests.
+const timings = { scrollStops: [], queues: [], resumed: [] };
+const note = (list, value = true) => { if (value) list.push(performance.now()); if (list.length > 50) list.shift(); };
 store.subscribe((kind) => {
   if (kind === 'scrolling' && !store.state.scrolling) note(timings.scrollStops);
-  if (kind === 'queues') note(timings.queues);
+  if (kind === 'queues') {
+    note(timings.queues);
+    note(timings.resumed, !((store.state.queues.download || {}).suspended || (store.state.queues.filtration || {}).suspended));
+  }
   if (kind === 'strategy' && store.state.requested) viewport.reportVisible();
   if (kind === 'viewer') {
     $('viewer-id').textContent = store.state.viewer;

@@ -8,12 +8,21 @@ import { formatBytes, formatCount, formatSeconds, plural, setText } from './form
 export function attachPanel({ store, root, timeline, timelineModel }) {
   const $ = (id) => root.getElementById(id);
   let suspendedSeen = 0;
+  // Set when this page stops scrolling, until the server's queues say it resumed: counts sent
+  // before the server had the stop still say suspended, and would hold the badge after the stop.
+  let stopping = false;
+  let suspended = false; // as the server last said
 
-  // Both queues of a viewer are suspended together: while it flicks. The server says so with each
-  // report's answer (ViewportHandler), so the badge follows the scroll's start and stop at once;
-  // it keeps its place when hidden (app.css), so it moves nothing.
+  // Both queues of a viewer are suspended together: while it flicks, which the server says with
+  // each report's answer (ViewportHandler). The badge goes as soon as the page stops (the stop's
+  // report resumes them), and keeps its place when hidden (app.css), so it moves nothing.
+  function drawBadge() {
+    for (const prefix of ['dl', 'ft']) $(prefix + '-queue').classList.toggle('is-suspended', suspended && !stopping);
+  }
   function showSuspended(on) {
-    for (const prefix of ['dl', 'ft']) $(prefix + '-queue').classList.toggle('is-suspended', on);
+    suspended = on;
+    if (!on) stopping = false;
+    drawBadge();
   }
 
   function showQueues() {
@@ -24,13 +33,13 @@ export function attachPanel({ store, root, timeline, timelineModel }) {
     setText($('dl-executing'), formatCount(dl.executing));
     setText($('ft-pending'), formatCount(ft.pending));
     setText($('ft-executing'), formatCount(ft.executing));
-    const suspended = !!(dl.suspended || ft.suspended);
-    if (suspended) suspendedSeen += 1;
-    showSuspended(suspended);
+    const paused = !!(dl.suspended || ft.suspended);
+    if (paused) suspendedSeen += 1;
+    showSuspended(paused);
     showCost(queues.work, queues.waste);
     showOwnWork();
     setText($('panel-summary'), formatCount(dl.executing) + ' downloading · ' + formatCount(ft.executing)
-      + ' filtering · ' + formatCount((dl.pending || 0) + (ft.pending || 0)) + ' queued' + (suspended ? ' · suspended' : ''));
+      + ' filtering · ' + formatCount((dl.pending || 0) + (ft.pending || 0)) + ' queued' + (paused ? ' · suspended' : ''));
   }
 
   // The server's count of this page's own work (the `work` and `waste` of its queues events).
@@ -83,6 +92,10 @@ export function attachPanel({ store, root, timeline, timelineModel }) {
   }
 
   store.subscribe((kind) => {
+    if (kind === 'scrolling') {
+      stopping = !store.state.scrolling;
+      drawBadge();
+    }
     if (kind === 'queues') showQueues();
     else if (kind === 'stats') showStats();
   });

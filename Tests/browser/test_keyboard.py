@@ -53,7 +53,7 @@ def settle(page: Page):
         for (let i = 0; i < classicPhotos.count; i += 1) if (classicPhotos.rowState(i) === 'new') return i;
         return 0;
     """)
-    page.js("document.getElementById('list').scrollTop = arguments[0]", fresh * ROW_HEIGHT)
+    page.scroll_to([fresh * ROW_HEIGHT])
     page.wait_reported()
     first, last = page.visible_range()
     page.wait_filtered(first, last, allow_failed=True)
