@@ -364,6 +364,12 @@ def test_failed_photo_shows_reason(server, driver):
         stream.wait_for(lambda name, _: name == "snapshot", "the snapshot")
         retry = row.find_element("css selector", "[data-action='retry']")
         assert retry.is_displayed() and retry.text == "Try again"
+        # Inside its 80 px row, above the row's border (the next row does not cover it).
+        inside = page.js("""
+            const row = arguments[0].getBoundingClientRect(), meta = arguments[0].querySelector('.meta').getBoundingClientRect();
+            return meta.top >= row.top && meta.bottom <= row.bottom - 1;
+        """, row)
+        assert inside, "the failed row's text and button overflow the row"
         retry.click()
         seen = []
 
