@@ -134,10 +134,15 @@ stream = createEventStream({
 });
 // When scrolling stopped, when queue counts came, and when they came saying the queues run (page
 // clock, the latest 50 of each): how far the panel's figures trail the scroll, for the browser tests.
-const timings = { scrollStops: [], queues: [], resumed: [] };
+const timings = { scrollStops: [], badgeAtStop: [], queues: [], resumed: [] };
 const note = (list, value = true) => { if (value) list.push(performance.now()); if (list.length > 50) list.shift(); };
 store.subscribe((kind) => {
-  if (kind === 'scrolling' && !store.state.scrolling) note(timings.scrollStops);
+  if (kind === 'scrolling' && !store.state.scrolling) {
+    note(timings.scrollStops);
+    // Whether the suspended badge still showed then (the panel heard of the stop first).
+    timings.badgeAtStop.push($('dl-queue').classList.contains('is-suspended'));
+    if (timings.badgeAtStop.length > 50) timings.badgeAtStop.shift();
+  }
   if (kind === 'queues') {
     note(timings.queues);
     note(timings.resumed, !((store.state.queues.download || {}).suspended || (store.state.queues.filtration || {}).suspended));

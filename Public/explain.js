@@ -26,7 +26,8 @@ export function attachExplain({ button, root }) {
       const span = document.createElement('span');
       span.className = 'explanation';
       span.textContent = text;
-      el.append(span);
+      // A figure whose own text the panel rewrites (found by its id) gets it beside, not inside.
+      if (el.id) el.after(span); else el.append(span);
     }
     for (const [block, texts] of lists) {
       const ul = document.createElement('ul');

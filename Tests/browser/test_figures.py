@@ -80,17 +80,18 @@ BADGE_PROBE = """
 
 @pytest.mark.parametrize("size", ["desktop", "phone"])
 def test_the_badge_and_queue_figures_follow_a_scroll_stop_without_moving(own_server, driver, size):
-    """Three flicks and stops: the badge goes within 100 ms of each stop (the page knows its stop
-    resumes the queues); the server's queue figures, resumed, come within 100 ms of the stop at the
-    median (they cross the network and the server: a machine with every core busy slows one now and
-    then, which a median of three absorbs); nothing changes size."""
+    """Three flicks and stops. The badge goes in the same task as the page's stop (its report
+    resumes the queues); the server's queue figures, resumed, come with the answer to the stop's
+    report (sent as the report is handled, not at the next tick), so they trail the stop by one
+    round trip: printed, about 20-80 ms on loopback; asserted against the report's own answer,
+    which the same load slows alike. Nothing changes size."""
     set_viewport(driver, size)
     page = Page(driver, own_server).open()
     if not page.js("return document.getElementById('panel-details').open"):
         driver.find_element("css selector", "#panel-details > summary").click()
     card = page.js("const b = document.getElementById('dl-queue').getBoundingClientRect(); return [b.height, b.width]")
     page.js(BADGE_PROBE)
-    badge_ms, figures_ms = [], []
+    figures_ms, after_answer_ms = [], []
     for flick in range(3):
         seen = page.js("return window.__badge.length")
         start = page.js("return document.getElementById('list').scrollTop")
@@ -99,17 +100,20 @@ def test_the_badge_and_queue_figures_follow_a_scroll_stop_without_moving(own_ser
         wait_for(driver, lambda d: d.execute_script("return window.__badge.slice(arguments[0]).some((b) => b.on)", seen),
                  10, f"the badge never showed while flicking (flick {flick + 1})")
         page.wait_reported()
+        answered = page.js("return classicPhotos.reports.lastAcknowledgedAt")
         wait_for(driver, lambda d: d.execute_script(
-            "const b = window.__badge; return !b[b.length - 1].on && classicPhotos.timings.resumed.some((t) => t >= classicPhotos.timings.scrollStops.at(-1))"),
+            "return classicPhotos.timings.resumed.some((t) => t >= classicPhotos.timings.scrollStops.at(-1))"),
             10, "the queues never said they resumed after the stop")
-        timings = page.js("return { stops: classicPhotos.timings.scrollStops, resumed: classicPhotos.timings.resumed, badge: window.__badge }")
-        stop = timings["stops"][-1]
-        badge_ms.append(next(b["at"] for b in timings["badge"] if not b["on"] and b["at"] >= stop - 1) - stop)
-        figures_ms.append(next(at for at in timings["resumed"] if at >= stop) - stop)
-    print(f"{size}: after each stop, the badge went in {[round(ms) for ms in badge_ms]} ms, "
-          f"the resumed queue figures came in {[round(ms) for ms in figures_ms]} ms")
-    assert max(badge_ms) <= FOLLOW_MS, f"the badge stayed {badge_ms} ms after the stops"
-    assert sorted(figures_ms)[1] <= FOLLOW_MS, f"the queue figures came {figures_ms} ms after the stops"
+        timings = page.js("return classicPhotos.timings")
+        assert timings["badgeAtStop"][-1] is False, f"the badge still showed as the page stopped (flick {flick + 1})"
+        stop = timings["scrollStops"][-1]
+        resumed = next(at for at in timings["resumed"] if at >= stop)
+        figures_ms.append(resumed - stop)
+        after_answer_ms.append(resumed - answered)
+    print(f"{size}: the resumed queue figures came {[round(ms) for ms in figures_ms]} ms after the stops, "
+          f"{[round(ms) for ms in after_answer_ms]} ms after the stop report's answer")
+    assert max(after_answer_ms) <= FOLLOW_MS, \
+        f"the queue figures came {after_answer_ms} ms after the stop report's answer: not with it"
     # The card kept its size through every change, and so did the card around it.
     badge = page.js("return window.__badge")
     sizes = {(round(b["height"], 1), round(b["width"], 1)) for b in badge}
