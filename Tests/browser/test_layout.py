@@ -225,7 +225,7 @@ def axe_violations(driver, source: str) -> list[dict]:
 
 
 @pytest.mark.parametrize("size", ["desktop", "phone"])
-def test_axe_finds_no_serious_violation(server, driver, size):
+def test_axe_finds_no_violation(server, driver, size):
     source = axe_source()
     if source is None:
         pytest.skip("axe-core is not installed: pip install --no-deps axe-playwright-python==0.1.8")
@@ -235,6 +235,5 @@ def test_axe_finds_no_serious_violation(server, driver, size):
     if not page.js("return document.getElementById('panel-details').open"):
         driver.find_element("css selector", "#panel-details > summary").click()
     violations = axe_violations(driver, source)
-    serious = [v for v in violations if v["impact"] in ("serious", "critical")]
     print(f"axe at {size}: {[(v['id'], v['impact']) for v in violations]}")
-    assert not serious, serious
+    assert not violations, violations  # none at all, moderate and minor ones too
