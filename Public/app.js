@@ -21,6 +21,7 @@ import { createTimelineView } from './timeline.js';
 import { attachStrategyControl } from './strategy.js';
 import { attachIntro } from './intro.js';
 import { attachSheet } from './sheet.js';
+import { attachExplain } from './explain.js';
 
 const $ = (id) => document.getElementById(id);
 const { rowHeight } = config;
@@ -66,6 +67,7 @@ function isOwn(op) {
   return op.index >= report.first - margin && op.index <= report.last + margin;
 }
 const timelineModel = createTimelineModel({ isOwn });
+let panel = null;
 const timeline = createTimelineView({
   root: $('timeline'),
   controls: {
@@ -82,8 +84,9 @@ const timeline = createTimelineView({
     viewport.reveal(index, 'top');
     list.focus({ preventScroll: true });
   },
+  onLanes: (lanes) => panel && panel.showLanes(lanes),
 });
-const panel = attachPanel({ store, root: document, timeline, timelineModel });
+panel = attachPanel({ store, root: document, timeline, timelineModel });
 attachStrategyControl({ store, select: $('strategy-select'), prefetch: $('prefetch-input'), note: $('strategy-note') });
 attachIntro({
   intro: $('intro'),
@@ -98,6 +101,12 @@ attachIntro({
   },
 });
 attachSheet({ details: $('panel-details'), onToggle: () => timeline.schedule(true) });
+attachExplain({ button: $('explain'), root: $('panel') });
+// The skip link: to the list, with the keyboard's focus (a fragment alone would only scroll).
+$('skip-link').addEventListener('click', (event) => {
+  event.preventDefault();
+  list.focus({ preventScroll: true });
+});
 
 let restored = false;
 stream = createEventStream({
@@ -123,7 +132,21 @@ stream = createEventStream({
     reporter.send();
   },
 });
+// When scrolling stopped, when queue counts came, and when they came saying the queues run (page
+// clock, the latest 50 of each): how far the panel's figures trail the scroll, for the browser tests.
+const timings = { scrollStops: [], badgeAtStop: [], queues: [], resumed: [] };
+const note = (list, value = true) => { if (value) list.push(performance.now()); if (list.length > 50) list.shift(); };
 store.subscribe((kind) => {
+  if (kind === 'scrolling' && !store.state.scrolling) {
+    note(timings.scrollStops);
+    // Whether the suspended badge still showed then (the panel heard of the stop first).
+    timings.badgeAtStop.push($('dl-queue').classList.contains('is-suspended'));
+    if (timings.badgeAtStop.length > 50) timings.badgeAtStop.shift();
+  }
+  if (kind === 'queues') {
+    note(timings.queues);
+    note(timings.resumed, !((store.state.queues.download || {}).suspended || (store.state.queues.filtration || {}).suspended));
+  }
   if (kind === 'strategy' && store.state.requested) viewport.reportVisible();
   if (kind === 'viewer') {
     $('viewer-id').textContent = store.state.viewer;
@@ -159,8 +182,14 @@ window.classicPhotos = Object.freeze({
       paused: timeline.paused,
       cancelledRunning: items.filter((i) => i.kind === 'bar' && i.outcome === 'cancelled').length,
       cancelledQueued: items.filter((i) => i.kind === 'mark').length,
+      lanes: timeline.lanes,
+      slotsUsed: {
+        download: Math.max(0, ...items.filter((i) => i.kind === 'bar' && i.queue === 'download').map((i) => i.slot + 1)),
+        filtration: Math.max(0, ...items.filter((i) => i.kind === 'bar' && i.queue === 'filtration').map((i) => i.slot + 1)),
+      },
     };
   },
+  timings,
   reports: reporter,
   images: images.stats,
   rowState: (index) => (store.state.photos[index] ? store.state.photos[index].state : null),

@@ -89,7 +89,6 @@ export function createEventStream({ store, onOperation, onSnapshot, onRenewed })
     store.setConnection('connecting');
     const opened = () => {
       if (es !== source) return;
-      loadStats();
       renewAttempts = 0;
       store.setConnection('open');
       store.setNotice('shutdown', null);
@@ -124,17 +123,6 @@ export function createEventStream({ store, onOperation, onSnapshot, onRenewed })
     }
   }
 
-  // The totals once, so the panel is filled before the first stats event (sent only on change).
-  async function loadStats() {
-    const before = seen.stats || 0;
-    try {
-      const response = await fetch(url('/api/stats'), { cache: 'no-store', priority: 'low' });
-      if (!response.ok) return;
-      const stats = await response.json();
-      if ((seen.stats || 0) === before && stats && typeof stats === 'object') store.setStats(stats);
-    } catch (_) { /* the event stream will bring them */ }
-  }
-
   /** Gets a new viewer id (POST /api/viewers, with this tab's strategy) and reconnects with it. */
   function renewViewer(why) {
     if (renewing) return renewing;
@@ -167,6 +155,21 @@ export function createEventStream({ store, onOperation, onSnapshot, onRenewed })
     })();
     return renewing;
   }
+
+  // A page that goes says so (DELETE /api/viewers/ID), so the server drops its viewer at once, not
+  // when its stream is noticed gone: every other tab's viewer count follows. One kept in the
+  // back/forward cache gets a new viewer when it is shown again.
+  let left = false;
+  addEventListener('pagehide', () => {
+    if (source) source.close();
+    left = true;
+    fetch(url('/api/viewers/' + encodeURIComponent(store.state.viewer)), { method: 'DELETE', keepalive: true }).catch(() => {});
+  });
+  addEventListener('pageshow', (event) => {
+    if (!event.persisted || !left) return;
+    left = false;
+    renewViewer('the page came back from the back/forward cache');
+  });
 
   // A hidden tab's photo events wait for the timeout; coming back shows them at once.
   document.addEventListener('visibilitychange', () => { if (!document.hidden) flushPhotos(); });

@@ -28,3 +28,11 @@ export const plural = (n, word, many = word + 's') => formatCount(n) + ' ' + (Nu
 export function setText(el, text) {
   if (el && el.textContent !== text) el.textContent = text;
 }
+
+/** What the page says while the list loads: on a first start, how far the sample photos are. */
+export function loadingText(source) {
+  const samples = source.samples;
+  if (!samples) return 'Loading photo list…';
+  return 'First start: making the sample photos, ' + formatCount(samples.made) + ' of ' + formatCount(samples.total)
+    + ' (' + Math.floor((100 * samples.made) / samples.total) + '%)…';
+}

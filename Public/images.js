@@ -132,9 +132,16 @@ export function createImages({ store, onLoaded }) {
     if (mayLoad(index) && needs(index)) queue.add(index);
   }
 
+  /** Forgets the images that failed (the server was away), and asks for those near the screen again. */
+  function retryFailed() {
+    failures.clear();
+    refresh(near);
+  }
+
   return {
     srcFor,
     refresh,
+    retryFailed,
     photoChanged,
     pump,
     stats: {

@@ -1,11 +1,9 @@
 // The introduction: what the page is and what to try. Shown until the visitor dismisses it (kept
-// in localStorage); the header's "About" button brings it back.
+// in localStorage, and read by the page's inline script before the first paint, so the space it
+// takes is settled before anything is drawn); the header's "About" button brings it back. While it
+// shows, "About" is not offered (its "Got it" is the way out), which keeps the Tab order short.
 
 const KEY = 'classicPhotos.introDismissed';
-
-function remembered() {
-  try { return localStorage.getItem(KEY) === '1'; } catch (_) { return false; }
-}
 
 function remember(dismissed) {
   try {
@@ -15,9 +13,9 @@ function remember(dismissed) {
 
 /** Wires the intro section `intro`, its dismiss button and the header's `about` button. */
 export function attachIntro({ intro, about, afterDismiss, strategyLink }) {
+  const root = document.documentElement;
   function show(visible) {
-    intro.hidden = !visible;
-    about.setAttribute('aria-expanded', String(visible));
+    if (visible) delete root.dataset.intro; else root.dataset.intro = 'dismissed';
   }
 
   intro.querySelector('[data-action="dismiss-intro"]').addEventListener('click', () => {
@@ -26,14 +24,12 @@ export function attachIntro({ intro, about, afterDismiss, strategyLink }) {
     afterDismiss.focus({ preventScroll: true });
   });
   about.addEventListener('click', () => {
-    const visible = intro.hidden;
-    remember(!visible);
-    show(visible);
-    if (visible) intro.focus({ preventScroll: true });
+    remember(false);
+    show(true);
+    intro.focus({ preventScroll: true });
   });
-  // "Open a second tab with another strategy": links to this page with each of the others.
+  // "Open a second tab with another strategy": links to this page with the other strategy.
   for (const link of intro.querySelectorAll('[data-strategy-link]')) {
     link.href = strategyLink(link.dataset.strategyLink);
   }
-  show(!remembered());
 }

@@ -2,6 +2,8 @@
 // scrollTop / rowHeight)), but only the rows near the viewport are in the DOM, each placed at its
 // offset. Row elements are reused as the list scrolls. The keyboard's current row is always kept.
 
+import { loadingText } from './format.js';
+
 const OVERSCAN = 6; // rows rendered beyond each edge of the screen
 
 /** Creates the view over the scrolling element `list` and its row container `rowsEl`. */
@@ -30,6 +32,7 @@ export function createListView({ store, list, rowsEl, messageEl, rows, images, v
       top: index * rowHeight,
       count: state.photos.length,
       active: index === state.activeRow,
+      offline: state.connection !== 'open',
     });
   }
 
@@ -108,7 +111,7 @@ export function createListView({ store, list, rowsEl, messageEl, rows, images, v
       messageEl.hidden = store.state.photos.length > 0;
       list.setAttribute('aria-busy', 'false');
     } else if (source.status === 'loading' && !store.state.photos.length) {
-      messageEl.textContent = 'Loading photo list…';
+      messageEl.textContent = loadingText(source);
       messageEl.classList.remove('error');
       messageEl.hidden = false;
     }
@@ -129,6 +132,11 @@ export function createListView({ store, list, rowsEl, messageEl, rows, images, v
       case 'scrolling': schedule(); break; // the image margin changes
       case 'active': render(); break;
       case 'strategy': schedule(); break;
+      case 'connection':
+        // Back: images that failed while the server was away are asked for again.
+        if (store.state.connection === 'open') images.retryFailed();
+        schedule();
+        break;
       default: break;
     }
   });

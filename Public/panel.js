@@ -1,34 +1,28 @@
 // The panel's figures: this page's queues (with why they are suspended) and the server's totals
 // for all viewers. What each figure means is written once, in the template, as its description.
+// Each figure has one source: the server's latest `queues` or `stats` event, or the timeline's lanes.
 
 import { formatBytes, formatCount, formatSeconds, plural, setText } from './format.js';
-
-const SUSPENDED_HOLD_MS = 700; // a slow wheel scroll does not make the badge flicker
 
 /** Wires the panel's elements (found by id in `root`) to the store. */
 export function attachPanel({ store, root, timeline, timelineModel }) {
   const $ = (id) => root.getElementById(id);
-  let suspendedShown = false;
-  let hideTimer = null;
   let suspendedSeen = 0;
+  // Set when this page stops scrolling, until the server's queues say it resumed: counts sent
+  // before the server had the stop still say suspended, and would hold the badge after the stop.
+  let stopping = false;
+  let suspended = false; // as the server last said
 
-  function showSuspended(suspended) {
-    if (suspended) {
-      clearTimeout(hideTimer);
-      hideTimer = null;
-      setSuspended(true);
-    } else if (suspendedShown && !hideTimer) {
-      hideTimer = setTimeout(() => { hideTimer = null; setSuspended(false); }, SUSPENDED_HOLD_MS);
-    }
+  // Both queues of a viewer are suspended together: while it flicks, which the server says with
+  // each report's answer (ViewportHandler). The badge goes as soon as the page stops (the stop's
+  // report resumes them), and keeps its place when hidden (app.css), so it moves nothing.
+  function drawBadge() {
+    for (const prefix of ['dl', 'ft']) $(prefix + '-queue').classList.toggle('is-suspended', suspended && !stopping);
   }
-
-  // Both queues of a viewer are suspended together: while it scrolls.
-  function setSuspended(on) {
-    suspendedShown = on;
-    for (const prefix of ['dl', 'ft']) {
-      $(prefix + '-suspended').hidden = !on;
-      $(prefix + '-queue').classList.toggle('is-suspended', on);
-    }
+  function showSuspended(on) {
+    suspended = on;
+    if (!on) stopping = false;
+    drawBadge();
   }
 
   function showQueues() {
@@ -39,13 +33,13 @@ export function attachPanel({ store, root, timeline, timelineModel }) {
     setText($('dl-executing'), formatCount(dl.executing));
     setText($('ft-pending'), formatCount(ft.pending));
     setText($('ft-executing'), formatCount(ft.executing));
-    const suspended = !!(dl.suspended || ft.suspended);
-    if (suspended) suspendedSeen += 1;
-    showSuspended(suspended);
+    const paused = !!(dl.suspended || ft.suspended);
+    if (paused) suspendedSeen += 1;
+    showSuspended(paused);
     showCost(queues.work, queues.waste);
     showOwnWork();
     setText($('panel-summary'), formatCount(dl.executing) + ' downloading · ' + formatCount(ft.executing)
-      + ' filtering · ' + formatCount((dl.pending || 0) + (ft.pending || 0)) + ' queued' + (suspended ? ' · suspended' : ''));
+      + ' filtering · ' + formatCount((dl.pending || 0) + (ft.pending || 0)) + ' queued' + (paused ? ' · suspended' : ''));
   }
 
   // The server's count of this page's own work (the `work` and `waste` of its queues events).
@@ -68,18 +62,19 @@ export function attachPanel({ store, root, timeline, timelineModel }) {
     }
     setText($('stat-bytes'), formatBytes(stats.bytesDownloaded));
     setText($('stat-aborted'), formatCount(stats.transfersAborted));
-    setText($('stat-cache-hits'), formatCount(stats.cacheHits));
-    setText($('stat-cache-misses'), formatCount(stats.cacheMisses));
+    setText($('stat-cache-hits'), plural(stats.cacheHits, 'image'));
     setText($('stat-cache-bytes'), formatBytes(stats.cacheBytes));
     setText($('stat-filter-cpu'), formatSeconds(stats.filterSeconds));
     setText($('stat-ahead-bytes'), formatBytes(stats.wastedBytes));
     setText($('stat-ahead-downloads'), formatCount(stats.wastedDownloads));
     setText($('stat-ahead-cpu'), formatSeconds(stats.wastedFilterSeconds));
     setText($('stat-viewers'), plural(stats.viewers, 'viewer'));
-    const downloads = Number(stats.maxConcurrentDownloads) || 4;
-    const filters = Number(stats.maxConcurrentFiltrations) || 2;
-    setText($('stat-concurrency'), plural(downloads, 'download') + ' · ' + plural(filters, 'filter'));
-    timeline.setLanes(downloads, filters);
+    timeline.setLanes(Number(stats.maxConcurrentDownloads) || 1, Number(stats.maxConcurrentFiltrations) || 1);
+  }
+
+  /** The timeline's lanes, one per slot configured or seen in use: "Most at once". */
+  function showLanes(lanes) {
+    setText($('stat-concurrency'), plural(lanes.download, 'download') + ' · ' + plural(lanes.filtration, 'filter'));
   }
 
   // This page's own operations: the server's count (its queues events' `work`, which includes work
@@ -97,12 +92,17 @@ export function attachPanel({ store, root, timeline, timelineModel }) {
   }
 
   store.subscribe((kind) => {
+    if (kind === 'scrolling') {
+      stopping = !store.state.scrolling;
+      drawBadge();
+    }
     if (kind === 'queues') showQueues();
     else if (kind === 'stats') showStats();
   });
   timelineModel.subscribe((kind) => { if (kind === 'own') showOwnWork(); });
 
   return {
+    showLanes,
     get suspendedSeen() { return suspendedSeen; },
   };
 }

@@ -16,6 +16,7 @@ export function createReporter({ store, isBlocked, onUnknownViewer }) {
     errors: 0,
     last: null, // { payload, status, at }
     lastAcknowledged: null,
+    lastAcknowledgedAt: null, // performance.now() when it was
     // The rows of the last report sent: the server acts on a report as it arrives, so the
     // operations it starts can reach the event stream before the report's answer reaches the page.
     lastSentRows: null,
@@ -52,6 +53,7 @@ export function createReporter({ store, isBlocked, onUnknownViewer }) {
         if (response.ok) {
           this.acknowledged += 1;
           this.lastAcknowledged = body;
+          this.lastAcknowledgedAt = performance.now();
           this.failures = 0;
         } else {
           this.errors += 1;

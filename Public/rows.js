@@ -41,8 +41,9 @@ export function createRowFactory(template) {
   }
 
   /** Writes `photo` into row element `el`: `src` is the image to show (null for the placeholder),
-   * `top` its offset in the list, `active` whether it is the keyboard's current row. */
-  function render(el, photo, { src, top, count, active }) {
+   * `top` its offset in the list, `active` whether it is the keyboard's current row, `offline`
+   * whether the page has lost the server (then a row not showing its last image says it waits). */
+  function render(el, photo, { src, top, count, active, offline }) {
     const index = String(photo.index);
     if (el.dataset.index !== index) {
       el.dataset.index = index;
@@ -57,7 +58,8 @@ export function createRowFactory(template) {
     el.setAttribute('aria-selected', active ? 'true' : 'false');
     el.classList.toggle('is-active', active);
 
-    const status = statusText(photo);
+    const settled = photo.state === 'failed' || (photo.state === 'filtered' && !!src && src.endsWith('/thumbnail'));
+    const status = offline && !settled ? 'Waiting for the server' : statusText(photo);
     setText(part(el, 'name'), photo.name);
     setText(part(el, 'status'), status);
     const reason = part(el, 'reason');

@@ -1,7 +1,7 @@
 // The header and the banner under it: whether the photo list is loaded, whether live updates are
 // connected, how many rows are sepia, whether anything is being worked on, and any notice.
 
-import { formatCount, setText } from './format.js';
+import { formatCount, loadingText, setText } from './format.js';
 
 const CONNECTION_TEXT = { connecting: 'connecting', open: 'live', reconnecting: 'reconnecting', closed: 'disconnected' };
 
@@ -28,7 +28,7 @@ export function attachStatus({ store, root }) {
       setText(sourceStatus, 'Photo list failed: ' + reason);
       store.setNotice('source', 'The photo list could not be loaded: ' + reason, 'error');
     } else {
-      setText(sourceStatus, 'Loading photo list…');
+      setText(sourceStatus, loadingText(source));
     }
   }
 

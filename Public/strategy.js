@@ -4,10 +4,11 @@
 
 import { STRATEGIES, updateURL } from './config.js';
 
+// Short enough that the note is at most three lines (the space app.css keeps for it).
 const DESCRIPTIONS = {
   eager: 'every row, in list order, whatever is on screen',
   visible: 'only the rows on screen (the tutorial’s way)',
-  prefetch: 'the rows on screen first, then at least N rows ahead in the direction you read (more as you read steadily; none after a flick)',
+  prefetch: 'the rows on screen, then rows ahead as you read (none after a flick)',
 };
 
 export const describeStrategy = (s) => s.strategy + (s.strategy === 'prefetch' ? ' ±' + s.prefetch : '');

@@ -1,17 +1,20 @@
 // The timeline view: one lane per slot of each queue (the server's concurrency) and, above each
 // queue's slots, a lane for operations cancelled while still queued, drawn as marks. Every bar and
 // mark is a button that tells on hover and focus what it was, and scrolls the list to its row when
-// used. Bars sit at fixed offsets on a strip that slides as time passes; it can be paused and
+// used; together they are one Tab stop (a roving tabindex: the newest bar, or the one last
+// focused), and arrow keys move between them. Bars sit at fixed offsets on a strip that slides as time passes; it can be paused and
 // scrubbed back over the kept history, and filtered to this page's work.
 
 import { WINDOW_SECONDS, HISTORY_SECONDS } from './timeline-model.js';
 import { describeOperation } from './timeline-text.js';
 
-const LANE = 14; // px per lane
+const PLOT = 120; // px: the plot's fixed height (app.css), which the lanes share
+const MAX_LANE = 14; // px per lane at most
 const GAP = 6; // px between the two queues
+const LABELLED = 11; // px: lanes at least this tall get a label each; thinner ones one per queue
 
 /** Creates the view in `root` (#timeline) over `model`; `onSelect(index)` for a used bar. */
-export function createTimelineView({ root, controls, model, store, tips, onSelect }) {
+export function createTimelineView({ root, controls, model, store, tips, onSelect, onLanes }) {
   const part = (role) => root.querySelector('[data-role="' + role + '"]');
   const labels = part('labels');
   const plot = part('plot');
@@ -30,9 +33,21 @@ export function createTimelineView({ root, controls, model, store, tips, onSelec
   let back = 0; // seconds scrubbed back from pausedAt
   let frame = 0;
   let lastDraw = 0;
+  let stop = null; // the bar that takes the timeline's Tab stop
 
-  const laneTop = (queue, slot) => (queue === 'download' ? 0 : (lanes.download + 1) * LANE + GAP)
-    + (slot == null ? 0 : (slot + 1) * LANE);
+  /** Makes `el` (or nothing) the timeline's one Tab stop. */
+  function rove(el) {
+    if (stop === el) return;
+    if (stop) stop.tabIndex = -1;
+    stop = el;
+    if (el) el.tabIndex = 0;
+  }
+  const shown = (item) => root.dataset.filter !== 'mine' || item.own;
+  const focusedInside = () => root.contains(document.activeElement);
+
+  let lane = MAX_LANE; // px per lane: the plot's height shared by every lane
+  const laneTop = (queue, slot) => (queue === 'download' ? 0 : (lanes.download + 1) * lane + GAP)
+    + (slot == null ? 0 : (slot + 1) * lane);
   const viewEnd = () => (pausedAt == null ? model.serverNow() : pausedAt - back);
   const sheet = root.closest('details');
   const visibleNow = () => !document.hidden && (!sheet || sheet.open);
@@ -60,6 +75,7 @@ export function createTimelineView({ root, controls, model, store, tips, onSelec
     if (kind === 'remove') {
       const el = elements.get(item.id);
       if (el) { el.remove(); elements.delete(item.id); }
+      if (el && el === stop) rove(newestShown());
       if (!model.items.length) epoch = null;
       return;
     }
@@ -74,30 +90,39 @@ export function createTimelineView({ root, controls, model, store, tips, onSelec
       el.dataset.queue = item.queue;
       elements.set(item.id, el);
       strip.appendChild(el);
+      if (shown(item) && !focusedInside()) rove(el);
     }
     place(item, el);
     label(item, el);
     schedule();
   }
 
+  // Every lane gets an equal share of the fixed plot; labels name each slot while they fit, else
+  // each queue's block of slots.
   function layoutLanes() {
+    lane = Math.min(MAX_LANE, (PLOT - GAP) / (lanes.download + lanes.filtration + 2));
+    root.style.setProperty('--lane', lane.toFixed(2) + 'px');
     const rows = [];
     for (const queue of ['download', 'filtration']) {
       const name = queue === 'download' ? 'Download' : 'Sepia';
-      rows.push({ queue, slot: null, text: 'queued', tip: 'tip-lane-queued' });
-      for (let slot = 0; slot < lanes[queue]; slot += 1) rows.push({ queue, slot, text: name + ' ' + (slot + 1), tip: 'tip-lane-' + queue });
+      if (lane >= LABELLED) {
+        rows.push({ queue, slot: null, span: 1, text: 'queued', tip: 'tip-lane-queued' });
+        for (let slot = 0; slot < lanes[queue]; slot += 1) rows.push({ queue, slot, span: 1, text: name + ' ' + (slot + 1), tip: 'tip-lane-' + queue });
+      } else {
+        rows.push({ queue, slot: 0, span: lanes[queue], text: name + ' 1–' + lanes[queue], tip: 'tip-lane-' + queue });
+      }
     }
     labels.replaceChildren(...rows.map((row) => {
       const el = document.createElement('div');
       el.className = 'tl-lane has-tip' + (row.slot == null ? ' queued' : '');
-      el.style.top = laneTop(row.queue, row.slot) + 'px';
+      const height = row.span * lane;
+      el.style.top = (laneTop(row.queue, row.slot) + Math.max(0, (height - 12) / 2)).toFixed(1) + 'px';
       el.textContent = row.text;
       el.setAttribute('aria-describedby', row.tip);
       return el;
     }));
-    const height = laneTop('filtration', lanes.filtration - 1) + LANE;
-    root.style.setProperty('--plot-height', height + 'px');
     for (const item of model.items) { const el = elements.get(item.id); if (el) place(item, el); }
+    if (onLanes) onLanes({ ...lanes });
   }
 
   function resize() {
@@ -151,8 +176,17 @@ export function createTimelineView({ root, controls, model, store, tips, onSelec
     schedule(true);
   }
 
+  function newestShown() {
+    for (let i = model.items.length - 1; i >= 0; i -= 1) {
+      const el = elements.get(model.items[i].id);
+      if (el && shown(model.items[i])) return el;
+    }
+    return null;
+  }
+
   function setFilter(mine) {
     root.dataset.filter = mine ? 'mine' : 'all';
+    rove(newestShown());
     controls.title.textContent = mine ? 'Operations: this page' : 'Operations: all viewers';
   }
 
@@ -176,6 +210,7 @@ export function createTimelineView({ root, controls, model, store, tips, onSelec
       : (step < 0 ? 0 : list.length - 1);
     list[next].focus();
   });
+  root.addEventListener('focusin', (event) => { if (event.target.classList.contains('op')) rove(event.target); });
   root.addEventListener('click', (event) => {
     const el = event.target.closest('.op');
     if (el) onSelect(Number(el.dataset.index));
@@ -185,6 +220,8 @@ export function createTimelineView({ root, controls, model, store, tips, onSelec
   for (const radio of controls.filter) radio.addEventListener('change', () => { if (radio.checked) setFilter(radio.value === 'mine'); });
   new ResizeObserver(() => resize()).observe(plot);
   document.addEventListener('visibilitychange', () => schedule(true));
+  // A lane for each slot configured, and for each slot seen in use (rows on screen start downloads
+  // beyond the configured prefetch slots): what the panel's "Most at once" says too.
   function applyLanes() {
     const download = Math.max(configured.download, seen.download);
     const filtration = Math.max(configured.filtration, seen.filtration);
@@ -204,5 +241,7 @@ export function createTimelineView({ root, controls, model, store, tips, onSelec
     },
     schedule,
     get paused() { return pausedAt != null; },
+    /** The lanes drawn per queue. */
+    get lanes() { return { ...lanes }; },
   };
 }

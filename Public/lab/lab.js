@@ -164,14 +164,14 @@ async function refresh(current) {
   current.lanes.forEach((lane, index) => showLive(lane, all[index]));
 }
 
-/** Waits until every lane has the rows of the last stop done, or the bound passes. */
-function untilDone(current, { first, last }) {
+/** Waits until every lane has the rows of the last stop done, or `boundMs` passes. */
+function untilDone(current, { first, last }, boundMs) {
   return new Promise((resolve) => {
     const check = () => {
       if (current.lanes.every((lane) => lane.isDone(first, last))) finish();
     };
     const finish = () => { clearTimeout(timer); current.waiters.delete(check); resolve(); };
-    const timer = setTimeout(finish, STOP_BOUND_MS);
+    const timer = setTimeout(finish, boundMs);
     current.waiters.add(check);
     check();
   });
@@ -216,7 +216,9 @@ async function play(name) {
     const rows = visibleRows(current);
     const last = current.browser.stops[current.browser.stops.length - 1];
     if (current.scrolling || !last || last.first !== rows.first || last.last !== rows.last) stop(current);
-    await untilDone(current, visibleRows(current));
+    // An impatient step waits for the lanes a little, or not at all, before its dwell.
+    const bound = step.wait == null ? STOP_BOUND_MS : step.wait * 1000;
+    if (bound > 0) await untilDone(current, visibleRows(current), bound);
     await pause(step.dwell);
   }
   playing = false;
@@ -228,7 +230,10 @@ async function play(name) {
     current.lanes.forEach((lane, index) => showLive(lane, all[index]));
   }
   say(`Trace ${name === 'all' ? TRACE_NAMES.join(', ') : name} done: the summary is below.`);
-  summary.closest('section').dataset.ready = 'true';
+  const section = summary.closest('section');
+  section.dataset.ready = 'true';
+  // What the trace was for: the comparison, brought into view.
+  section.scrollIntoView({ block: 'nearest' });
 }
 
 form.addEventListener('submit', (event) => {

@@ -8,6 +8,17 @@ import { createLaneTimeline } from './timeline.js';
 
 const FINAL = new Set(['filtered', 'failed']);
 const LABELS = { eager: 'eager', visible: 'visible', prefetch: 'prefetch', serial: 'serial', browser: 'browser' };
+/** A row's state in words a person uses (the server's names are `new`, `filtered`, ...). */
+const WORDS = {
+  new: 'waiting', downloading: 'downloading', downloaded: 'downloaded, sepia next', filtering: 'applying sepia',
+  filtered: 'sepia', failed: 'failed to load',
+};
+
+/** What a lane's row says: "Photo 12 · downloading 40%". */
+export function rowText(index, state, progress) {
+  const words = WORDS[state] || state;
+  return `Photo ${index + 1} · ${state === 'downloading' && progress != null ? `${words} ${Math.round(progress * 100)}%` : words}`;
+}
 
 /** A lane's display name: "prefetch (3)" for a prefetch lane. */
 export const laneName = (spec) => spec.strategy === 'prefetch' ? `prefetch (${spec.prefetch})` : LABELS[spec.strategy] || spec.strategy;
@@ -39,7 +50,7 @@ export function createLane(spec, { rows, rowHeight, run, onChange }) {
     img.height = rowHeight - 8;
     const label = document.createElement('span');
     label.className = 'row-label';
-    label.textContent = `${i + 1}`;
+    label.textContent = rowText(i, 'new');
     li.append(img, label);
     cells.push(li);
     images.push(img);
@@ -64,8 +75,7 @@ function serverLane(spec, { images, cells, onChange, timeline }) {
     cell.dataset.state = state;
     if (state === 'filtered') images[index].src = url(`/photos/${index}/thumbnail?viewer=${encodeURIComponent(spec.viewer)}`);
     else if (state === 'failed') images[index].src = staticURL('failed.svg');
-    const label = state === 'downloading' && progress != null ? `downloading ${Math.round(progress * 100)}%` : state;
-    setText(cell.querySelector('.row-label'), `${index + 1} · ${label}`);
+    setText(cell.querySelector('.row-label'), rowText(index, state, progress));
   };
   events.addEventListener('snapshot', (event) => {
     for (const photo of JSON.parse(event.data).photos) show(photo.index, photo.state, photo.progress);
@@ -109,7 +119,7 @@ function browserLane(spec, { images, cells, run, onChange }) {
     const settle = (state) => () => {
       loaded[index] = true;
       cells[index].dataset.state = state;
-      setText(cells[index].querySelector('.row-label'), `${index + 1} · ${state}`);
+      setText(cells[index].querySelector('.row-label'), rowText(index, state));
       onChange();
     };
     img.addEventListener('load', settle('filtered'), { once: true });

@@ -1,7 +1,8 @@
 // Each lane's operations over the last 20 s, as on the list's panel: one line per slot of each
-// queue (downloads above, filtrations below), a bar per operation coloured by how it ended, a tick
-// for one cancelled while still queued. Drawn on a canvas from the list's timeline model (shared
-// with the list's page); its label says in words what the picture shows.
+// queue (downloads above, filtrations below), a bar per operation coloured by how it ended (the
+// page's legend), a tick for one cancelled while still queued, and a time axis under it. Drawn on a
+// canvas from the list's timeline model (shared with the list's page); its label says in words
+// what the picture shows.
 
 import { WINDOW_SECONDS, createTimelineModel } from '../timeline-model.js';
 
@@ -15,6 +16,19 @@ export function createLaneTimeline(name) {
   const canvas = document.createElement('canvas');
   canvas.className = 'lane-timeline';
   canvas.setAttribute('role', 'img');
+  const axis = document.createElement('div');
+  axis.className = 'lane-axis';
+  axis.setAttribute('aria-hidden', 'true');
+  for (const seconds of [WINDOW_SECONDS, WINDOW_SECONDS * 3 / 4, WINDOW_SECONDS / 2, WINDOW_SECONDS / 4, 0]) {
+    const mark = document.createElement('span');
+    mark.textContent = seconds ? '−' + seconds + ' s' : 'now';
+    axis.append(mark);
+  }
+  const element = document.createElement('div');
+  element.className = 'lane-timeline-box';
+  element.append(canvas, axis);
+  /** This page's counts of the lane's operations, by how they ended (what the canvas's label says). */
+  const counts = { running: 0, finished: 0, cancelled: 0, failed: 0 };
   const slots = { download: 1, filtration: 1 };
   const top = (queue, slot) => (queue === 'download' ? 0 : slots.download * LINE + GAP) + (slot == null ? 0 : slot) * LINE;
 
@@ -33,7 +47,7 @@ export function createLaneTimeline(name) {
     context.clearRect(0, 0, width, height);
     const now = model.serverNow();
     const x = (time) => width - ((now - time) / WINDOW_SECONDS) * width;
-    const counts = { running: 0, finished: 0, cancelled: 0, failed: 0 };
+    for (const key of Object.keys(counts)) counts[key] = 0;
     for (const item of model.items) {
       const end = item.end == null ? now : item.end;
       if (end < now - WINDOW_SECONDS) continue;
@@ -48,9 +62,12 @@ export function createLaneTimeline(name) {
   }
 
   return {
-    element: canvas,
+    element,
+    counts,
     add(op) {
       if (Number.isInteger(op.slot)) slots[op.queue] = Math.max(slots[op.queue] || 1, op.slot + 1);
+      // Every cancellation since the lane started (the canvas shows the last 20 s only).
+      if (op.outcome === 'cancelled') element.dataset.cancelled = String(Number(element.dataset.cancelled || 0) + 1);
       model.add(op);
     },
     draw() { model.prune(); draw(); },

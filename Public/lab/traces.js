@@ -1,5 +1,8 @@
-// The scripted scroll traces of the lab, the same four as Benchmarks/scroll_traces.py (which
-// builds them with the same seeded generator, so a trace repeats exactly, in the page and there).
+// The scripted scroll traces of the lab: the same four as Benchmarks/scroll_traces.py (which
+// builds them with the same seeded generator, so a trace repeats exactly, in the page and there),
+// and the page's own "impatient" trace, which moves on before the lanes have finished (`wait`: the
+// seconds it waits at most for them, 0 for not at all), as a person does, so the lanes that cancel
+// show it.
 
 /** mulberry32: a tiny seeded generator; the benchmark has the same one. Returns floats in [0, 1). */
 export function seeded(seed) {
@@ -15,10 +18,17 @@ export function seeded(seed) {
 
 export const TRACE_NAMES = ['flick', 'reading', 'top', 'random'];
 
+/** Stops of the impatient trace, the seconds it stays at each before moving on, done or not, and
+ * the most it waits at its last stop (eager is still far behind: it would wait the 20 s bound). */
+const IMPATIENT_STOPS = 8;
+const IMPATIENT_DWELL = 0.4;
+const IMPATIENT_LAST_WAIT = 5;
+
 /**
  * The steps of trace `name` over `rows` rows with `screen` rows visible: each
  * {trace, scroll (seconds of scrolling before the stop), first (row at the top when it stops),
- * dwell (seconds to stay once the rows are done)}.
+ * dwell (seconds to stay once the rows are done), and for the impatient trace wait (the seconds to
+ * wait at most for the rows to be done, 0 for not at all)}.
  */
 export function traceSteps(name, rows, screen, { seed = 5, stops = 10 } = {}) {
   const lastFirst = Math.max(0, rows - screen);
@@ -29,6 +39,13 @@ export function traceSteps(name, rows, screen, { seed = 5, stops = 10 } = {}) {
       const start = Math.min(400, Math.floor(rows * 0.4), lastFirst);
       return Array.from({ length: stops }, (_, i) => ({
         trace: name, scroll: 0.4, first: Math.min(lastFirst, start + (i + 1) * Math.floor(screen / 2)), dwell: 2,
+      }));
+    }
+    case 'impatient': {
+      // Two screens down at a time, staying just long enough for downloads to start; the last stop waits.
+      return Array.from({ length: IMPATIENT_STOPS }, (_, i) => ({
+        trace: name, scroll: 0.15, first: Math.min(lastFirst, (i + 1) * screen * 2),
+        dwell: IMPATIENT_DWELL, wait: i === IMPATIENT_STOPS - 1 ? IMPATIENT_LAST_WAIT : 0,
       }));
     }
     case 'top':

@@ -76,8 +76,9 @@ struct SampleLibrary: Sendable {
     }
 
     /// Writes every photo that is not on disk yet, two at a time per core; returns how many it made.
+    /// `progress(made, total)` is called after each file, from the thread that wrote it.
     @discardableResult
-    func generateMissing() throws -> Int {
+    func generateMissing(progress: (@Sendable (_ made: Int, _ total: Int) -> Void)? = nil) throws -> Int {
         guard generated else { return 0 }
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
         removeInterruptedWrites()
@@ -85,6 +86,7 @@ struct SampleLibrary: Sendable {
             entry.exists && !FileManager.default.fileExists(atPath: directory.appendingPathComponent(entry.file).path)
         }
         let failures = Failures()
+        let made = Counter()
         DispatchQueue.concurrentPerform(iterations: missing.count) { position in
             let (number, entry) = missing[position]
             do {
@@ -93,6 +95,7 @@ struct SampleLibrary: Sendable {
             } catch {
                 failures.record("\(entry.file): \(error)")
             }
+            progress?(made.increment(), missing.count)
         }
         if let first = failures.first {
             throw SampleOriginError.generationFailed(first)
@@ -155,6 +158,13 @@ private final class Failures: Sendable {
     private let messages = Mutex<[String]>([])
     func record(_ message: String) { messages.withLock { $0.append(message) } }
     var first: String? { messages.withLock { $0.first } }
+}
+
+/// Counts files made by concurrent work.
+private final class Counter: Sendable {
+    private let value = Atomic(0)
+    /// Adds one; returns the new count.
+    func increment() -> Int { value.wrappingAdd(1, ordering: .relaxed).newValue }
 }
 
 /// A file of the user's photo folder that is not listed, and why (for the log and the page).

@@ -38,15 +38,19 @@ public final class SampleOrigin: Sendable {
     }
 
     /// Generates the sample photos missing on disk (or lists `folder`, a folder of the user's own
-    /// photos), then starts serving on 127.0.0.1.
-    public static func start(_ configuration: SampleOriginConfiguration, folder: String? = nil) async throws -> SampleOrigin {
+    /// photos), then starts serving on 127.0.0.1. `progress(made, total)` follows the generation
+    /// (called from Dispatch's threads; not at all when nothing is missing).
+    public static func start(
+        _ configuration: SampleOriginConfiguration, folder: String? = nil,
+        progress: (@Sendable (_ made: Int, _ total: Int) -> Void)? = nil
+    ) async throws -> SampleOrigin {
         // Listing and generating are file reads and seconds of CPU: they run on Dispatch's
         // threads, never on the cooperative pool the HTTP servers share.
         let library = try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<SampleLibrary, any Error>) in
             DispatchQueue.global(qos: .utility).async {
                 continuation.resume(with: Result {
                     let library = try folder.map { try SampleLibrary(folder: $0) } ?? SampleLibrary(configuration: configuration)
-                    _ = try library.generateMissing()
+                    _ = try library.generateMissing(progress: progress)
                     return library
                 })
             }

@@ -168,18 +168,26 @@ class Server:
 
     # -- life cycle
 
-    def wait_ready(self, timeout: float = STARTUP_TIMEOUT):
-        """Waits for the address line on stdout (the server listens), then for the `source` event
-        that says the photo list is ready, on an event stream (no polling)."""
+    def _deadline(self, timeout: float, what: str):
         deadline = time.monotonic() + timeout
 
         def remaining() -> float:
             left = deadline - time.monotonic()
             if left <= 0:
-                pytest.fail(f"the server was not ready within {timeout:.0f} s; " + self.describe(), pytrace=False)
+                pytest.fail(f"the server was not {what} within {timeout:.0f} s; " + self.describe(), pytrace=False)
             return left
+        return remaining
 
-        read_address_line(self.process, remaining, self.describe, self._stdout)
+    def wait_listening(self, timeout: float = STARTUP_TIMEOUT):
+        """Waits for the address line on stdout: the server listens (its list may still be loading)."""
+        read_address_line(self.process, self._deadline(timeout, "listening"), self.describe, self._stdout)
+
+    def wait_ready(self, timeout: float = STARTUP_TIMEOUT, listening: bool = False):
+        """Waits for the address line on stdout (the server listens; skipped when `listening`), then
+        for the `source` event that says the photo list is ready, on an event stream (no polling)."""
+        remaining = self._deadline(timeout, "ready")
+        if not listening:
+            read_address_line(self.process, remaining, self.describe, self._stdout)
         while True:
             # A stream open while the list loads is closed when it is ready (a fresh snapshot is
             # due), so the next one starts with the outcome.

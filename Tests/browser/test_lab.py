@@ -90,12 +90,11 @@ def test_the_lab_is_reachable_from_the_list_and_usable_from_the_keyboard(driver,
              "Page Down did not scroll the lanes")
 
 
-def test_axe_finds_no_serious_violation_in_the_lab(driver, server):
+def test_axe_finds_no_violation_in_the_lab(driver, server):
     source = axe_source()
     if source is None:
         pytest.skip("axe-core is not installed: pip install --no-deps axe-playwright-python==0.1.8")
     open_lab(driver, server, add=("browser",))
     violations = axe_violations(driver, source)
-    serious = [v for v in violations if v["impact"] in ("serious", "critical")]
     print(f"axe in the lab: {[(v['id'], v['impact']) for v in violations]}")
-    assert not serious, serious
+    assert not violations, violations  # none at all, moderate and minor ones too

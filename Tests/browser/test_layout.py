@@ -36,7 +36,7 @@ def test_the_introduction_can_be_dismissed_for_good(server, driver):
     for words in ("Scroll fast", "suspended", "fill in first", "second tab"):
         assert words in text, text
     links = page.js("return [...document.querySelectorAll('#intro [data-strategy-link]')].map(a => a.href)")
-    assert any("strategy=eager" in link for link in links) and any("strategy=visible" in link for link in links)
+    assert any("strategy=eager" in link for link in links)
 
     driver.find_element("css selector", "#intro [data-action='dismiss-intro']").click()
     assert not intro.is_displayed()
@@ -45,7 +45,9 @@ def test_the_introduction_can_be_dismissed_for_good(server, driver):
     assert not driver.find_element("id", "intro").is_displayed(), "a returning visitor sees the intro again"
     about = driver.find_element("id", "about-button")
     about.click()
-    assert driver.find_element("id", "intro").is_displayed() and about.get_attribute("aria-expanded") == "true"
+    assert driver.find_element("id", "intro").is_displayed() and page.js("return document.activeElement.id") == "intro"
+    # While the introduction shows, its "Got it" is the way out: "About" is not offered twice.
+    assert not about.is_displayed()
 
 
 def imported_by(entry: str) -> set[str]:
@@ -223,7 +225,7 @@ def axe_violations(driver, source: str) -> list[dict]:
 
 
 @pytest.mark.parametrize("size", ["desktop", "phone"])
-def test_axe_finds_no_serious_violation(server, driver, size):
+def test_axe_finds_no_violation(server, driver, size):
     source = axe_source()
     if source is None:
         pytest.skip("axe-core is not installed: pip install --no-deps axe-playwright-python==0.1.8")
@@ -233,6 +235,5 @@ def test_axe_finds_no_serious_violation(server, driver, size):
     if not page.js("return document.getElementById('panel-details').open"):
         driver.find_element("css selector", "#panel-details > summary").click()
     violations = axe_violations(driver, source)
-    serious = [v for v in violations if v["impact"] in ("serious", "critical")]
     print(f"axe at {size}: {[(v['id'], v['impact']) for v in violations]}")
-    assert not serious, serious
+    assert not violations, violations  # none at all, moderate and minor ones too

@@ -96,7 +96,7 @@ def test_the_list_is_one_tab_stop_with_a_role_and_a_label(server, driver):
     """)
     assert inner == 0, "something inside the list is a tab stop of its own"
     # Tab reaches the list (after the introduction), and its focus is visible.
-    driver.find_element("css selector", "[data-action='dismiss-intro']").send_keys(Keys.TAB)
+    driver.find_element("css selector", "#intro [data-strategy-link]").send_keys(Keys.TAB)
     assert page.js("return document.activeElement.id") == "list"
     assert page.js("return getComputedStyle(document.getElementById('list')).boxShadow") != "none"
 

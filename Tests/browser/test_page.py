@@ -23,6 +23,17 @@ def wait_for(driver, condition, timeout: float, message: str):
     return WebDriverWait(driver, timeout, poll_frequency=0.1).until(condition, message)
 
 
+def after_frames(driver, count: int = 2):
+    """Returns once the page has drawn `count` more frames and run the tasks queued before them (so
+    observers of what those frames did, such as layout shifts, have been told)."""
+    driver.execute_async_script("""
+        const done = arguments[arguments.length - 1];
+        let left = arguments[0];
+        const frame = () => (--left > 0 ? requestAnimationFrame(frame) : setTimeout(done, 0));
+        requestAnimationFrame(frame);
+    """, count)
+
+
 class Page:
     """The page in one browser window, driven through the DOM and `window.classicPhotos`."""
 
@@ -357,6 +368,12 @@ def test_failed_photo_shows_reason(server, driver):
         stream.wait_for(lambda name, _: name == "snapshot", "the snapshot")
         retry = row.find_element("css selector", "[data-action='retry']")
         assert retry.is_displayed() and retry.text == "Try again"
+        # Inside its 80 px row, above the row's border (the next row does not cover it).
+        inside = page.js("""
+            const row = arguments[0].getBoundingClientRect(), meta = arguments[0].querySelector('.meta').getBoundingClientRect();
+            return meta.top >= row.top && meta.bottom <= row.bottom - 1;
+        """, row)
+        assert inside, "the failed row's text and button overflow the row"
         retry.click()
         seen = []
 
@@ -489,7 +506,7 @@ def test_photo_viewer_opens_closes_and_gives_focus_back(server, driver, size):
 
     slider = driver.find_element("css selector", '#viewer [data-role="slider"]')
     page.js("arguments[0].value = 20; arguments[0].dispatchEvent(new Event('input'));", slider)
-    assert page.js("return document.querySelector('#viewer [data-role=\"sepia-clip\"]').style.getPropertyValue('--split')") == "20%"
+    assert page.js("return document.querySelector('#viewer [data-role=\"compare\"]').style.getPropertyValue('--split')") == "20%"
 
     driver.switch_to.active_element.send_keys(Keys.ESCAPE)
     wait_for(driver, lambda d: not d.execute_script("return document.getElementById('viewer').open"), 10,

@@ -17,7 +17,13 @@ extension Application {
             if let source = configuration.source {
                 location = source
             } else {
-                origin = try await SampleOrigin.start(configuration.sample, folder: configuration.photosDirectory)
+                let library = context.library, viewers = context.viewers
+                origin = try await SampleOrigin.start(configuration.sample, folder: configuration.photosDirectory) { made, total in
+                    // A first start makes the photos for seconds: open pages say how far it is.
+                    guard library.noteSamples(made: made, total: total) else { return }
+                    let source = EventOutbox.Payload(name: .source, data: EventPayloads.json(library.source))
+                    viewers.all.forEach { $0.outbox.enqueue(source) }
+                }
                 location = origin!.dataSourceURL
                 logger.info("sample origin serving", metadata: ["url": "\(location)", "folder": "\(configuration.photosDirectory ?? "generated samples")"])
                 for skipped in origin!.skipped {

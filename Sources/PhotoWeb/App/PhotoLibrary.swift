@@ -12,6 +12,8 @@ final class PhotoLibrary: Sendable {
     }
 
     private let status = Mutex((Status.loading, skipped: [SkippedFile]()))
+    /// On a first start, while the sample photos are made: how many of how many (for the page).
+    private let samples = Mutex<EventPayloads.SampleProgress?>(nil)
 
     /// The current status.
     var current: Status { status.withLock { $0.0 } }
@@ -26,11 +28,21 @@ final class PhotoLibrary: Sendable {
         status.withLock { $0 = (result, skipped) }
     }
 
+    /// Notes that `made` of `total` sample photos are made; true when the whole percent changed
+    /// (the page is told then, not for every file).
+    func noteSamples(made: Int, total: Int) -> Bool {
+        samples.withLock { samples in
+            let before = samples.map { $0.made * 100 / max(1, $0.total) }
+            samples = EventPayloads.SampleProgress(made: made, total: total)
+            return before != made * 100 / max(1, total)
+        }
+    }
+
     /// `event: source` / the status part of `GET /api/photos`.
     var source: EventPayloads.Source {
         let (current, skipped) = status.withLock { $0 }
         return switch current {
-        case .loading: EventPayloads.Source(status: "loading", count: 0)
+        case .loading: EventPayloads.Source(status: "loading", count: 0, samples: samples.withLock { $0 })
         case .ready(let pipeline):
             EventPayloads.Source(status: "ready", count: pipeline.records.count, skipped: skipped.isEmpty ? nil : skipped)
         case .failed(let reason): EventPayloads.Source(status: "failed", count: 0, error: reason)

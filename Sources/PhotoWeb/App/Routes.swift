@@ -26,7 +26,9 @@ enum Routes {
     ) {
         routes.get("/", use: page.handle)
         routes.get("/events", use: EventsHandler(context: context).handle)
-        routes.post("/api/viewers", use: ViewersHandler(context: context).handle)
+        let viewers = ViewersHandler(context: context)
+        routes.post("/api/viewers", use: viewers.handle)
+        routes.delete("/api/viewers/:id", use: viewers.leave)
         routes.post("/api/viewport", use: ViewportHandler(context: context).handle)
         routes.get("/api/photos", use: PhotosHandler(context: context).handle)
         routes.get("/api/stats", use: StatsHandler(context: context).handle)

@@ -2,7 +2,8 @@ import Foundation
 import Hummingbird
 import PhotoPipeline
 
-/// `POST /api/viewers`: a viewer for a client that is not the page.
+/// `POST /api/viewers`: a viewer for a client that is not the page; `DELETE /api/viewers/ID`: a
+/// viewer that leaves (the page, as it closes), gone at once rather than when its stream times out.
 struct ViewersHandler: Sendable {
     let context: AppContext
 
@@ -20,5 +21,15 @@ struct ViewersHandler: Sendable {
         var response = Response.json(EventPayloads.Viewer(viewer: session.id.rawValue), status: .created)
         response.headers = context.stickyHeaders(response.headers)
         return response
+    }
+
+    /// `DELETE /api/viewers/ID`: `204`, its work only it wanted cancelled; `404` for no such viewer.
+    func leave(_ request: Request, context requestContext: PhotoRequestContext) async throws -> Response {
+        let id = requestContext.parameters.get("id") ?? ""
+        guard let session = context.viewers.remove(ViewerID(id)) else {
+            throw APIError.notFound("unknown viewer \(id): it has left already")
+        }
+        session.close()
+        return .empty(.noContent, headers: [.cacheControl: "no-store"])
     }
 }

@@ -70,6 +70,10 @@ struct ViewportHandler: Sendable {
             controller.loadImagesForOnscreenRows(rows)
         case (false, nil): break  // refused by parse
         }
+        // The page's queue figures and suspended badge follow the report now, not at the next tick.
+        if let queues = session.queuesIfChanged() {
+            session.outbox.enqueue(.init(name: .queues, data: EventPayloads.json(queues)))
+        }
     }
 
     /// Parses the body, saying exactly what is wrong with a bad one.

@@ -58,6 +58,11 @@ final class ViewerRegistry: Sendable {
         return idle
     }
 
+    /// Takes viewer `id` out (it said it leaves); returns it, to be closed by the caller.
+    func remove(_ id: ViewerID) -> ViewerSession? {
+        sessions.withLock { $0.removeValue(forKey: id) }
+    }
+
     /// Removes every viewer (shutdown).
     func removeAll() -> [ViewerSession] {
         sessions.withLock { sessions in

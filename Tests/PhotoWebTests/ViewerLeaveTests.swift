@@ -1,0 +1,50 @@
+import Foundation
+@testable import PhotoWeb
+import Testing
+
+@Suite("Viewers leave and see their queues at once")
+struct ViewerLeaveTests {
+    @Test func aViewerThatLeavesIsGoneAtOnceAndTheOthersCountFollows() async throws {
+        try await WebHarness.with { harness in
+            // Given two viewers with their streams open, one of them with work under way
+            let staying = try await harness.newViewer()
+            let leaving = try await harness.newViewer()
+            let stayingEvents = try await EventStreamReader(port: harness.application.port, target: "/events?viewer=\(staying)")
+            let leavingEvents = try await EventStreamReader(port: harness.application.port, target: "/events?viewer=\(leaving)")
+            _ = try await stayingEvents.next { $0.name == "stats" && $0.json["viewers"] as? Int == 2 }
+            try await harness.report(leaving, scrolling: false, rows: 0...1)
+
+            // When the leaving one says so (as its page does on pagehide)
+            let left = try await harness.request(.DELETE, "/api/viewers/\(leaving)")
+
+            // Then it is gone at once: its stream ends, the other's count follows, and saying it again is a 404
+            #expect(left.status == 204)
+            #expect(harness.application.context.viewers.session(.init(leaving)) == nil)
+            while try await leavingEvents.next() != nil {}
+            _ = try await stayingEvents.next { $0.name == "stats" && $0.json["viewers"] as? Int == 1 }
+            let again = try await harness.request(.DELETE, "/api/viewers/\(leaving)")
+            #expect(again.status == 404)
+            #expect((again.json["error"] as? String)?.contains("unknown viewer") == true)
+        }
+    }
+
+    @Test func aReportIsAnsweredWithTheQueuesItChanged() async throws {
+        // Given no periodic tick to send queue counts: only the report's handling can
+        try await WebHarness.with(configure: { $0.tick = .seconds(3_600) }) { harness in
+            let viewer = try await harness.newViewer()
+            let events = try await EventStreamReader(port: harness.application.port, target: "/events?viewer=\(viewer)")
+            _ = try await events.next { $0.name == "snapshot" }
+
+            // When the viewer starts scrolling, and then stops
+            let isSuspended = { (event: EventStreamReader.Event) in
+                event.name == "queues" ? (event.json["download"] as? [String: Any])?["suspended"] as? Bool : nil
+            }
+            try await harness.report(viewer, scrolling: true)
+            _ = try await events.next { isSuspended($0) == true }
+            try await harness.report(viewer, scrolling: false, rows: 0...1)
+
+            // Then each report brought the queues as it left them: suspended, then not
+            _ = try await events.next { isSuspended($0) == false }
+        }
+    }
+}
