@@ -45,11 +45,15 @@ class HTTPSServer:
         env["CLASSIC_PHOTOS_VIEWERS_PER_MINUTE"] = "1000"
         self.process = subprocess.Popen(self.command, cwd=REPO, env=env, stdin=subprocess.DEVNULL,
                                         stdout=subprocess.PIPE, stderr=self._stderr)
-        deadline = time.monotonic() + 240
-        read_address_line(self.process, lambda: max(0.1, deadline - time.monotonic()), self.describe, self._stdout)
-        while self.request("GET", "/healthz")[0] != 200:
-            assert time.monotonic() < deadline, "the photo list never loaded; " + self.describe()
-            time.sleep(0.2)  # polls /healthz until the list is loaded
+        try:
+            deadline = time.monotonic() + 240
+            read_address_line(self.process, lambda: max(0.1, deadline - time.monotonic()), self.describe, self._stdout)
+            while self.request("GET", "/healthz")[0] != 200:
+                assert time.monotonic() < deadline, "the photo list never loaded; " + self.describe()
+                time.sleep(0.2)  # polls /healthz until the list is loaded
+        except BaseException:
+            self.stop()  # a server that did not get ready is not left running
+            raise
 
     def describe(self) -> str:
         return f"{' '.join(self.command)}; stderr: {self.stderr_path.read_text(errors='replace')[-3000:]}"
