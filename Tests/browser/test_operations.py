@@ -8,6 +8,7 @@ from __future__ import annotations
 import json
 import signal
 import time
+import urllib.error
 import urllib.request
 from pathlib import Path
 
@@ -140,8 +141,14 @@ def test_kill_9_while_writing_serves_nothing_corrupt(fresh):
     assert len(kept) >= 5, kept
     for index in kept:
         variant = "thumbnail" if photos[index]["state"] == "filtered" else "original"
-        with urllib.request.urlopen(f"{again.base_url}/photos/{index}/{variant}", timeout=10) as response:
-            body = response.read()
+        try:
+            with urllib.request.urlopen(f"{again.base_url}/photos/{index}/{variant}", timeout=10) as response:
+                body = response.read()
+        except urllib.error.HTTPError as error:
+            # An original is served only once it has decoded into its row's thumbnail: a row still
+            # `downloaded` after the restart answers 404, which serves nothing corrupt either.
+            assert variant == "original" and error.code == 404, f"photo {index} {variant}: {error}"
+            continue
         whole = (body.startswith(JPEG_START) and body.endswith(JPEG_END)) or \
                 (body.startswith(PNG_START) and body.endswith(PNG_END))
         assert whole, f"photo {index} {variant} is not a whole image ({len(body)} bytes)"
