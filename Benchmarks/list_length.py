@@ -5,8 +5,8 @@ long_list_origin.py) that lists that many photos and holds every image response,
 started stays in flight and every report meets as much pending work as the server allows. Then:
 
 - an attacker viewer reports every row visible (`first 0, last N-1`), then a few rows, `--rounds`
-  times ("every row"); then asks for the eager strategy (it wants every row in order), then a few
-  rows again ("eager"); one `GET /?strategy=eager` is timed too;
+  times and for `--seconds` at least ("every row"); then asks for the eager strategy (it wants every
+  row in order), then a few rows, again and again ("eager"); one `GET /?strategy=eager` is timed too;
 - meanwhile a normal viewer reports a few rows every 100 ms and `/healthz` is asked every 50 ms:
   their p50 / p99 are the figures (a request still unanswered at `--timeout` counts as the timeout);
 - then `--unread` viewers open event streams they never read (4 KiB receive buffer, reading
@@ -76,10 +76,14 @@ class Background:
         await asyncio.gather(*self.tasks, return_exceptions=True)
 
 
-async def attack(port: int, viewer: str, rows: int, rounds: int, timeout: float, eager: bool) -> list[float]:
-    """Reports of the attacker: every row (or the eager strategy), then a few rows, `rounds` times."""
+async def attack(port: int, viewer: str, rows: int, rounds: int, timeout: float, eager: bool, least: float) -> list[float]:
+    """Reports of the attacker: every row (or the eager strategy), then a few rows, `rounds` times and
+    for `least` seconds at least (so the other viewer and the probe are measured that long)."""
     seconds = []
-    for round_ in range(rounds):
+    end = time.monotonic() + least
+    round_ = 0
+    while round_ < rounds or time.monotonic() < end:
+        round_ += 1
         few = (round_ * 300 + 50) % max(1, rows - 10)
         wants_everything = ({"viewer": viewer, "scrolling": False, "first": 0, "last": 9, "strategy": "eager"} if eager
                             else {"viewer": viewer, "scrolling": False, "first": 0, "last": rows - 1})
@@ -89,6 +93,7 @@ async def attack(port: int, viewer: str, rows: int, rounds: int, timeout: float,
         for body in (wants_everything, a_few):
             _, took = await timed("POST", port, "/api/viewport", body, timeout)
             seconds.append(took)
+            await asyncio.sleep(0.02)  # about 50 reports a second: an eager scroller, not a flood
     return seconds
 
 
@@ -105,7 +110,7 @@ async def measure(rows: int, args: argparse.Namespace) -> list[list[object]]:
         background.take()
         for phase, eager in (("every row", False), ("eager", True)):
             cpu = common.cpu_seconds(server.pid)
-            reports = await attack(port, attacker, rows, args.rounds, args.timeout, eager)
+            reports = await attack(port, attacker, rows, args.rounds, args.timeout, eager, args.seconds)
             page = (await timed("GET", port, "/?strategy=eager", None, args.timeout))[1] if eager else float("nan")
             normal_reports, health = background.take()
             figures.append([f"{rows:,}", phase, ms(percentile(reports, 50)), ms(percentile(reports, 99)),
@@ -114,11 +119,15 @@ async def measure(rows: int, args: argparse.Namespace) -> list[list[object]]:
             log(f"  {rows:,} rows, {phase}: " + " ".join(str(c) for c in figures[-1][2:]))
         before = rss_bytes(server.pid)
         unread = []
-        for _ in range(args.unread):
-            viewer = await new_viewer(port)
-            unread.append(await open_events(port, viewer, lambda e: None, read=False, receive_buffer=4096))
-        await asyncio.sleep(args.unread_seconds)
-        per_stream = (rss_bytes(server.pid) - before) / max(1, args.unread)
+        try:
+            for _ in range(args.unread):
+                viewer = await new_viewer(port)
+                unread.append(await open_events(port, viewer, lambda e: None, read=False, receive_buffer=4096))
+            await asyncio.sleep(args.unread_seconds)
+            per_stream = (rss_bytes(server.pid) - before) / max(1, args.unread)
+        except (asyncio.TimeoutError, OSError):
+            log(f"  {rows:,} rows: the server made no viewer within {args.timeout:.0f} s; no figure for unread streams")
+            per_stream = float("nan")
         for stream in unread + streams:
             stream.close()
         await background.stop()
@@ -130,7 +139,8 @@ async def measure(rows: int, args: argparse.Namespace) -> list[list[object]]:
 async def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--rows", type=int, nargs="+", default=[300, 10_000, 100_000])
-    parser.add_argument("--rounds", type=int, default=5)
+    parser.add_argument("--rounds", type=int, default=5, help="attack rounds at least")
+    parser.add_argument("--seconds", type=float, default=10, help="seconds each attack lasts at least")
     parser.add_argument("--timeout", type=float, default=60, help="seconds a request may take before it counts as that")
     parser.add_argument("--unread", type=int, default=50)
     parser.add_argument("--unread-seconds", type=float, default=5)

@@ -48,6 +48,7 @@ quick=()
         echo; python3 resident.py --requests 300000 --close-requests 50000
         echo; python3 lazy_loading.py --runs 1
         echo; python3 cluster.py --viewers 1000 --seconds 10
+        echo; python3 list_length.py --rows 300 10000 --rounds 2
     else
         python3 scroll_traces.py
         echo; python3 viewers.py
@@ -59,6 +60,7 @@ quick=()
         echo; python3 first_paint.py
         echo; python3 lazy_loading.py
         echo; python3 cluster.py
+        echo; python3 list_length.py
     fi
 } 2>&1 | tee "$out"
 echo "written to $out"
