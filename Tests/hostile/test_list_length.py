@@ -148,11 +148,8 @@ def test_eager_at_a_long_list_asks_for_a_window_not_the_list(start_server):
 UNREAD = 40
 # A stream's snapshot is the rows near its viewer's viewport, not the list (12.8 MB at 100,000 rows before).
 SNAPSHOT_BOUND = 100_000
-# Each unread stream: its outbox (256 KiB at most), NIO's write buffer and the socket's, its viewer;
-# the bound also carries what the reader's own work adds meanwhile (thumbnails cached, allocator
-# slack: 40.2 MB in all once on a loaded machine against 1 MB a stream), and stays a third of what
-# one whole-list snapshot a stream cost before (12.8 MB).
-RSS_PER_STREAM = 4_000_000
+# Each unread stream: its outbox (256 KiB at most), NIO's write buffer and the socket's, its viewer.
+RSS_PER_STREAM = 1_000_000
 
 
 def test_unread_streams_at_a_long_list_stay_within_a_byte_budget(start_server):
