@@ -58,12 +58,12 @@ struct AppContext: Sendable {
         return try loadedPipeline()
     }
 
+    /// The server totals, the same for the snapshot, `GET /api/stats` and the tick.
+    var totals: ServerTotals { ServerTotals(viewers: viewers, cluster: cluster) }
+
     /// The server totals now.
     func stats(of pipeline: PhotoPipeline) -> EventPayloads.Stats {
-        var stats = EventPayloads.Stats(pipeline.stats, viewers: viewers.count, configuration: pipeline.configuration)
-        stats.database = cluster?.health.database
-        stats.unsentEventBytes = viewers.unsent.bytes
-        return stats
+        totals.stats(of: pipeline)
     }
 
     /// The pipeline once the photo list is loaded, or a 409 saying where loading stands.

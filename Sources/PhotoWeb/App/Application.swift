@@ -136,7 +136,7 @@ public final class Application: Sendable {
             "max connections": "\(maxConnections)", "open files limit": "\(openFiles)",
         ])
         let broadcaster = EventBroadcaster(
-            viewers: viewers, library: library, tick: configuration.tick, heartbeat: configuration.heartbeatInterval,
+            viewers: viewers, library: library, totals: context.totals, tick: configuration.tick, heartbeat: configuration.heartbeatInterval,
             memoryLimit: configuration.effectiveMemoryLimit, logger: logger)
         let loading = Task { await load(into: context, broadcaster: broadcaster) }
         let background = Task {

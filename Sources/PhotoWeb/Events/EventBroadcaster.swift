@@ -11,6 +11,8 @@ import PhotoPipeline
 struct EventBroadcaster: Sendable {
     let viewers: ViewerRegistry
     let library: PhotoLibrary
+    /// The totals each tick sends, built as `GET /api/stats` builds them.
+    let totals: ServerTotals
     let tick: Duration
     let heartbeat: Duration
     let memoryLimit: Int
@@ -87,8 +89,8 @@ struct EventBroadcaster: Sendable {
                 pipeline.handleMemoryWarning()
             }
             if let pipeline = library.pipeline {
-                let stats = EventPayloads.Stats(pipeline.stats, viewers: sessions.count, configuration: pipeline.configuration)
-                if stats != lastStats {
+                let stats = totals.stats(of: pipeline)
+                if ServerTotals.changed(stats, from: lastStats) {
                     lastStats = stats
                     let payload = EventOutbox.Payload(name: .stats, data: EventPayloads.json(stats))
                     sessions.forEach { $0.outbox.enqueue(payload) }
