@@ -3,6 +3,7 @@ import Dispatch
 import Foundation
 import Logging
 import PhotoPipeline
+import PhotoServer
 import PhotoWeb
 
 /// `classic-photos serve`: the dashboard. Every setting is a flag and an environment variable
@@ -112,21 +113,17 @@ struct ServeCommand: AsyncParsableCommand {
             throw ValidationError(error.description)
         }
         LoggingSystem.bootstrap(StreamLogHandler.standardError)
-        let application: Application
+        let server: PhotoServer
         do {
-            application = try await Application.start(configuration)
+            // SIGTERM and SIGINT stop it gracefully, SIGHUP reads the TLS files again.
+            server = try await PhotoServer.start(configuration, handlingSignals: true)
         } catch {
             throw CommandFailure("\(error)")
         }
         let scheme = configuration.tls == nil ? "http" : "https"
-        let address = "\(scheme)://\(configuration.host):\(application.port)\(configuration.basePath)/"
+        let address = "\(scheme)://\(configuration.host):\(server.port)\(configuration.basePath)/"
         // Written unbuffered: a supervisor or script reading a pipe sees the address at once.
         FileHandle.standardOutput.write(Data("ClassicPhotos Live on \(address) (strategy \(configuration.strategy.name))\n".utf8))
-        let signals = SignalWatcher { await application.stop() }
-        // A renewed certificate is taken up on SIGHUP; a failed reload is logged and the old one stays.
-        let reloads = configuration.tls.map { _ in ReloadSignal { try? await application.reloadCertificates() } }
-        try await application.run()
-        reloads?.stop()
-        await signals.finished()
+        try await server.run()
     }
 }

@@ -1,26 +1,18 @@
-import Dispatch
-import Foundation
+import ServiceLifecycle
+import UnixSignals
+import PhotoWeb
 
-/// Runs `reload` on each SIGHUP (the usual "read your files again"), one at a time, until `stop()`.
-final class ReloadSignal {
-    private let source: any DispatchSourceSignal
-    private let worker: Task<Void, Never>
-    private let trigger: AsyncStream<Void>.Continuation
+/// Reads the TLS certificate and key again on each SIGHUP (the usual "read your files again"), one
+/// at a time, until the group shuts down; a failed reload is logged and the certificate in use stays.
+struct CertificateReloadService: Service {
+    let web: WebApplication
 
-    init(reload: @escaping @Sendable () async -> Void) {
-        let (stream, continuation) = AsyncStream<Void>.makeStream(bufferingPolicy: .bufferingNewest(1))
-        trigger = continuation
-        signal(SIGHUP, SIG_IGN)
-        source = DispatchSource.makeSignalSource(signal: SIGHUP, queue: .global())
-        source.setEventHandler { continuation.yield() }
-        source.resume()
-        worker = Task {
-            for await _ in stream { await reload() }
+    func run() async {
+        let hangups = await UnixSignalsSequence(trapping: .sighup)
+        await cancelWhenGracefulShutdown {
+            for await _ in hangups {
+                try? await web.reloadCertificates()
+            }
         }
-    }
-
-    func stop() {
-        source.cancel()
-        trigger.finish()
     }
 }

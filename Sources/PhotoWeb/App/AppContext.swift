@@ -3,7 +3,6 @@ import Hummingbird
 import Logging
 import NIOCore
 import Mustache
-import PhotoCluster
 import PhotoPipeline
 
 /// What every handler shares: the photo list, the viewers, the templates and the settings.
@@ -25,7 +24,7 @@ struct AppContext: Sendable {
     let metrics: ServerMetrics
     let logger: Logger
     /// The other instances' PostgreSQL, when configured.
-    var cluster: Cluster?
+    let cluster: (any ClusterMembership)?
 
     /// Where the page's static files are: `BASE/static/v/VERSION`, a prefix that changes with their content.
     var staticBase: String { "\(configuration.basePath)/static/v/\(staticFiles.version)" }

@@ -109,7 +109,7 @@ public struct ServerConfiguration: Sendable {
     }
 
     /// The resident memory that triggers a memory warning.
-    var effectiveMemoryLimit: Int { memoryLimitBytes ?? pipeline.memoryBudgetBytes + 512 * 1024 * 1024 }
+    public var effectiveMemoryLimit: Int { memoryLimitBytes ?? pipeline.memoryBudgetBytes + 512 * 1024 * 1024 }
 
     /// Each lab lane's memory cache: the budget shared by the most lanes that may run at once, and at
     /// least 32 MiB (a lane keeps thumbnails, about 10 KB a photo, and originals only until filtered).
@@ -131,7 +131,7 @@ public struct ServerConfiguration: Sendable {
     }
 
     /// Where downloaded originals and sepia results are kept across restarts.
-    var imageCacheDirectory: String { cacheDirectory + "/images" }
+    package var imageCacheDirectory: String { cacheDirectory + "/images" }
 
     static func defaultCacheDirectory() -> String {
         let environment = ProcessInfo.processInfo.environment

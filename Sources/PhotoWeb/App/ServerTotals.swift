@@ -1,4 +1,3 @@
-import PhotoCluster
 import PhotoPipeline
 
 /// The server totals (`event: stats`, `GET /api/stats`, a stream's snapshot), built here only: the
@@ -7,12 +6,12 @@ import PhotoPipeline
 struct ServerTotals: Sendable {
     let viewers: ViewerRegistry
     /// The other instances' PostgreSQL, when configured.
-    let cluster: Cluster?
+    let cluster: (any ClusterMembership)?
 
     /// The totals of `pipeline` now, with the server's own figures.
     func stats(of pipeline: PhotoPipeline) -> EventPayloads.Stats {
         var stats = EventPayloads.Stats(pipeline.stats, viewers: viewers.count, configuration: pipeline.configuration)
-        stats.database = cluster?.health.database
+        stats.database = cluster?.databaseStatus
         stats.unsentEventBytes = viewers.unsent.bytes
         return stats
     }

@@ -1,6 +1,5 @@
 import Foundation
 import Hummingbird
-import PhotoCluster
 
 /// `GET /healthz`: 200 once the photo list is loaded, 503 while it loads or when it failed. With
 /// a database, also this instance's name and whether PostgreSQL is connected or lost (still 200
@@ -13,7 +12,7 @@ struct HealthHandler: Sendable {
         let store = context.library.pipeline?.resultStore
         let cache = store.flatMap { $0.configured ? Health.Cache(writable: $0.problem == nil, problem: $0.problem) : nil }
         return .json(
-            Health(source: source, cluster: context.cluster?.health, cache: cache),
+            Health(source: source, cluster: context.cluster.map(Health.Cluster.init), cache: cache),
             status: source.status == "ready" ? .ok : .serviceUnavailable)
     }
 
@@ -25,8 +24,19 @@ struct HealthHandler: Sendable {
             let problem: String?
         }
 
+        /// With a database: `"instance"`, `"database": "connected"|"lost"` and `"waitingFor"`.
+        struct Cluster: Encodable {
+            let instance: String
+            let database: String
+            let waitingFor: Int
+
+            init(_ membership: any ClusterMembership) {
+                (instance, database, waitingFor) = (membership.instance, membership.databaseStatus, membership.waitingFor)
+            }
+        }
+
         let source: EventPayloads.Source
-        let cluster: ClusterHealth?
+        let cluster: Cluster?
         let cache: Cache?
 
         private enum CodingKeys: String, CodingKey { case cache }
