@@ -23,9 +23,9 @@ struct ServeCommand: AsyncParsableCommand {
     var source: String?
     @Option(help: "Serve this folder of JPEG/PNG photos as the origin. [env: CLASSIC_PHOTOS_PHOTOS_DIR]")
     var photosDir: String?
-    @Option(help: "eager, visible or prefetch. [env: CLASSIC_PHOTOS_STRATEGY] (default: prefetch)")
+    @Option(help: "\(SchedulingStrategy.names.joined(separator: ", ")). [env: CLASSIC_PHOTOS_STRATEGY] (default: \(Defaults.strategy.name))")
     var strategy: String?
-    @Option(help: "Rows fetched beyond each edge of the viewport with --strategy prefetch. [env: CLASSIC_PHOTOS_PREFETCH] (default: 3)")
+    @Option(help: "Rows fetched beyond each edge of the viewport with --strategy prefetch, \(Defaults.prefetchMargins.lowerBound) to \(Defaults.prefetchMargins.upperBound). [env: CLASSIC_PHOTOS_PREFETCH] (default: \(Defaults.prefetchMargin))")
     var prefetch: Int?
     @Option(help: "Prefetch and background downloads at once, across all viewers (rows on screen do not wait for these). [env: CLASSIC_PHOTOS_DOWNLOADS] (default: 4)")
     var downloads: Int?

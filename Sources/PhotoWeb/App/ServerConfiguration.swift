@@ -16,8 +16,8 @@ public struct ServerConfiguration: Sendable {
     public var source: String?
     /// A folder of the user's own images to serve as the origin instead of the samples.
     public var photosDirectory: String?
-    /// How work is driven. Default: visible rows plus a margin of 3.
-    public var strategy: SchedulingStrategy = .prefetch(margin: 3)
+    /// How work is driven. Default: `Defaults.strategy`.
+    public var strategy: SchedulingStrategy = Defaults.strategy
     /// Queue widths, thumbnail size, memory budget, download and decode limits.
     public var pipeline = PipelineConfiguration()
     /// The built-in sample origin: photo count, latency, bandwidth.
@@ -138,22 +138,5 @@ public struct ServerConfiguration: Sendable {
         if let xdg = environment["XDG_CACHE_HOME"], !xdg.isEmpty { return xdg + "/classic-photos" }
         if let home = environment["HOME"], !home.isEmpty { return home + "/.cache/classic-photos" }
         return NSTemporaryDirectory() + "classic-photos"
-    }
-}
-
-extension SchedulingStrategy {
-    /// The strategy's name on the command line and in the page.
-    public var name: String {
-        switch self {
-        case .eager: "eager"
-        case .visible: "visible"
-        case .prefetch: "prefetch"
-        case .serial: "serial"
-        }
-    }
-
-    var prefetchMarginForDisplay: Int {
-        if case .prefetch(let margin) = self { return margin }
-        return 0
     }
 }

@@ -17,7 +17,7 @@ struct FirstScreen {
     /// load starts work for the same rows (`AppContext.startFirstScreen`).
     static let rowCount = 10
     /// The list's fixed row height (the template's `rowHeight`).
-    static let rowHeight = 80
+    static let rowHeight = Defaults.rowHeight
 
     let rows: [Row]
     /// Photos in the list; nil while the list is still loading (the page then says so).

@@ -11,9 +11,19 @@ struct HealthHandler: Sendable {
         let source = context.library.source
         let store = context.library.pipeline?.resultStore
         let cache = store.flatMap { $0.configured ? Health.Cache(writable: $0.problem == nil, problem: $0.problem) : nil }
-        return .json(
-            Health(source: source, cluster: context.cluster.map(Health.Cluster.init), cache: cache),
-            status: source.status == "ready" ? .ok : .serviceUnavailable)
+        let health = Health(source: source, cluster: context.cluster.map(Health.Cluster.init), cache: cache)
+        guard source.status == "ready" else { throw NotReady(health: health) }
+        return .json(health)
+    }
+
+    /// The list not loaded (yet, or ever): 503 with the same body, the status chosen where errors become HTTP.
+    private struct NotReady: HTTPResponseError {
+        let health: Health
+        var status: HTTPResponse.Status { .serviceUnavailable }
+
+        func response(from request: Request, context: some RequestContext) throws -> Response {
+            .json(health, status: status)
+        }
     }
 
     /// The list's status, with the cluster's fields and whether results can be kept beside it.

@@ -26,7 +26,8 @@ struct PageHandler: Sendable {
             "staticBase": context.staticBase,
             "strategy": configuration.strategy.name,
             "prefetch": configuration.strategy.prefetchMarginForDisplay,
-            "rowHeight": FirstScreen.rowHeight,
+            "prefetchMax": Defaults.prefetchMargins.upperBound,
+            "rowHeight": Defaults.rowHeight,
             "preloads": slots[0],
             "firstScreen": slots[1],
         ]
@@ -77,6 +78,6 @@ struct PageHandler: Sendable {
             guard let margin = Int(rows) else { return nil }
             fields["prefetch"] = margin
         }
-        return try? ViewportHandler.strategy(in: fields)
+        return try? RequestFields.strategy(in: fields)
     }
 }
