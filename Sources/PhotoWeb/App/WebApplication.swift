@@ -34,8 +34,8 @@ public final class WebApplication: Sendable {
         } catch {
             throw ApplicationError.templates(configuration.templatesDirectory, "\(error)")
         }
-        guard templates.getTemplate(named: "index") != nil else {
-            throw ApplicationError.templates(configuration.templatesDirectory, "index.mustache is missing")
+        for name in ["index", "row"] where templates.getTemplate(named: name) == nil {
+            throw ApplicationError.templates(configuration.templatesDirectory, "\(name).mustache is missing")
         }
         let trustedProxies: ClientAddress.TrustedProxies
         do {
