@@ -49,13 +49,10 @@ final class PhotoLibrary: Sendable {
         }
     }
 
-    /// Every row with its current state.
-    var photos: [EventPayloads.Photo] {
-        pipeline.map(Self.photos(of:)) ?? []
-    }
-
-    /// Every row of `pipeline` with its current state.
-    static func photos(of pipeline: PhotoPipeline) -> [EventPayloads.Photo] {
-        pipeline.records.map { EventPayloads.Photo(index: $0.index, state: $0.state, record: $0) }
+    /// The rows in `page` (clamped to the list) with their current states.
+    func photos(in page: Range<Int>) -> [EventPayloads.Photo] {
+        guard let records = pipeline?.records else { return [] }
+        let rows = page.clamped(to: 0..<records.count)
+        return records[rows].map { EventPayloads.Photo(index: $0.index, state: $0.state, record: $0) }
     }
 }
