@@ -3,6 +3,7 @@
 //
 // Layers, each a target that builds on the one before:
 //   CCurl, CJPEG, CPNG   C interop (Debian's libcurl, libjpeg-turbo, libpng)
+//   Locking              a value behind a lock that ThreadSanitizer can follow
 //   HTTPTransfer         libcurl transfers on one shared multi handle
 //   PhotoCodecs          JPEG / PNG decode and encode, sepia, resampling
 //   PhotoPipeline        records, data source, operations, PendingOperations, cache, events
@@ -59,8 +60,12 @@ let package = Package(
 
         // MARK: Libraries
         .target(
+            name: "Locking",
+            swiftSettings: swiftSettings
+        ),
+        .target(
             name: "HTTPTransfer",
-            dependencies: ["CCurl"],
+            dependencies: ["CCurl", "Locking"],
             swiftSettings: swiftSettings
         ),
         .target(
@@ -72,13 +77,14 @@ let package = Package(
         ),
         .target(
             name: "PhotoPipeline",
-            dependencies: ["HTTPTransfer", "PhotoCodecs"],
+            dependencies: ["HTTPTransfer", "PhotoCodecs", "Locking"],
             swiftSettings: swiftSettings
         ),
         .target(
             name: "SampleOrigin",
             dependencies: [
                 "PhotoCodecs",
+                "Locking",
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
@@ -93,6 +99,7 @@ let package = Package(
                 "PhotoCluster",
                 "HTTPTransfer",
                 "SampleOrigin",
+                "Locking",
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
@@ -119,6 +126,7 @@ let package = Package(
             name: "PhotoCluster",
             dependencies: [
                 "PhotoPipeline",
+                "Locking",
                 .product(name: "PostgresNIO", package: "postgres-nio"),
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
@@ -156,11 +164,12 @@ let package = Package(
         // MARK: Test support and tests
         .target(
             name: "TestOrigin",
+            dependencies: ["Locking"],
             swiftSettings: swiftSettings
         ),
         .testTarget(
             name: "HTTPTransferTests",
-            dependencies: ["HTTPTransfer", "TestOrigin"],
+            dependencies: ["HTTPTransfer", "TestOrigin", "Locking"],
             swiftSettings: swiftSettings
         ),
         .testTarget(
@@ -172,13 +181,13 @@ let package = Package(
         ),
         .testTarget(
             name: "PhotoPipelineTests",
-            dependencies: ["PhotoPipeline", "PhotoCodecs", "HTTPTransfer", "TestOrigin"],
+            dependencies: ["PhotoPipeline", "PhotoCodecs", "HTTPTransfer", "TestOrigin", "Locking"],
             swiftSettings: swiftSettings
         ),
         .testTarget(
             name: "PhotoWebTests",
             dependencies: [
-                "PhotoWeb", "PhotoPipeline", "SampleOrigin", "HTTPTransfer", "TestOrigin",
+                "PhotoWeb", "PhotoPipeline", "SampleOrigin", "HTTPTransfer", "TestOrigin", "Locking",
                 .product(name: "HummingbirdTesting", package: "hummingbird"),
                 .product(name: "HTTPTypes", package: "swift-http-types"),
                 .product(name: "NIOCore", package: "swift-nio"),

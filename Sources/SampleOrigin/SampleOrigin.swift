@@ -1,5 +1,5 @@
 import Foundation
-import Synchronization
+import Locking
 import Hummingbird
 import Logging
 import NIOCore
@@ -57,7 +57,7 @@ public final class SampleOrigin: Sendable {
         }
 
         let router = Router(options: .autoGenerateHeadEndpoints)
-        let plist = Mutex<Data?>(nil)
+        let plist = Locked<Data?>(nil)
         router.get("/photos.plist") { _, _ -> Response in
             let body = plist.withLock { $0 } ?? Data()
             return Response(status: .ok, headers: [.contentType: "application/x-plist"], body: .init(byteBuffer: ByteBuffer(data: body)))

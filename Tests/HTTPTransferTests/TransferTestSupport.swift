@@ -1,6 +1,6 @@
 import Foundation
 import HTTPTransfer
-import Synchronization
+import Locking
 
 /// `count` deterministic bytes that differ with `seed`, so a mixed-up or shifted body is noticed.
 func pattern(_ count: Int, seed: Int = 0) -> [UInt8] {
@@ -20,7 +20,7 @@ enum TransferEvent: Sendable {
 
 /// Counts completions, to check that each transfer completes exactly once.
 final class CompletionCounter: Sendable {
-    private let count = Mutex(0)
+    private let count = Locked(0)
 
     var value: Int { count.withLock { $0 } }
 

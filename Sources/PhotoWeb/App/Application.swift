@@ -8,7 +8,7 @@ import PhotoCluster
 import PhotoPipeline
 import SampleOrigin
 import ServiceLifecycle
-import Synchronization
+import Locking
 
 /// The running server: HTTP routes (Hummingbird on SwiftNIO), viewers, and the photo list loading
 /// behind them.
@@ -32,7 +32,7 @@ public final class Application: Sendable {
     let redirect: RunningServer?
     private let loading: Task<SampleOrigin?, Never>
     private let background: Task<Void, Never>
-    private let stopping = Mutex(false)
+    private let stopping = Locked(false)
 
     private init(
         configuration: ServerConfiguration, port: UInt16, maxConnections: Int, context: AppContext,
