@@ -1,9 +1,9 @@
-import Synchronization
+import Locking
 
 /// Something that happens once (the list loaded, a server listens on a port): `wait()` returns its
 /// value once `complete(_:)` was called; later calls to `complete` change nothing.
 final class Completion<Value: Sendable>: Sendable {
-    private let state = Mutex<(value: Value?, waiting: [CheckedContinuation<Value, Never>])>((nil, []))
+    private let state = Locked<(value: Value?, waiting: [CheckedContinuation<Value, Never>])>((nil, []))
 
     /// Sets the value, the first time, and wakes every waiter.
     func complete(_ value: Value) {

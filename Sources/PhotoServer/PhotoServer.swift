@@ -3,7 +3,6 @@ import PhotoCluster
 import PhotoPipeline
 import PhotoWeb
 import ServiceLifecycle
-import Synchronization
 
 /// The running server, wired from its configuration: the cluster's database when configured, the
 /// HTTP side (`WebApplication`) and one service group that runs the HTTP server (and its redirect

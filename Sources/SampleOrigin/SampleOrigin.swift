@@ -1,5 +1,5 @@
 import Foundation
-import Synchronization
+import Locking
 import Hummingbird
 import Logging
 import NIOCore
@@ -20,9 +20,9 @@ public final class SampleOrigin: Sendable {
     private let library: SampleLibrary
     private let responder: RouterResponder<BasicRequestContext>
     /// The data source, written once the server listens (it names the photos' URLs, with the port).
-    private let plist: DataSourceDocument
+    private let plist: Locked<Data?>
 
-    private init(configuration: SampleOriginConfiguration, library: SampleLibrary, responder: RouterResponder<BasicRequestContext>, plist: DataSourceDocument) {
+    private init(configuration: SampleOriginConfiguration, library: SampleLibrary, responder: RouterResponder<BasicRequestContext>, plist: Locked<Data?>) {
         self.configuration = configuration
         self.library = library
         self.folder = library.directory.path
@@ -51,9 +51,9 @@ public final class SampleOrigin: Sendable {
         }
 
         let router = Router(options: .autoGenerateHeadEndpoints)
-        let plist = DataSourceDocument()
+        let plist = Locked<Data?>(nil)
         router.get("/photos.plist") { _, _ -> Response in
-            let body = plist.data.withLock { $0 } ?? Data()
+            let body = plist.withLock { $0 } ?? Data()
             return Response(status: .ok, headers: [.contentType: "application/x-plist"], body: .init(byteBuffer: ByteBuffer(data: body)))
         }
         let defaults = SimulatedNetwork(latency: configuration.latency, bandwidth: configuration.bandwidth)
@@ -79,7 +79,7 @@ public final class SampleOrigin: Sendable {
     /// `port`; its photos are listed at that address from now on.
     public func listening(on port: Int) -> String {
         let baseURL = "http://127.0.0.1:\(port)"
-        plist.data.withLock { $0 = try? library.propertyList(baseURL: baseURL) }
+        plist.withLock { $0 = try? library.propertyList(baseURL: baseURL) }
         return baseURL + "/photos.plist"
     }
 
@@ -138,9 +138,4 @@ public final class SampleOrigin: Sendable {
     public func stableKey(for url: String, port: Int) -> String {
         url.replacingOccurrences(of: "http://127.0.0.1:\(port)", with: "sample-origin:\(folder)")
     }
-}
-
-/// The data source the origin serves: empty until the server listens, then the photos at its address.
-private final class DataSourceDocument: Sendable {
-    let data = Mutex<Data?>(nil)
 }

@@ -39,6 +39,30 @@ struct RoutesTests {
         }
     }
 
+    /// The list comes in pages, so one answer costs the same at any list length.
+    @Test func theListComesInPagesWithinBounds() async throws {
+        try await WebHarness.with(photoCount: 50) { harness in
+            let page = try await harness.request(.GET, "/api/photos?from=45&limit=3")
+            #expect(page.json["count"] as? Int == 50)
+            #expect(page.json["from"] as? Int == 45)
+            #expect(page.json["next"] as? Int == 48)
+            #expect((page.json["photos"] as? [[String: Any]])?.map { $0["index"] as? Int } == [45, 46, 47])
+
+            let last = try await harness.request(.GET, "/api/photos?from=48&limit=1000")
+            #expect((last.json["photos"] as? [[String: Any]])?.count == 2)
+            #expect(last.json["next"] as? Int == nil)
+            let past = try await harness.request(.GET, "/api/photos?from=9223372036854775807")
+            #expect(past.status == 200)
+            #expect((past.json["photos"] as? [Any])?.isEmpty == true)
+
+            for query in ["from=-1", "limit=0", "limit=1001", "from=x", "limit=99999999999999999999"] {
+                let refused = try await harness.request(.GET, "/api/photos?\(query)")
+                #expect(refused.status == 400, "\(query)")
+                #expect((refused.json["error"] as? String)?.contains("whole number") == true, "\(query)")
+            }
+        }
+    }
+
     @Test func aThumbnailIsServedWithAnETagOnceReadyAndAskingEarlyStartsNothing() async throws {
         try await WebHarness.with { harness in
             let viewer = try await harness.newViewer()

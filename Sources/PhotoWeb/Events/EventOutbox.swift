@@ -1,6 +1,6 @@
 import Foundation
 import PhotoPipeline
-import Synchronization
+import Locking
 
 /// One viewer's outgoing events: bounded, coalescing, replayable.
 ///
@@ -55,7 +55,7 @@ final class EventOutbox: Sendable {
     let unsent: UnsentEventBytes?
     /// Lock order: a leaf. Nothing that takes another lock runs under it (the snapshot is made
     /// outside it, and waiters are resumed after it is released).
-    private let state = Mutex(State())
+    private let state = Locked(State())
 
     init(limit: Int = 2_000, byteLimit: Int = 256 * 1_024, historySize: Int = 512, unsent: UnsentEventBytes? = nil) {
         self.limit = limit

@@ -1,6 +1,6 @@
 import Foundation
 import PhotoPipeline
-import Synchronization
+import Locking
 
 /// All viewers, by id. A viewer with no event stream for `idleTimeout` is dropped and its work
 /// cancelled; one that never opened its stream goes after `connectTimeout`, so viewers made and
@@ -14,7 +14,7 @@ final class ViewerRegistry: Sendable {
     let connectTimeout: Duration
     /// The unsent event bytes of every viewer's outbox: past its budget no new stream opens.
     let unsent: UnsentEventBytes
-    private let sessions = Mutex<[ViewerID: ViewerSession]>([:])
+    private let sessions = Locked<[ViewerID: ViewerSession]>([:])
 
     init(maxViewers: Int, idleTimeout: Duration, connectTimeout: Duration? = nil, unsent: UnsentEventBytes = .init(budget: .max)) {
         self.maxViewers = maxViewers
