@@ -55,18 +55,7 @@ attachKeyboard({ store, list, viewport, rowHeight, act });
 attachStatus({ store, root: document });
 
 const tips = attachTips({ root: document.body, tip: $('tooltip') });
-// An operation is this page's when the server says so; an older server does not, and then the
-// page counts what its last report asked for.
-function isOwn(op) {
-  if (typeof op.mine === 'boolean') return op.mine;
-  const report = reporter.lastSentRows;
-  const strategy = store.effectiveStrategy();
-  if (strategy.strategy === 'eager') return true;
-  if (!report || report.first == null) return false;
-  const margin = strategy.strategy === 'prefetch' ? strategy.prefetch : 0;
-  return op.index >= report.first - margin && op.index <= report.last + margin;
-}
-const timelineModel = createTimelineModel({ isOwn });
+const timelineModel = createTimelineModel();
 let panel = null;
 const timeline = createTimelineView({
   root: $('timeline'),
@@ -86,7 +75,7 @@ const timeline = createTimelineView({
   },
   onLanes: (lanes) => panel && panel.showLanes(lanes),
 });
-panel = attachPanel({ store, root: document, timeline, timelineModel });
+panel = attachPanel({ store, root: document, timeline });
 attachStrategyControl({ store, select: $('strategy-select'), prefetch: $('prefetch-input'), note: $('strategy-note') });
 attachIntro({
   intro: $('intro'),

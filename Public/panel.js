@@ -5,7 +5,7 @@
 import { formatBytes, formatCount, formatSeconds, plural, setText } from './format.js';
 
 /** Wires the panel's elements (found by id in `root`) to the store. */
-export function attachPanel({ store, root, timeline, timelineModel }) {
+export function attachPanel({ store, root, timeline }) {
   const $ = (id) => root.getElementById(id);
   let suspendedSeen = 0;
   // Set when this page stops scrolling, until the server's queues say it resumed: counts sent
@@ -78,14 +78,11 @@ export function attachPanel({ store, root, timeline, timelineModel }) {
   }
 
   // This page's own operations: the server's count (its queues events' `work`, which includes work
-  // done before this page's stream was open), else what the timeline saw of them.
+  // done before this page's stream was open), the one count of them.
   function showOwnWork() {
     const work = store.state.queues && store.state.queues.work;
-    const own = timelineModel.ownWork;
-    const { downloads, filtrations, cancelled, failed } = work ? work : {
-      downloads: own.download.finished, filtrations: own.filtration.finished,
-      cancelled: own.download.cancelled + own.filtration.cancelled, failed: own.download.failed + own.filtration.failed,
-    };
+    if (!work) return;
+    const { downloads, filtrations, cancelled, failed } = work;
     if (!(downloads || filtrations || cancelled || failed)) return;
     setText($('page-work'), plural(downloads, 'download') + ' and ' + plural(filtrations, 'sepia filter')
       + ' finished, ' + formatCount(cancelled) + ' cancelled' + (failed ? ', ' + formatCount(failed) + ' failed' : ''));
@@ -99,7 +96,6 @@ export function attachPanel({ store, root, timeline, timelineModel }) {
     if (kind === 'queues') showQueues();
     else if (kind === 'stats') showStats();
   });
-  timelineModel.subscribe((kind) => { if (kind === 'own') showOwnWork(); });
 
   return {
     showLanes,

@@ -28,8 +28,7 @@ export function attachStrategyControl({ store, select, prefetch, note }) {
         ? 'The server schedules this page’s work by ' + describeStrategy(applied) + ': ' + DESCRIPTIONS[applied.strategy] + '.'
         : 'Asked for ' + describeStrategy(requested) + '; the server still runs ' + describeStrategy(applied) + '.';
     } else if (requested) {
-      text = 'Asked for ' + describeStrategy(requested) + '. This server schedules every viewer by its own setting ('
-        + describeStrategy(serverStrategy) + ') until it learns per-tab strategies.';
+      text = 'Asked for ' + describeStrategy(requested) + '; the server applies it with this page’s next report.';
     } else {
       text = 'The server’s setting: ' + describeStrategy(serverStrategy) + ', ' + DESCRIPTIONS[serverStrategy.strategy] + '.';
     }

@@ -6,21 +6,14 @@ export const WINDOW_SECONDS = 20; // what the timeline shows at once
 export const HISTORY_SECONDS = 120; // what it keeps, to scrub back over
 const MAX_ITEMS = 2500;
 
-/** Creates the model. `isOwn(op)` says whether an operation is this page's work. */
-export function createTimelineModel({ isOwn }) {
+/** Creates the model. An operation is this page's work when the server says so (`mine`). */
+export function createTimelineModel() {
   const listeners = new Set();
   const emit = (kind, item) => { for (const fn of listeners) fn(kind, item); };
   let items = []; // { id, kind: 'bar' | 'mark', queue, slot, index, start, end, outcome, own, bytes }
   const open = new Map(); // "queue:slot" -> bar
   let offset = null; // server time minus page time, in seconds
   let nextId = 1;
-  // This page's operations since it opened, by queue and outcome (items are dropped, these stay).
-  const ownWork = { download: { finished: 0, cancelled: 0, failed: 0 }, filtration: { finished: 0, cancelled: 0, failed: 0 } };
-  const countOwn = (item) => {
-    if (!item.own || !(item.outcome in ownWork[item.queue])) return;
-    ownWork[item.queue][item.outcome] += 1;
-    emit('own');
-  };
 
   const clientNow = () => performance.now() / 1000;
   const serverNow = () => (offset == null ? 0 : clientNow() + offset);
@@ -37,7 +30,6 @@ export function createTimelineModel({ isOwn }) {
     bar.outcome = outcome;
     if (op && Number.isFinite(op.bytes)) bar.bytes = op.bytes;
     emit('update', bar);
-    countOwn(bar);
   }
 
   function reset() {
@@ -60,20 +52,18 @@ export function createTimelineModel({ isOwn }) {
     }
     const queue = op.queue === 'filtration' ? 'filtration' : 'download';
     const index = Number(op.index);
-    const own = isOwn(op);
-    const sure = typeof op.mine === 'boolean'; // else `own` is the page's guess
+    const own = op.mine === true;
     if (!Number.isInteger(op.slot)) {
       // Cancelled while still queued: a mark at the moment of cancel on the queue it waited in.
-      const mark = { kind: 'mark', queue, slot: null, index, start: time, end: time, outcome: 'cancelled', own, sure, bytes: null };
+      const mark = { kind: 'mark', queue, slot: null, index, start: time, end: time, outcome: 'cancelled', own, bytes: null };
       push(mark);
-      countOwn(mark);
       return;
     }
     const key = queue + ':' + op.slot;
     if (op.outcome === 'started') {
       const previous = open.get(key);
       if (previous) end(previous, time, 'unknown');
-      const bar = { kind: 'bar', queue, slot: op.slot, index, start: time, end: null, outcome: null, own, sure, bytes: null };
+      const bar = { kind: 'bar', queue, slot: op.slot, index, start: time, end: null, outcome: null, own, bytes: null };
       open.set(key, bar);
       push(bar);
       return;
@@ -83,7 +73,7 @@ export function createTimelineModel({ isOwn }) {
       open.delete(key);
     } else {
       // It started before this page connected: show what is known.
-      bar = { kind: 'bar', queue, slot: op.slot, index, start: time - 0.05, end: null, outcome: null, own, sure, bytes: null };
+      bar = { kind: 'bar', queue, slot: op.slot, index, start: time - 0.05, end: null, outcome: null, own, bytes: null };
       push(bar);
     }
     end(bar, time, op.outcome, op);
@@ -118,7 +108,5 @@ export function createTimelineModel({ isOwn }) {
     subscribe(fn) { listeners.add(fn); return () => listeners.delete(fn); },
     get items() { return items; },
     get running() { return open.size; },
-    /** This page's finished, cancelled and failed operations per queue, since it opened. */
-    get ownWork() { return ownWork; },
   };
 }

@@ -14,7 +14,7 @@ export function describeOperation(item, photo, now) {
   const what = (item.queue === 'download' ? 'Download' : 'Sepia filter') + ' of #' + (item.index + 1)
     + (photo ? ' (' + photo.name + ')' : '');
   const bytes = item.bytes != null ? ', ' + formatBytes(item.bytes) : '';
-  const whose = !item.sure ? '' : item.own ? ', for this page' : ', for another viewer';
+  const whose = item.own ? ', for this page' : ', for another viewer';
   if (item.kind === 'mark') {
     return what + ': cancelled while still queued, it never ran' + whose + '. Select to show the row.';
   }

@@ -66,6 +66,35 @@ struct PipelineEndToEndTests {
         #expect(fullPixels.width == 1600 && fullPixels.height == 1067)
     }
 
+    @Test func theFullSizeRenderTakesASlotOfTheSharedFilterBound() async throws {
+        // Given a photo done, and shared bounds whose one filter slot another pipeline holds
+        let filtrations = WorkSlots(capacity: 1, reservedForHost: 1)
+        let bounds = SharedBounds(transfers: WorkSlots(capacity: 4, reservedForHost: 1), filtrations: filtrations, holder: .host)
+        let harness = try PipelineHarness(
+            photos: [("/big.jpg", .body(contentType: "image/jpeg", bytes: TestPhotos.jpeg(seed: 3, width: 640, height: 480)))],
+            configuration: PipelineConfiguration(maxConcurrentDownloads: 4, maxConcurrentFiltrations: 2, sharedBounds: bounds))
+        defer { harness.close() }
+        harness.controller().loadImagesForOnscreenRows(0...0)
+        try await harness.recorder.wait(photo: 0, "filtered") { $0 == .filtered }
+        #expect(filtrations.acquire(.host) { _ in } == .granted)
+
+        // When the full-size image is asked for, its render waits for that slot
+        let render = Task { try await harness.pipeline.fullSizeSepia(of: 0) }
+        let deadline = ContinuousClock.now + .seconds(60)
+        while filtrations.waiting == 0 {
+            guard ContinuousClock.now < deadline else { throw CancellationError() }
+            await Task.yield()
+        }
+        #expect(filtrations.usage.held == 1)
+
+        // Then once the slot is free it renders, and gives the slot back
+        filtrations.release(.host)
+        let full = try await render.value
+        let pixels = try ImageDecoder.decode(full.data, minimumHeight: nil, limits: DecodeLimits())
+        #expect(pixels.width == 640 && pixels.height == 480)
+        #expect(filtrations.usage.held == 0 && filtrations.waiting == 0)
+    }
+
     static let failures: [(String, TestOrigin.Behaviour, String)] = [
         ("/missing.jpg", .body(status: 404, contentType: "text/html", bytes: TestPhotos.html), "HTTP 404"),
         ("/broken.jpg", .body(status: 500, contentType: "text/html", bytes: TestPhotos.html), "HTTP 500"),

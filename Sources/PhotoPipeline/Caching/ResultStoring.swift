@@ -1,8 +1,8 @@
 import Foundation
 
 /// Where finished results (originals, sepia thumbnails, previews, full-size sepia images) are kept
-/// beyond memory, by name. In one process: `DiskCache`, a folder. Several instances would share one
-/// (a PostgreSQL table or an object store that every instance reads).
+/// beyond memory, by name. In one process: `DiskCache`, a folder. Several instances share one:
+/// PhotoCluster's `PostgresResultStore`, a table every instance reads.
 ///
 /// The pipeline calls it only with its own lock released: reads on a Dispatch or filtration thread,
 /// writes right after the decision to keep something.

@@ -11,7 +11,7 @@ import Synchronization
 ///
 /// Lock order: publisher -> Swift's task status lock (inside `yield`). Nothing that holds a task's
 /// status lock may take the publisher's lock, so there is no termination handler.
-public final class EventPublisher: EventTransporting, Sendable {
+public final class EventPublisher: Sendable {
     private struct State {
         /// The last sequence number delivered.
         var delivered: UInt64 = 0
@@ -52,6 +52,7 @@ public final class EventPublisher: EventTransporting, Sendable {
         continuations.forEach { $0.finish() }
     }
 
+    /// The next event: `kind`, stamped now. Takes no lock, so it may be called under the pipeline's.
     func stamp(_ kind: PipelineEvent.Kind) -> PipelineEvent {
         let elapsed = ContinuousClock.now - start
         let time = Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) * 1e-18
@@ -59,6 +60,8 @@ public final class EventPublisher: EventTransporting, Sendable {
         return PipelineEvent(sequence: sequence, time: time, kind: kind)
     }
 
+    /// Carries stamped `events` to every subscriber, all events in stamp order (two threads may hand
+    /// theirs over in either order once the pipeline's lock is released).
     func deliver(_ events: [PipelineEvent]) {
         guard !events.isEmpty else { return }
         state.withLock { state in

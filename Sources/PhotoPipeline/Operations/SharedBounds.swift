@@ -1,3 +1,5 @@
+import Dispatch
+
 /// The process-wide bounds a pipeline's operations take a slot of before they work: transfers and
 /// filtrations across the server's list and every lab lane, whatever each pipeline's own queue widths.
 public struct SharedBounds: Sendable {
@@ -27,5 +29,18 @@ public struct SharedBounds: Sendable {
 
     func slots(for queue: QueueKind) -> WorkSlots {
         queue == .download ? transfers : filtrations
+    }
+
+    /// Runs `work` once a filtration slot is held, and gives the slot back after: filter work that is
+    /// not an operation of the queues (a full-size render) counts against the same bound. Blocks
+    /// this (filtration queue) thread while it waits, as an operation waiting for its slot does.
+    func withFiltrationSlot<T>(_ work: () -> T) -> T {
+        let granted = DispatchSemaphore(value: 0)
+        // Never withdrawn, so the callback only ever says granted.
+        if case .waiting = filtrations.acquire(holder, owner: owner, whenDecided: { _ in granted.signal() }) {
+            granted.wait()
+        }
+        defer { filtrations.release(holder, owner: owner) }
+        return work()
     }
 }

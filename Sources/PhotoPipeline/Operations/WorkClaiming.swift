@@ -6,8 +6,8 @@ import Locking
 ///
 /// Called by an operation on its own thread as it starts and as it ends, never under the pipeline's
 /// lock. In one process `LocalWorkClaims` grants every claim the pending-operations table lets
-/// through; several instances would claim in PostgreSQL (an advisory lock per photo) so that one of
-/// them works on it and the others wait for its result.
+/// through; several instances claim in PostgreSQL (PhotoCluster's `PostgresWorkClaims`, an advisory
+/// lock per photo) so that one of them works on it and the others wait for its result.
 public protocol WorkClaiming: Sendable {
     /// Takes the right to run the work named `key`; false while another runner holds it.
     func claim(_ key: String) -> Bool

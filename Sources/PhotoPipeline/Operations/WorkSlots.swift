@@ -113,6 +113,11 @@ public final class WorkSlots: Sendable {
         grantWaiters()
     }
 
+    /// Requests waiting for a slot now.
+    public var waiting: Int {
+        state.withLock { $0.waiting.count }
+    }
+
     /// Slots held now, and of those by guests.
     public var usage: (held: Int, byGuests: Int) {
         state.withLock { ($0.held, $0.heldByGuests) }

@@ -8,7 +8,7 @@ import Foundation
 /// depends on, passes on what the store reports evicted, and `publishStateChanges` stamps a `photo`
 /// event for each photo whose derived state is not what it was.
 struct Effects: Sendable {
-    private let transport: any EventTransporting
+    private let transport: EventPublisher
 
     /// Files to write to the results store, with their names there.
     private(set) var writes: [(data: Data, name: String)] = []
@@ -34,7 +34,7 @@ struct Effects: Sendable {
     /// Photos whose held images the store changed, with their resting state before.
     private var restingBefore: [Int: PhotoState] = [:]
 
-    init(transport: any EventTransporting) {
+    init(transport: EventPublisher) {
         self.transport = transport
     }
 

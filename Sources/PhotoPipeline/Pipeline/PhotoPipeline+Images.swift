@@ -64,7 +64,7 @@ extension PhotoPipeline {
     }
 
     /// The full-size sepia image of photo `index`, made from its downloaded original on the
-    /// filtration queue (so it counts against the CPU bound) and cached. Requests for a photo whose
+    /// filtration queue and within the shared filter bound (so it counts against the CPU bounds) and cached. Requests for a photo whose
     /// render is running share it: one render per photo at a time.
     public func fullSizeSepia(of index: Int) async throws(PipelineError) -> CachedImage {
         if let cached = try? await loadImage(.sepia, of: index) { return cached }
@@ -84,11 +84,12 @@ extension PhotoPipeline {
         let original = try await loadImage(.original, of: index)
         let renderer = self.renderer
         let queue = core.lock.withLock { $0.pending.filtrationQueue }
+        let bounds = configuration.sharedBounds
         let rendered: Result<EncodedImage, ImageCodecError> = await withCheckedContinuation { continuation in
             let operation = BlockOperation {
-                continuation.resume(returning: Result { () throws(ImageCodecError) in
-                    try renderer.fullSize(of: original.data)
-                })
+                let render = { Result { () throws(ImageCodecError) in try renderer.fullSize(of: original.data) } }
+                // Within the process-wide filter bound too, as every filtration is.
+                continuation.resume(returning: bounds.map { $0.withFiltrationSlot(render) } ?? render())
             }
             operation.queuePriority = .veryHigh
             queue.addOperation(operation)

@@ -37,9 +37,6 @@ public final class PhotoPipeline: Sendable {
     /// Full-size sepia renders running, by photo: one at a time per photo, however many ask.
     let fullSizeRenders = SingleFlight<Int, CachedImage>()
 
-    /// How events reach subscribers: in one process, straight to `events`.
-    var transport: any EventTransporting { events }
-
     /// Creates the pipeline for `entries` (kept in the given order); entries with a problem start
     /// as failed with that reason, and entries whose results `disk` already holds start done.
     /// `claims` decides who runs each photo's work (this process alone, by default).
@@ -153,7 +150,7 @@ public final class PhotoPipeline: Sendable {
     /// Runs `section` under the lock, then carries out the effects it decided on.
     @discardableResult
     func update<Result: Sendable>(_ section: (inout PipelineState, inout Effects) -> Result) -> Result {
-        let transport = transport
+        let transport = events
         let (result, effects) = core.lock.withLock { state in
             var effects = Effects(transport: transport)
             let result = section(&state, &effects)
@@ -171,7 +168,7 @@ public final class PhotoPipeline: Sendable {
     /// evicted for the writes is forgotten, and scheduling, links, enqueues and cancels follow.
     private func apply(_ effects: Effects) {
         let evicted = effects.writes.compactMap { results?.write($0.data, for: $0.name) }.filter { !$0.isEmpty }
-        transport.deliver(effects.events)
+        events.deliver(effects.events)
         evicted.forEach(resultsLost)
         effects.decided.forEach { $0.applyDecision() }
         for (filtration, download) in effects.dependencies {
