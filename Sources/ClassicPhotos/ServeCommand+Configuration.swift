@@ -49,7 +49,7 @@ extension ServeCommand {
         pipeline.thumbnailHeight = try settings.int("thumbnail-height", thumbnailHeight, in: 16...2_000) ?? pipeline.thumbnailHeight
         if let seconds = try settings.int("connect-timeout", connectTimeout, in: 1...600) { pipeline.transferLimits.connectTimeout = .seconds(seconds) }
         if let seconds = try settings.int("stall-timeout", stallTimeout, in: 1...3_600) { pipeline.transferLimits.lowSpeedTime = .seconds(seconds) }
-        if let megabytes = try settings.int("max-download-mb", maxDownloadMb, in: 1...10_000) { pipeline.transferLimits.maxBodyBytes = megabytes * 1_000_000 }
+        if let megabytes = try settings.int("max-download-mb", maxDownloadMb, in: 1...10_000) { pipeline.transferLimits.maxBodyBytes = megabytes * 1_048_576 }
         if let speed = try settings.int("min-download-speed", minDownloadSpeed, in: 0...1_000_000_000) { pipeline.transferLimits.minimumAverageSpeed = speed }
         if let seconds = try settings.int("download-timeout", downloadTimeout, in: 1...86_400) { pipeline.transferLimits.totalTimeout = .seconds(seconds) }
         if let hosts = try settings.string("allow-source-host", allowSourceHost) {

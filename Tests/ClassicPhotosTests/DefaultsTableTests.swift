@@ -33,6 +33,13 @@ struct DefaultsTableTests {
         #expect(try Self.readmeDefault(of: "--strategy") == "`\(Defaults.strategy.name)` (\(names))")
     }
 
+    @Test(arguments: ServeDefaults.numbers.map(\.flag))
+    func theREADMEAndTheHelpGiveEveryNumericDefaultAsTheConfigurationHasIt(flag: String) throws {
+        let value = ServeDefaults.number(flag)
+        #expect(try Self.readmeDefault(of: "--\(flag)").hasPrefix("`\(value)`"), "README row of --\(flag)")
+        #expect(ServeCommand.helpMessage(columns: 10_000).contains("(default: \(value))"))
+    }
+
     @Test func theREADMEsContractAndPageSayTheTablesNumbers() {
         let margins = "\"prefetch\": \(Defaults.prefetchMargins.lowerBound)-\(Defaults.prefetchMargins.upperBound)"
         #expect(Self.readme.contains("`\(margins)`"), "POST /api/viewport's prefetch range")
