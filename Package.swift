@@ -8,8 +8,9 @@
 //   PhotoCodecs          JPEG / PNG decode and encode, sepia, resampling
 //   PhotoPipeline        records, data source, operations, PendingOperations, cache, events
 //   SampleOrigin         the built-in origin: generated photos over real HTTP with latency
-//   PhotoWeb             Hummingbird routes, templates, server-sent events, viewer sessions
+//   PhotoWeb             HTTP only: Hummingbird routes, templates, server-sent events, viewer sessions, labs
 //   PhotoCluster         several instances on one PostgreSQL: claims, shared results, events
+//   PhotoServer          the composition: configuration, cluster, list loading, one ServiceGroup
 //   ClassicPhotos        the `classic-photos` executable
 import PackageDescription
 
@@ -96,7 +97,6 @@ let package = Package(
             name: "PhotoWeb",
             dependencies: [
                 "PhotoPipeline",
-                "PhotoCluster",
                 "HTTPTransfer",
                 "SampleOrigin",
                 "Locking",
@@ -135,10 +135,27 @@ let package = Package(
             swiftSettings: swiftSettings
         ),
 
+        .target(
+            name: "PhotoServer",
+            dependencies: [
+                "PhotoWeb",
+                "Locking",
+                "PhotoCluster",
+                "PhotoPipeline",
+                "HTTPTransfer",
+                "SampleOrigin",
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+                .product(name: "UnixSignals", package: "swift-service-lifecycle"),
+                .product(name: "Logging", package: "swift-log"),
+            ],
+            swiftSettings: swiftSettings
+        ),
+
         // MARK: Executables
         .executableTarget(
             name: "ClassicPhotos",
             dependencies: [
+                "PhotoServer",
                 "PhotoWeb",
                 "PhotoPipeline",
                 "PhotoCodecs",
@@ -187,7 +204,7 @@ let package = Package(
         .testTarget(
             name: "PhotoWebTests",
             dependencies: [
-                "PhotoWeb", "PhotoPipeline", "SampleOrigin", "HTTPTransfer", "TestOrigin", "Locking",
+                "PhotoWeb", "PhotoServer", "PhotoPipeline", "SampleOrigin", "HTTPTransfer", "TestOrigin", "Locking",
                 .product(name: "HummingbirdTesting", package: "hummingbird"),
                 .product(name: "HTTPTypes", package: "swift-http-types"),
                 .product(name: "NIOCore", package: "swift-nio"),

@@ -16,7 +16,7 @@ struct RoutesTests {
                 response.text.firstMatch(of: /data-viewer="([0-9a-f-]+)"/).map { String($0.1) }
             }
             #expect(ids.count == 2 && ids[0] != ids[1])
-            #expect(ids.allSatisfy { harness.application.context.viewers.session(.init($0)) != nil })
+            #expect(ids.allSatisfy { harness.application.web.context.viewers.session(.init($0)) != nil })
         }
     }
 
@@ -112,7 +112,7 @@ struct RoutesTests {
         try await WebHarness.with(configure: { $0.basePath = "/demo" }) { harness in
             let page = try await harness.request(.GET, "/demo/")
             #expect(page.status == 200)
-            let version = harness.application.context.staticFiles.version
+            let version = harness.application.web.context.staticFiles.version
             #expect(page.text.contains("/demo/static/v/\(version)/app.js"))
             #expect(try await harness.request(.GET, "/demo/static/v/\(version)/app.js").status == 200)
             #expect(try await harness.request(.GET, "/demo/api/photos").json["status"] as? String == "ready")

@@ -1,4 +1,5 @@
 import Foundation
+@testable import PhotoServer
 @testable import SampleOrigin
 import Locking
 import Testing
@@ -15,7 +16,7 @@ struct SampleProgressTests {
         let seen = Locked<[(made: Int, total: Int)]>([])
 
         // When the origin starts, making its photos
-        let origin = try await SampleOrigin.start(configuration) { made, total in seen.withLock { $0.append((made, total)) } }
+        let origin = try await RunningOrigin.start(configuration) { made, total in seen.withLock { $0.append((made, total)) } }
         await origin.stop()
 
         // Then each made photo was counted once, up to the total of files to make
@@ -27,7 +28,7 @@ struct SampleProgressTests {
 
         // And a second start, with nothing to make, says nothing
         let again = Locked(0)
-        let second = try await SampleOrigin.start(configuration) { _, _ in again.withLock { $0 += 1 } }
+        let second = try await RunningOrigin.start(configuration) { _, _ in again.withLock { $0 += 1 } }
         await second.stop()
         #expect(again.withLock { $0 } == 0)
     }

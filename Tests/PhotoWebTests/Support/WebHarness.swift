@@ -3,12 +3,13 @@ import HTTPTypes
 import HummingbirdTesting
 import NIOCore
 import PhotoPipeline
+@testable import PhotoServer
 @testable import PhotoWeb
 
 /// A real server on a loopback port of its own, on the built-in sample origin (a few small
 /// photos, low latency), with a cache folder of its own. `stop()` ends all of it.
 struct WebHarness {
-    let application: Application
+    let application: PhotoServer
     let cacheDirectory: String
 
     /// The generated sample photos, shared by every harness: they are deterministic and written
@@ -36,7 +37,7 @@ struct WebHarness {
         configuration.pipeline.transferLimits.lowSpeedLimit = 0
         configuration.pipeline.transferLimits.minimumAverageSpeed = 0
         configure(&configuration)
-        let application = try await Application.start(configuration)
+        let application = try await PhotoServer.start(configuration)
         await application.waitUntilLoaded()
         return WebHarness(application: application, cacheDirectory: cacheDirectory)
     }
