@@ -14,6 +14,8 @@ final class ViewerRegistry: Sendable {
     let connectTimeout: Duration
     /// The unsent event bytes of every viewer's outbox: past its budget no new stream opens.
     let unsent: UnsentEventBytes
+    /// The shared event streams open now, each carrying several of these viewers.
+    let streams = SharedStreams()
     private let sessions = Locked<[ViewerID: ViewerSession]>([:])
 
     init(maxViewers: Int, idleTimeout: Duration, connectTimeout: Duration? = nil, unsent: UnsentEventBytes = .init(budget: .max)) {
@@ -63,9 +65,10 @@ final class ViewerRegistry: Sendable {
         sessions.withLock { $0.removeValue(forKey: id) }
     }
 
-    /// Removes every viewer (shutdown).
+    /// Removes every viewer (shutdown); each shared stream ends once its viewers' last events are written.
     func removeAll() -> [ViewerSession] {
-        sessions.withLock { sessions in
+        streams.finishAll()
+        return sessions.withLock { sessions in
             defer { sessions.removeAll() }
             return Array(sessions.values)
         }
