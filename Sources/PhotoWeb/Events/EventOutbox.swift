@@ -227,6 +227,23 @@ final class EventOutbox: Sendable {
         }
     }
 
+    /// When this viewer's stream went away, if it had one and has none now (nil while a stream is
+    /// attached or being started, for a viewer that never connected, and once closed).
+    var detachedSince: ContinuousClock.Instant? {
+        state.withLock { state in
+            state.everAttached && !state.attached && state.snapshotting == nil && !state.closing ? state.lastActivity : nil
+        }
+    }
+
+    /// Ends this outbox for good if its stream is gone (as `closeIfIdle` with no wait); returns whether it did.
+    func closeIfDetached() -> Bool {
+        state.withLock { state in
+            guard state.everAttached, !state.attached, state.snapshotting == nil, !state.closing else { return false }
+            state.closing = true
+            return true
+        }
+    }
+
     /// Sends a comment line if the stream has been quiet since `idleSince`, so proxies and
     /// browsers keep the connection and a dead client is noticed.
     func heartbeatIfIdle(since idleSince: ContinuousClock.Instant) {
