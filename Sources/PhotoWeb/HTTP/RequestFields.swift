@@ -34,7 +34,7 @@ enum RequestFields {
     private static func expectation(of field: String) -> String {
         switch field {
         case "viewer": "a string"
-        case "scrolling": "true or false"
+        case "scrolling", "hidden": "true or false"
         case "strategy": "a string"
         default: "a whole number"
         }

@@ -6,7 +6,8 @@ import PhotoPipeline
 ///
 /// Scrolling suspends the viewer's queued work (the tutorial's `scrollViewWillBeginDragging`), except
 /// a reader's slow scroll reported with its rows, which keeps loading them and what lies ahead;
-/// a report with scrolling false runs `loadImagesForOnscreenRows` for rows first...last.
+/// a report with scrolling false runs `loadImagesForOnscreenRows` for rows first...last; `"hidden":
+/// true` (the tab cannot be seen) gives up the viewer's work until its next report with rows.
 ///
 /// A report's work is bounded whatever the list: at most `maxVisibleRows` rows on screen (`422`
 /// past it), and a viewer's reports are handled one at a time, coalesced to the latest
@@ -25,6 +26,8 @@ struct ViewportHandler: Sendable {
         var rows: ClosedRange<Int>?
         /// The tab's own strategy, when it asks for one.
         var strategy: SchedulingStrategy? = nil
+        /// The tab is hidden: no rows of it are on screen.
+        var hidden = false
     }
 
     func handle(_ request: Request, context requestContext: PhotoRequestContext) async throws -> Response {
@@ -50,6 +53,13 @@ struct ViewportHandler: Sendable {
 
     /// Carries out a report: the viewer's rows of interest follow it, and its controller is told.
     private func apply(_ report: Report, of session: ViewerSession, on pipeline: PhotoPipeline) {
+        if report.hidden {
+            // Nobody sees the tab: its work goes as the tutorial's offscreen rows' does, and its
+            // next report with rows (shown again) starts it where it was.
+            let queues = session.hide(default: context.configuration.strategy)
+            session.outbox.enqueue(.init(name: .queues, data: EventPayloads.json(queues)))
+            return
+        }
         if let rows = report.rows {
             // Rows coming into the viewer's interest missed updates while outside it (or were never
             // in its snapshot): their state now, with their names.
@@ -85,6 +95,9 @@ struct ViewportHandler: Sendable {
         guard let fields = object as? [String: Any] else { throw .badRequest("body is not a JSON object") }
         guard let viewer = try RequestFields.field("viewer", String.self, in: fields), !viewer.isEmpty else {
             throw .badRequest("\"viewer\" must be a non-empty string")
+        }
+        if try RequestFields.field("hidden", Bool.self, in: fields) == true {
+            return Report(viewer: viewer, scrolling: false, rows: nil, strategy: try RequestFields.strategy(in: fields), hidden: true)
         }
         guard let scrolling = try RequestFields.field("scrolling", Bool.self, in: fields) else {
             throw .badRequest("\"scrolling\" must be true or false")

@@ -154,6 +154,24 @@ final class ViewerSession: Sendable {
         return lower...upper
     }
 
+    /// The viewer's tab is hidden: its controller goes, and with it the work only it wanted (eager
+    /// or not); the next `controller(on:strategy:)` makes a new one where the viewer was. Returns
+    /// its queues now (empty), for the page's figures.
+    func hide(default defaultStrategy: SchedulingStrategy) -> EventPayloads.Queues {
+        let controller = state.withLock { state -> PhotoListController? in
+            state.lastQueues = nil
+            return state.controller.take()
+        }
+        controller?.close()
+        return state.withLock { state in
+            var queues = EventPayloads.Queues(idle: state.chosen ?? defaultStrategy)
+            queues.work = state.work.total
+            queues.waste = state.work.waste
+            state.lastQueues = queues
+            return queues
+        }
+    }
+
     /// The viewer left: cancel what only it wanted.
     func close() {
         let controller = state.withLock { $0.controller }
