@@ -49,7 +49,7 @@ struct SharedStreamTests {
             }
             #expect(done.id == nil, "a shared stream's events carry each viewer's id in their data, not an SSE id")
             #expect(ids == ids.sorted() && Set(ids).count == ids.count)
-            #expect(try Set(harness.application.context.viewers.streams.stream(stream).viewers.map(\.rawValue)) == [first, second])
+            #expect(try Set(harness.application.web.context.viewers.streams.stream(stream).viewers.map(\.rawValue)) == [first, second])
         }
     }
 
@@ -111,7 +111,7 @@ struct SharedStreamTests {
             let refused = try await join(harness, stream, try await harness.newViewer())
             #expect(refused.status == 409)
             #expect((refused.json["error"] as? String)?.contains("carries its most viewers (\(SharedStreams.maxViewersPerStream))") == true)
-            let carried = try #require(try harness.application.context.viewers.streams.stream(stream).viewers.first)
+            let carried = try #require(try harness.application.web.context.viewers.streams.stream(stream).viewers.first)
             #expect(try await join(harness, stream, carried.rawValue).status == 204)
         }
     }
@@ -133,7 +133,7 @@ struct SharedStreamTests {
             #expect(try await join(harness, stream, viewer).status == 204)
             _ = try await reader?.next { $0.name == "snapshot" }
             reader = nil
-            try await waitUntil { harness.application.context.viewers.streams.count == 0 }
+            try await waitUntil { harness.application.web.context.viewers.streams.count == 0 }
             #expect(try await join(harness, stream, viewer).status == 404)
         }
     }
@@ -153,7 +153,7 @@ struct SharedStreamTests {
 
             // Then nothing is wanted for it any more, and the work only it wanted is cancelled
             #expect(harness.pipeline.pendingRows(of: .init(viewer)).isEmpty)
-            let session = try #require(harness.application.context.viewers.session(.init(viewer)))
+            let session = try #require(harness.application.web.context.viewers.session(.init(viewer)))
             #expect(session.existingController == nil)
             _ = try await reader.next { $0.name == "operation" && whose($0).data["outcome"] as? String == "cancelled" }
 

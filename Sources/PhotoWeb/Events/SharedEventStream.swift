@@ -1,6 +1,6 @@
 import Foundation
 import PhotoPipeline
-import Synchronization
+import Locking
 
 /// One event connection carrying several viewers: a browser's tabs, or a lab page's lanes, share it
 /// (over HTTP/1.1 a browser gives a host six connections for all its tabs). Viewers join and leave
@@ -30,7 +30,7 @@ final class SharedEventStream: Sendable {
     let mux = StreamMux()
     /// Closes the connection (a member's reader fell so far behind that its outbox cut it off).
     private let cutConnection: @Sendable () -> Void
-    private let state = Mutex(State())
+    private let state = Locked(State())
 
     init(id: String = UUID().uuidString.lowercased(), maxViewers: Int, cutConnection: @escaping @Sendable () -> Void = {}) {
         self.id = id

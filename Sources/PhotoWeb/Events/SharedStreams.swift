@@ -1,5 +1,5 @@
 import Foundation
-import Synchronization
+import Locking
 
 /// The shared event streams open now, by id (`GET /events/shared` opens one; joins and leaves name it).
 ///
@@ -9,7 +9,7 @@ final class SharedStreams: Sendable {
     /// spare; a bound on what one connection makes the server hold.
     static let maxViewersPerStream = 32
 
-    private let streams = Mutex<[String: SharedEventStream]>([:])
+    private let streams = Locked<[String: SharedEventStream]>([:])
 
     /// Opens a stream; `cutConnection` closes its connection.
     func open(cutConnection: @escaping @Sendable () -> Void) -> SharedEventStream {

@@ -1,6 +1,6 @@
 import Foundation
 import PhotoPipeline
-import Synchronization
+import Locking
 
 /// What several viewers' outboxes hand one shared stream's writer: each member delivers one item at
 /// a time and waits until the writer takes it, so the mux holds at most one item per member and the
@@ -23,7 +23,7 @@ final class StreamMux: Sendable {
     }
 
     /// Lock order: a leaf. Continuations are resumed after it is released.
-    private let state = Mutex(State())
+    private let state = Locked(State())
 
     /// Hands `item` to the writer and waits until it is taken; false once the stream has closed
     /// (the item is then dropped, and the member stops).

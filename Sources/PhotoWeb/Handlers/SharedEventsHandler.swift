@@ -67,10 +67,10 @@ struct SharedEventsHandler: Sendable {
         guard let fields = (try? JSONSerialization.jsonObject(with: data)) as? [String: Any] else {
             throw .badRequest("body must be a JSON object {\"viewer\", \"lastEventId\"}")
         }
-        guard let viewer = try ViewportHandler.field("viewer", String.self, in: fields), !viewer.isEmpty else {
+        guard let viewer = try RequestFields.field("viewer", String.self, in: fields), !viewer.isEmpty else {
             throw .badRequest("\"viewer\" must be a non-empty string")
         }
-        guard let last = try ViewportHandler.field("lastEventId", Int.self, in: fields) else { return (viewer, nil) }
+        guard let last = try RequestFields.field("lastEventId", Int.self, in: fields) else { return (viewer, nil) }
         guard last >= 0 else { throw .unprocessable("\"lastEventId\" must not be negative (got \(last))") }
         return (viewer, UInt64(last))
     }

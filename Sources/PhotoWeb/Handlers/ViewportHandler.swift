@@ -93,17 +93,17 @@ struct ViewportHandler: Sendable {
             throw .badRequest("body is not valid JSON")
         }
         guard let fields = object as? [String: Any] else { throw .badRequest("body is not a JSON object") }
-        guard let viewer = try field("viewer", String.self, in: fields), !viewer.isEmpty else {
+        guard let viewer = try RequestFields.field("viewer", String.self, in: fields), !viewer.isEmpty else {
             throw .badRequest("\"viewer\" must be a non-empty string")
         }
-        if try field("hidden", Bool.self, in: fields) == true {
-            return Report(viewer: viewer, scrolling: false, rows: nil, strategy: try strategy(in: fields), hidden: true)
+        if try RequestFields.field("hidden", Bool.self, in: fields) == true {
+            return Report(viewer: viewer, scrolling: false, rows: nil, strategy: try RequestFields.strategy(in: fields), hidden: true)
         }
-        guard let scrolling = try field("scrolling", Bool.self, in: fields) else {
+        guard let scrolling = try RequestFields.field("scrolling", Bool.self, in: fields) else {
             throw .badRequest("\"scrolling\" must be true or false")
         }
-        let strategy = try strategy(in: fields)
-        switch (try field("first", Int.self, in: fields), try field("last", Int.self, in: fields)) {
+        let strategy = try RequestFields.strategy(in: fields)
+        switch (try RequestFields.field("first", Int.self, in: fields), try RequestFields.field("last", Int.self, in: fields)) {
         case (nil, nil):
             guard scrolling else { throw .badRequest("\"first\" and \"last\" are required when not scrolling") }
             return Report(viewer: viewer, scrolling: true, rows: nil, strategy: strategy)
@@ -113,42 +113,6 @@ struct ViewportHandler: Sendable {
             return Report(viewer: viewer, scrolling: scrolling, rows: first...last, strategy: strategy)
         default:
             throw .badRequest("\"first\" and \"last\" go together")
-        }
-    }
-
-    /// The optional `"strategy"` (eager, visible, prefetch) and `"prefetch"` (rows, 0...50) fields.
-    static func strategy(in fields: [String: Any]) throws(APIError) -> SchedulingStrategy? {
-        guard let name = try field("strategy", String.self, in: fields) else { return nil }
-        let margin = try field("prefetch", Int.self, in: fields) ?? 3
-        guard (0...50).contains(margin) else { throw .unprocessable("\"prefetch\" must be 0 to 50 rows (got \(margin))") }
-        switch name {
-        case "eager": return .eager
-        case "visible": return .visible
-        case "prefetch": return .prefetch(margin: margin)
-        case "serial": return .serial
-        default: throw .badRequest("\"strategy\" must be eager, visible, prefetch or serial (got \(name))")
-        }
-    }
-
-    /// The field `name` as a `T`, nil when absent or null. JSONDecoder does the type check, being
-    /// strict where JSONSerialization is not (1.5 or true is not a row number).
-    static func field<T: Decodable>(_ name: String, _ type: T.Type, in fields: [String: Any]) throws(APIError) -> T? {
-        guard let value = fields[name], !(value is NSNull) else { return nil }
-        guard let json = try? JSONSerialization.data(withJSONObject: value, options: .fragmentsAllowed),
-              let typed = try? JSONDecoder().decode(T.self, from: json)
-        else {
-            throw .badRequest("\"\(name)\" has the wrong type: " + expectation(of: name))
-        }
-        return typed
-    }
-
-    private static func expectation(of field: String) -> String {
-        switch field {
-        case "viewer": "a string"
-        case "scrolling": "true or false"
-        case "strategy": "a string"
-        case "hidden": "true or false"
-        default: "a whole number"
         }
     }
 }

@@ -1,6 +1,6 @@
 import Foundation
 import PhotoPipeline
-import Synchronization
+import Locking
 
 /// One viewer (a browser tab or a script): its controller on the shared pipeline and its outbox.
 final class ViewerSession: Sendable {
@@ -33,7 +33,7 @@ final class ViewerSession: Sendable {
     let reports = LatestReport<ViewportHandler.Report>()
 
     /// Lock order: a leaf. The controller and the pipeline are called after it is released.
-    private let state = Mutex(State())
+    private let state = Locked(State())
 
     init(
         id: ViewerID, outbox: EventOutbox, ownPipeline: PhotoPipeline? = nil,
