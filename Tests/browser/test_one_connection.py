@@ -114,6 +114,10 @@ def test_the_browser_lane_has_six_fetches_in_flight_on_connections_of_its_own(dr
     assert timings, "no Resource Timing for the browser lane's images"
     page_host = server.base_url.split("//", 1)[1].split(":", 1)[0]
     assert all(f"//{page_host}:" not in entry["name"] for entry in timings), timings[0]["name"]
+    # (A photo the origin refuses, as some are on purpose, is answered without Timing-Allow-Origin:
+    # the browser hides its timings, so it is left out.)
+    timings = [entry for entry in timings if entry["requestStart"] > 0]
+    assert len(timings) >= 6, timings
     assert {entry["protocol"] for entry in timings} == {"http/1.1"}, {entry["protocol"] for entry in timings}
     edges = sorted([(entry["requestStart"], 1) for entry in timings] + [(entry["responseEnd"], -1) for entry in timings])
     in_flight = busiest = 0
