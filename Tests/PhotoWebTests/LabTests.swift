@@ -120,7 +120,8 @@ struct LabTests {
     /// Open files and resident memory are read from the binary in `Tests/hostile/test_labs.py`,
     /// where no other suite shares the process.
     @Test func aLabWhosePageLeftIsTornDownAndItsPipelineFreed() async throws {
-        try await WebHarness.with(configure: { $0.labIdleTimeout = .milliseconds(300) }) { harness in
+        // The lab ends 300 ms after its page left; connecting may take longer on a loaded machine.
+        try await WebHarness.with(configure: { $0.labIdleTimeout = .milliseconds(300); $0.viewerConnectTimeout = .seconds(600) }) { harness in
             // Given a lab whose page read its stream, saw its rows done and left
             let pipeline = try await runLabToTheEnd(harness)
             // Then the lab ended by itself and its pipeline (its memory cache, its operations) is freed

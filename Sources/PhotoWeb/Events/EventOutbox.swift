@@ -220,7 +220,7 @@ final class EventOutbox: Sendable {
     /// viewers), `timeout` to one whose stream went away.
     func closeIfIdle(now: ContinuousClock.Instant, timeout: Duration, connectTimeout: Duration? = nil) -> Bool {
         state.withLock { state in
-            let limit = state.everAttached ? timeout : min(timeout, connectTimeout ?? timeout)
+            let limit = state.everAttached ? timeout : connectTimeout ?? timeout
             guard !state.attached, state.snapshotting == nil, now - state.lastActivity > limit else { return false }
             state.closing = true
             return true
