@@ -18,13 +18,16 @@ def wait_for(driver, condition, timeout: float, message: str):
     return WebDriverWait(driver, timeout, poll_frequency=0.1).until(condition, message)
 
 
-def open_lab(driver, server, latency_ms: int = 20, bandwidth: int = 20_000_000, add: tuple[str, ...] = ()):
+def open_lab(driver, server, latency_ms: int = 20, bandwidth: int = 20_000_000, add: tuple[str, ...] = (),
+             lanes: tuple[str, ...] | None = None):
     """Opens /lab, sets the network, starts a cold run of the lanes checked by default (eager,
-    prefetch) and those in `add`."""
+    prefetch) with those in `add` clicked (checked, or unchecked for a default), or of exactly `lanes`."""
     driver.get(server.base_url + "/lab")
     wait_for(driver, lambda d: d.find_elements(By.CSS_SELECTOR, ".lane-list"), 30, "the lab never showed its lanes")
-    for strategy in add:
-        driver.find_element(By.CSS_SELECTOR, f"input[name=lane][value={strategy}]").click()
+    for box in driver.find_elements(By.CSS_SELECTOR, "input[name=lane]"):
+        strategy = box.get_attribute("value")
+        if (strategy in add) if lanes is None else (box.is_selected() != (strategy in lanes)):
+            box.click()
     for name, value in (("latencyMs", latency_ms), ("bandwidth", bandwidth)):
         field = driver.find_element(By.NAME, name)
         field.clear()

@@ -9,6 +9,8 @@ import os
 from selenium.webdriver.common.by import By
 from selenium.webdriver.support.ui import WebDriverWait
 
+import test_lab as lab_page
+
 WORK_TIMEOUT = float(os.environ.get("CLASSIC_PHOTOS_WORK_TIMEOUT", "120"))
 TRACE_TIMEOUT = float(os.environ.get("CLASSIC_PHOTOS_LAB_TIMEOUT", "180"))
 FINAL = ("filtered", "failed")
@@ -34,18 +36,7 @@ def visible_rows_settled(driver) -> bool:
 
 def open_lab(driver, server, lanes: tuple[str, ...], latency_ms: int = 20, bandwidth: int = 20_000_000):
     """Opens /lab and starts a cold run of exactly `lanes` on the given network."""
-    driver.get(server.base_url + "/lab")
-    wait_for(driver, lambda d: d.find_elements(By.CSS_SELECTOR, ".lane-list"), 30, "the lab never showed its lanes")
-    for box in driver.find_elements(By.CSS_SELECTOR, "input[name=lane]"):
-        if box.is_selected() != (box.get_attribute("value") in lanes):
-            box.click()
-    for name, value in (("latencyMs", latency_ms), ("bandwidth", bandwidth)):
-        field = driver.find_element(By.NAME, name)
-        field.clear()
-        field.send_keys(str(value))
-    driver.find_element(By.ID, "run").click()
-    wait_for(driver, lambda d: "Lab running" in d.find_element(By.ID, "lab-status").text
-             and f"{latency_ms} ms latency" in d.find_element(By.ID, "lab-status").text, 30, "the cold run never started")
+    lab_page.open_lab(driver, server, latency_ms=latency_ms, bandwidth=bandwidth, lanes=lanes)
     got = driver.execute_script("return classicPhotosLab.lanes.map(l => l.strategy)")
     assert got == list(lanes), got
 
@@ -123,6 +114,10 @@ def test_the_browser_lane_has_six_fetches_in_flight_on_connections_of_its_own(dr
     assert timings, "no Resource Timing for the browser lane's images"
     page_host = server.base_url.split("//", 1)[1].split(":", 1)[0]
     assert all(f"//{page_host}:" not in entry["name"] for entry in timings), timings[0]["name"]
+    # (A photo the origin refuses, as some are on purpose, is answered without Timing-Allow-Origin:
+    # the browser hides its timings, so it is left out.)
+    timings = [entry for entry in timings if entry["requestStart"] > 0]
+    assert len(timings) >= 6, timings
     assert {entry["protocol"] for entry in timings} == {"http/1.1"}, {entry["protocol"] for entry in timings}
     edges = sorted([(entry["requestStart"], 1) for entry in timings] + [(entry["responseEnd"], -1) for entry in timings])
     in_flight = busiest = 0

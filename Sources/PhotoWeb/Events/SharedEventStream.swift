@@ -54,7 +54,9 @@ final class SharedEventStream: Sendable {
         let cut = cutConnection
         let generation = session.outbox.attach(lastEventID: lastEventID, cutConnection: { cut() }, snapshot: snapshot)
         let kept = state.withLock { state in
-            guard !state.closed, state.members[session.id]?.session === session else { return false }
+            // A join of the same viewer that attached after this one holds a newer generation: it stays.
+            guard !state.closed, let member = state.members[session.id], member.session === session,
+                  (member.generation ?? .min) < generation else { return false }
             state.members[session.id]?.generation = generation
             return true
         }

@@ -19,13 +19,6 @@ struct EventsHandler: Sendable {
             context.snapshot(for: session)
         }
         let stream = ServerSentEventStream(outbox: session.outbox, generation: generation, retry: context.configuration.sseRetry)
-        return Response(
-            status: .ok,
-            headers: [
-                .contentType: "text/event-stream; charset=utf-8",
-                .cacheControl: "no-cache, no-transform",
-                .xAccelBuffering: "no",
-            ],
-            body: ResponseBody { writer in try await stream.write(to: &writer) })
+        return .eventStream { writer in try await stream.write(to: &writer) }
     }
 }

@@ -16,20 +16,13 @@ struct SharedEventsHandler: Sendable {
         try context.viewers.unsent.admitStream()
         let channel = requestContext.channel
         let streams = context.viewers.streams
-        let stream = streams.open(cutConnection: { channel.close(promise: nil) })
-        let writer = SharedEventWriter(
-            stream: stream, retry: context.configuration.sseRetry, heartbeat: context.configuration.heartbeatInterval)
-        return Response(
-            status: .ok,
-            headers: [
-                .contentType: "text/event-stream; charset=utf-8",
-                .cacheControl: "no-cache, no-transform",
-                .xAccelBuffering: "no",
-            ],
-            body: ResponseBody { body in
-                defer { streams.close(stream.id) }
-                try await writer.write(to: &body)
-            })
+        let (retry, heartbeat) = (context.configuration.sseRetry, context.configuration.heartbeatInterval)
+        return .eventStream { body in
+            // Opened as the body is written: a stream exists only while its connection can carry it.
+            let stream = streams.open(cutConnection: { channel.close(promise: nil) })
+            defer { streams.close(stream.id) }
+            try await SharedEventWriter(stream: stream, retry: retry, heartbeat: heartbeat).write(to: &body)
+        }
     }
 
     /// `POST /api/streams/ID/viewers` with `{"viewer": VIEWER, "lastEventId": N}` (`lastEventId`
