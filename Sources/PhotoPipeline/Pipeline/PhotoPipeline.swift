@@ -206,6 +206,7 @@ public final class PhotoPipeline: Sendable {
         case .thumbnail: "\(hash)-thumbnail-h\(configuration.thumbnailHeight)-i\(intensity)"
         case .preview: "\(hash)-preview-h\(configuration.thumbnailHeight)"
         case .sepia: "\(hash)-sepia-i\(intensity)"
+        case .partial: "\(hash)-partial"  // never written: see ArrivedPreviews
         }
     }
 
