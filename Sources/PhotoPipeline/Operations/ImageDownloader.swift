@@ -121,9 +121,9 @@ final class ImageDownloader: PhotoOperation, @unchecked Sendable {
         arrived.withLock { $0.latest }
     }
 
-    /// A preview was shown: the next needs more bytes (see `ArrivedBytes`).
-    func arrivedPreviewShown() {
-        arrived.withLock { $0.shown() }
+    /// A preview was shown: the next needs more bytes (see `ArrivedBytes`); none after the `last`.
+    func arrivedPreviewShown(last: Bool) {
+        arrived.withLock { $0.shown(last: last) }
     }
 
     /// Marks the operation cancelled and aborts its transfer if one is running.

@@ -52,7 +52,8 @@ extension PhotoPipeline {
             effects.publish(.partialPreview(index: index, sequence: sequence, state: state.photoState(of: index)))
             return true
         }
-        if kept { downloader?.arrivedPreviewShown() }
+        // A baseline JPEG's rows would only cut its Exif thumbnail short: it stays until the final image.
+        if kept, let preview { downloader?.arrivedPreviewShown(last: preview.fromEXIFThumbnail && !preview.progressive) }
     }
 
     /// Takes a slot of the shared filter bounds if one is free now (always, without shared bounds).

@@ -61,7 +61,7 @@ public final class PhotoPipeline: Sendable {
                 continue
             }
             // What the results store kept from an earlier run is done already.
-            for variant in ImageVariant.allCases {
+            for variant in ImageVariant.kept {
                 let name = Self.diskKey(cacheKey: entry.cacheKey, variant: variant, configuration: configuration)
                 if claims.isShared { resultKeys[name] = .init(index: index, variant: variant) }
                 if disk?.contains(name) == true { onDisk[.init(index: index, variant: variant)] = name }
