@@ -3,12 +3,14 @@
 //
 // Layers, each a target that builds on the one before:
 //   CCurl, CJPEG, CPNG   C interop (Debian's libcurl, libjpeg-turbo, libpng)
+//   Locking              a value behind a lock that ThreadSanitizer can follow
 //   HTTPTransfer         libcurl transfers on one shared multi handle
 //   PhotoCodecs          JPEG / PNG decode and encode, sepia, resampling
 //   PhotoPipeline        records, data source, operations, PendingOperations, cache, events
 //   SampleOrigin         the built-in origin: generated photos over real HTTP with latency
-//   PhotoWeb             Hummingbird routes, templates, server-sent events, viewer sessions
+//   PhotoWeb             HTTP only: Hummingbird routes, templates, server-sent events, viewer sessions, labs
 //   PhotoCluster         several instances on one PostgreSQL: claims, shared results, events
+//   PhotoServer          the composition: configuration, cluster, list loading, one ServiceGroup
 //   ClassicPhotos        the `classic-photos` executable
 import PackageDescription
 
@@ -59,8 +61,12 @@ let package = Package(
 
         // MARK: Libraries
         .target(
+            name: "Locking",
+            swiftSettings: swiftSettings
+        ),
+        .target(
             name: "HTTPTransfer",
-            dependencies: ["CCurl"],
+            dependencies: ["CCurl", "Locking"],
             swiftSettings: swiftSettings
         ),
         .target(
@@ -72,13 +78,14 @@ let package = Package(
         ),
         .target(
             name: "PhotoPipeline",
-            dependencies: ["HTTPTransfer", "PhotoCodecs"],
+            dependencies: ["HTTPTransfer", "PhotoCodecs", "Locking"],
             swiftSettings: swiftSettings
         ),
         .target(
             name: "SampleOrigin",
             dependencies: [
                 "PhotoCodecs",
+                "Locking",
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
@@ -90,9 +97,9 @@ let package = Package(
             name: "PhotoWeb",
             dependencies: [
                 "PhotoPipeline",
-                "PhotoCluster",
                 "HTTPTransfer",
                 "SampleOrigin",
+                "Locking",
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
@@ -119,9 +126,26 @@ let package = Package(
             name: "PhotoCluster",
             dependencies: [
                 "PhotoPipeline",
+                "Locking",
                 .product(name: "PostgresNIO", package: "postgres-nio"),
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
+                .product(name: "Logging", package: "swift-log"),
+            ],
+            swiftSettings: swiftSettings
+        ),
+
+        .target(
+            name: "PhotoServer",
+            dependencies: [
+                "PhotoWeb",
+                "Locking",
+                "PhotoCluster",
+                "PhotoPipeline",
+                "HTTPTransfer",
+                "SampleOrigin",
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+                .product(name: "UnixSignals", package: "swift-service-lifecycle"),
                 .product(name: "Logging", package: "swift-log"),
             ],
             swiftSettings: swiftSettings
@@ -131,6 +155,7 @@ let package = Package(
         .executableTarget(
             name: "ClassicPhotos",
             dependencies: [
+                "PhotoServer",
                 "PhotoWeb",
                 "PhotoPipeline",
                 "PhotoCodecs",
@@ -156,11 +181,12 @@ let package = Package(
         // MARK: Test support and tests
         .target(
             name: "TestOrigin",
+            dependencies: ["Locking"],
             swiftSettings: swiftSettings
         ),
         .testTarget(
             name: "HTTPTransferTests",
-            dependencies: ["HTTPTransfer", "TestOrigin"],
+            dependencies: ["HTTPTransfer", "TestOrigin", "Locking"],
             swiftSettings: swiftSettings
         ),
         .testTarget(
@@ -172,13 +198,13 @@ let package = Package(
         ),
         .testTarget(
             name: "PhotoPipelineTests",
-            dependencies: ["PhotoPipeline", "PhotoCodecs", "HTTPTransfer", "TestOrigin"],
+            dependencies: ["PhotoPipeline", "PhotoCodecs", "HTTPTransfer", "TestOrigin", "Locking"],
             swiftSettings: swiftSettings
         ),
         .testTarget(
             name: "PhotoWebTests",
             dependencies: [
-                "PhotoWeb", "PhotoPipeline", "SampleOrigin", "HTTPTransfer", "TestOrigin",
+                "PhotoWeb", "PhotoServer", "PhotoPipeline", "SampleOrigin", "HTTPTransfer", "TestOrigin", "Locking",
                 .product(name: "HummingbirdTesting", package: "hummingbird"),
                 .product(name: "HTTPTypes", package: "swift-http-types"),
                 .product(name: "NIOCore", package: "swift-nio"),

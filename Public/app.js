@@ -5,6 +5,8 @@
 import { config, rowFromURL, strategyFromURL } from './config.js';
 import { createStore } from './store.js';
 import { createEventStream } from './events.js';
+import { createViewerRenewal } from './viewer-renewal.js';
+import { attachVisibility } from './visibility.js';
 import { createReporter } from './reporter.js';
 import { createViewport } from './viewport.js';
 import { createImages } from './images.js';
@@ -34,11 +36,11 @@ const store = createStore({
 });
 const list = $('list');
 
-let stream = null;
+let renewal = null;
 const reporter = createReporter({
   store,
-  isBlocked: () => !!stream && stream.renewing,
-  onUnknownViewer: (why) => stream.renewViewer(why),
+  isBlocked: () => !!renewal && renewal.renewing,
+  onUnknownViewer: (why) => renewal.renewViewer(why),
 });
 const viewport = createViewport({ store, list, reporter, rowHeight });
 
@@ -109,8 +111,9 @@ $('skip-link').addEventListener('click', (event) => {
 });
 
 let restored = false;
-stream = createEventStream({
+const stream = createEventStream({
   store,
+  onGone: (why) => renewal.renewViewer(why),
   onOperation: (op) => timelineModel.add(op),
   onSnapshot: () => {
     timelineModel.closeOpen(false);
@@ -127,11 +130,17 @@ stream = createEventStream({
     requestAnimationFrame(report);
     setTimeout(report, 100);
   },
+});
+renewal = createViewerRenewal({
+  store,
+  stream,
   onRenewed: () => {
     timelineModel.closeOpen(true);
     reporter.send();
   },
 });
+// A hidden tab has no rows on screen: its viewer says so, and reports its rows again when shown.
+attachVisibility({ reporter, onShown: () => viewport.reportVisible() });
 // When scrolling stopped, when queue counts came, and when they came saying the queues run (page
 // clock, the latest 50 of each): how far the panel's figures trail the scroll, for the browser tests.
 const timings = { scrollStops: [], badgeAtStop: [], queues: [], resumed: [] };
@@ -172,6 +181,8 @@ window.classicPhotos = Object.freeze({
   get connection() { return stream.readyState; },
   get lastEventId() { return stream.lastEventId; },
   get openedEarly() { return stream.adoptedEarly; },
+  get sharedStream() { return stream.shared; },
+  get hidden() { return reporter.hidden; },
   get activeRow() { return store.state.activeRow; },
   get strategy() { return { requested: store.state.requested, applied: store.state.applied }; },
   get renderedRows() { return listView.renderedCount; },

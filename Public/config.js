@@ -17,9 +17,11 @@ export const config = Object.freeze({
   // Public/ under its content-versioned prefix (…/static/v/HASH).
   staticBase: (data.staticBase || '').replace(/\/+$/, ''),
   viewer: data.viewer || '',
-  serverStrategy: data.strategy || 'prefetch',
-  serverPrefetch: whole(data.prefetch, 3),
-  rowHeight: Math.max(1, whole(data.rowHeight, 80)),
+  // The server writes these from its one table of defaults (Defaults.swift); the page repeats none.
+  serverStrategy: data.strategy,
+  serverPrefetch: parseInt(data.prefetch, 10),
+  prefetchMax: parseInt(data.prefetchMax, 10),
+  rowHeight: parseInt(data.rowHeight, 10),
 });
 
 /** A path under the server's base path. */
@@ -37,7 +39,7 @@ export function strategyFromURL() {
   const strategy = params.get('strategy');
   if (!STRATEGIES.includes(strategy)) return null;
   const prefetch = strategy === 'prefetch' ? whole(params.get('prefetch'), config.serverPrefetch) : 0;
-  return { strategy, prefetch: Math.min(50, prefetch) };
+  return { strategy, prefetch: Math.min(config.prefetchMax, prefetch) };
 }
 
 /** The row the URL says to start at (`?row=N`, 1-based as the page shows it), or 0. */

@@ -1,20 +1,16 @@
-// The event stream: one EventSource brings every row's state, this viewer's queues, the server's
-// totals and the operations for the timeline, and puts them into the store. The page's inline
-// script opens it before the modules load (the snapshot is on its way meanwhile); this module takes
-// it over. When the server no longer knows this viewer (it restarted), the page asks for a new
-// viewer id and connects again.
+// A viewer's events into its store: every row's state, the viewer's queues, the server's totals
+// and the operations for a timeline. The events come over the browser's one event connection
+// (channel.js); the list's tab and each lab lane use this alike, each with a store of its own.
 
-import { url } from './config.js';
+import { EVENT_TYPES, openedEarly, subscribe } from './channel.js';
 
-/** Creates the stream. `onOperation(op)` gets each timeline operation; `onSnapshot()` runs after
- * each snapshot is in the store; `onRenewed()` after the page got a new viewer id. */
-export function createEventStream({ store, onOperation, onSnapshot, onRenewed }) {
-  let source = null;
-  let renewing = null;
-  let renewAttempts = 0;
+/** Creates the stream of `store`'s viewer. `onOperation(op)` gets each timeline operation;
+ * `onSnapshot()` runs after each snapshot is in the store; `onGone(reason)` when the server does
+ * not know the viewer (it restarted, or a lab ended). */
+export function createEventStream({ store, onOperation = () => {}, onSnapshot = () => {}, onGone = () => {} }) {
+  let subscription = null;
+  let connection = 'none';
   const seen = { total: 0 };
-  let lastEventId = null;
-  let adoptedEarly = false;
 
   // Photo events come in bursts (download progress): they go to the store once per frame.
   const pendingPhotos = new Map();
@@ -55,133 +51,47 @@ export function createEventStream({ store, onOperation, onSnapshot, onRenewed })
     },
   };
 
-  function parse(event) {
-    seen[event.type] = (seen[event.type] || 0) + 1;
+  function onEvent(type, data) {
+    seen[type] = (seen[type] || 0) + 1;
     seen.total += 1;
-    if (event.lastEventId) lastEventId = event.lastEventId;
+    if (!data || typeof data !== 'object' || !EVENT_TYPES.includes(type)) return;
     try {
-      return JSON.parse(event.data);
-    } catch (_) {
-      console.warn('unreadable', event.type, 'event:', event.data);
-      return null;
+      handlers[type](data);
+    } catch (error) {
+      console.error('handling', type, 'failed:', error);
     }
   }
 
-  /** The stream the page's inline script opened while the modules loaded, with the events it
-   * kept meanwhile; null when there is none for this viewer. */
-  function takeEarlyStream() {
-    const early = window.classicPhotosEarlyStream;
-    window.classicPhotosEarlyStream = null;
-    if (!early || early.viewer !== store.state.viewer || early.es.readyState === EventSource.CLOSED) {
-      if (early) early.es.close();
-      return null;
-    }
-    early.stop();
-    return early;
-  }
-
-  function connect() {
-    if (source) source.close();
-    const early = takeEarlyStream();
-    if (early) adoptedEarly = true;
-    const es = early ? early.es : new EventSource(url('/events?viewer=' + encodeURIComponent(store.state.viewer)));
-    source = es;
-    store.setConnection('connecting');
-    const opened = () => {
-      if (es !== source) return;
-      renewAttempts = 0;
-      store.setConnection('open');
+  function onConnection(state) {
+    connection = state;
+    store.setConnection(state);
+    if (state === 'open') {
       store.setNotice('shutdown', null);
       store.setNotice('connection', null);
-    };
-    es.onopen = opened;
-    es.onerror = () => {
-      if (es !== source) return;
-      if (es.readyState === EventSource.CLOSED) {
-        // The server refused the stream (404 for an unknown viewer after a restart): the browser
-        // will not retry by itself.
-        store.setConnection('closed');
-        renewViewer('event stream closed');
-      } else {
-        store.setConnection('reconnecting');
-      }
-    };
-    const dispatch = (type, event) => {
-      if (es !== source) return;
-      const data = parse(event);
-      if (!data || typeof data !== 'object') return;
-      try {
-        handlers[type](data);
-      } catch (error) {
-        console.error('handling', type, 'failed:', error);
-      }
-    };
-    for (const type of Object.keys(handlers)) es.addEventListener(type, (event) => dispatch(type, event));
-    if (early) {
-      if (es.readyState === EventSource.OPEN) opened();
-      for (const event of early.events) dispatch(event.type, event);
     }
   }
 
-  /** Gets a new viewer id (POST /api/viewers, with this tab's strategy) and reconnects with it. */
-  function renewViewer(why) {
-    if (renewing) return renewing;
-    renewing = (async () => {
-      for (;;) {
-        const delay = renewAttempts === 0 ? 200 : Math.min(15000, 1000 * 2 ** Math.min(4, renewAttempts - 1));
-        renewAttempts += 1;
-        if (renewAttempts > 2) store.setNotice('connection', 'Lost the connection to the server (' + why + '). Retrying…', 'error');
-        await new Promise((resolve) => setTimeout(resolve, delay));
-        try {
-          const requested = store.state.requested;
-          const response = await fetch(url('/api/viewers'), {
-            method: 'POST',
-            cache: 'no-store',
-            headers: { 'Content-Type': 'application/json' },
-            body: JSON.stringify(requested ? { strategy: requested.strategy, prefetch: requested.prefetch } : {}),
-          });
-          if (!response.ok) throw new Error('HTTP ' + response.status);
-          const data = await response.json();
-          if (!data || !data.viewer) throw new Error('no viewer id');
-          store.setViewer(String(data.viewer));
-          break;
-        } catch (error) {
-          console.warn('new viewer id failed:', error);
-        }
-      }
-      renewing = null;
-      connect();
-      onRenewed();
-    })();
-    return renewing;
+  /** Subscribes the store's viewer (again, after a new viewer id: the old one leaves). */
+  function connect() {
+    if (subscription) subscription.leave();
+    store.setConnection('connecting');
+    const viewer = store.state.viewer;
+    subscription = subscribe(viewer, { onEvent, onConnection, onGone: (reason) => { if (viewer === store.state.viewer) onGone(reason); } });
   }
-
-  // A page that goes says so (DELETE /api/viewers/ID), so the server drops its viewer at once, not
-  // when its stream is noticed gone: every other tab's viewer count follows. One kept in the
-  // back/forward cache gets a new viewer when it is shown again.
-  let left = false;
-  addEventListener('pagehide', () => {
-    if (source) source.close();
-    left = true;
-    fetch(url('/api/viewers/' + encodeURIComponent(store.state.viewer)), { method: 'DELETE', keepalive: true }).catch(() => {});
-  });
-  addEventListener('pageshow', (event) => {
-    if (!event.persisted || !left) return;
-    left = false;
-    renewViewer('the page came back from the back/forward cache');
-  });
 
   // A hidden tab's photo events wait for the timeout; coming back shows them at once.
   document.addEventListener('visibilitychange', () => { if (!document.hidden) flushPhotos(); });
 
   return {
     connect,
-    renewViewer,
-    get renewing() { return renewing != null; },
-    get readyState() { return source ? ['connecting', 'open', 'closed'][source.readyState] : 'none'; },
-    get lastEventId() { return lastEventId; },
-    /** Whether the stream the page's inline script opened was taken over. */
-    get adoptedEarly() { return adoptedEarly; },
+    /** Stops this viewer's events. */
+    close() { if (subscription) subscription.leave(); subscription = null; },
+    get readyState() { return connection; },
+    get lastEventId() { return subscription ? subscription.lastEventId : null; },
+    /** Whether the page's inline script had joined the viewer before the modules ran. */
+    get adoptedEarly() { return openedEarly(); },
+    /** Whether the events come over the browser's shared connection. */
+    get shared() { return !!subscription && subscription.shared; },
     seen,
   };
 }

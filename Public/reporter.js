@@ -21,11 +21,22 @@ export function createReporter({ store, isBlocked, onUnknownViewer }) {
     // operations it starts can reach the event stream before the report's answer reaches the page.
     lastSentRows: null,
     retryTimer: null,
+    // The tab is hidden: no rows of it are on screen, whatever the list's scroll says.
+    hidden: false,
 
-    /** Sends `payload` ({scrolling, first, last}) once the report before it is answered. */
+    /** Sends `payload` ({scrolling, first, last}) once the report before it is answered; while
+     * the tab is hidden, only that it is. */
     report(payload) {
+      if (this.hidden && !payload.hidden) return;
       this.pending = payload;
       this.send();
+    },
+
+    /** The tab was hidden or shown: a hidden one says so at once (its rows, when shown, are the
+     * caller's next report). */
+    setHidden(hidden) {
+      this.hidden = hidden;
+      if (hidden) this.report({ hidden: true, scrolling: false });
     },
 
     /** Sends what is pending, if anything and nothing is in flight. */

@@ -4,20 +4,11 @@
 
 import { setText } from './format.js';
 
-const ACTIONS = { filtered: '. Enter opens it', failed: '. Enter tries again' };
-
-/** What a row says about its photo (the server writes the same for the rows it renders: FirstScreen.swift). */
-export function statusText(photo) {
-  switch (photo.state) {
-    case 'new': return 'Waiting';
-    case 'downloading':
-      return photo.progress == null ? 'Downloading…' : 'Downloading… ' + Math.round(photo.progress * 100) + '%';
-    case 'downloaded': return 'Downloaded · sepia next';
-    case 'filtering': return 'Applying sepia…';
-    case 'filtered': return 'Sepia · click to compare';
-    case 'failed': return 'Failed to load';
-    default: return photo.state;
-  }
+/** What a row says about its photo (`words`: the server's table, RowWords.swift, given with the
+ * row template, so the rows the server renders and the page's say the same). */
+export function statusText(photo, words) {
+  const text = words.status[photo.state] ?? photo.state;
+  return photo.state === 'downloading' && photo.progress != null ? text + ' ' + Math.round(photo.progress * 100) + '%' : text;
 }
 
 function altText(photo, src) {
@@ -32,6 +23,7 @@ const part = (el, role) => el.querySelector('[data-role="' + role + '"]');
 /** Creates rows from `template` (the <template> element). */
 export function createRowFactory(template) {
   const prototype = template.content.firstElementChild;
+  const words = JSON.parse(template.dataset.words);
 
   /** A new, empty row element. */
   function create() {
@@ -59,17 +51,19 @@ export function createRowFactory(template) {
     el.classList.toggle('is-active', active);
 
     const settled = photo.state === 'failed' || (photo.state === 'filtered' && !!src && src.endsWith('/thumbnail'));
-    const status = offline && !settled ? 'Waiting for the server' : statusText(photo);
+    const status = offline && !settled ? words.offline : statusText(photo, words);
     setText(part(el, 'name'), photo.name);
     setText(part(el, 'status'), status);
     const reason = part(el, 'reason');
     setText(reason, photo.reason || '');
     // The technical detail behind the reason, on hover.
-    reason.title = photo.state === 'failed' ? (photo.detail || photo.reason || '') : '';
+    const detail = photo.state === 'failed' ? (photo.detail || photo.reason || '') : '';
+    if (detail) reason.title = detail;
+    else reason.removeAttribute('title');
     part(el, 'retry').hidden = photo.state !== 'failed';
     // A row holds no controls of its own (it is an option of a listbox): Enter on it, or a click,
     // does what it offers, and its name says so.
-    const label = photo.name + ', ' + status + (photo.reason ? ': ' + photo.reason : '') + (ACTIONS[photo.state] || '');
+    const label = photo.name + ', ' + status + (photo.reason ? ': ' + photo.reason : '') + (words.actions[photo.state] || '');
     if (el.getAttribute('aria-label') !== label) el.setAttribute('aria-label', label);
 
     const progress = part(el, 'progress');

@@ -1,11 +1,14 @@
 // The lab page: starts a lab (POST /api/labs) with the lanes and network chosen in the form, lays
-// its lanes side by side in one scroller, and sends every scroll's reports to each lane's viewer.
-// The scripted traces drive that same scroller; "Run again" ends the lab and starts a cold one.
+// its lanes side by side in one scroller, and sends every scroll's reports to each lane's viewer
+// (all the lanes' events travel on the page's one event stream). Every lane's stops are timed here,
+// on the page's clock (stops.js). The scripted traces drive that same scroller; "Run again" ends
+// the lab and starts a cold one.
 
 import { url } from '../config.js';
 import { createLane } from './lanes.js';
 import { TRACE_NAMES, allSteps, traceSteps } from './traces.js';
 import { laneFigures, showLive, showSummary } from './summary.js';
+import { createStopClock } from './stops.js';
 
 const ROW_HEIGHT = 80;
 /** Quiet time after the last scroll event that counts as a stop. */
@@ -89,10 +92,13 @@ function build(created) {
   scroller.append(lists);
   const current = {
     id: created.lab, rows: created.photos, scroller, lanes: [], waiters: new Set(), scrolling: false, stopTimer: null,
-    browser: { stops: [], seen: new Set(), open: null },
+    // The rows that have been on screen in this lab: the browser lane's bytes on any other were wasted.
+    seen: new Set(),
   };
-  const onChange = () => { checkBrowserStop(current); current.waiters.forEach((wake) => wake()); };
-  current.lanes = created.lanes.map((spec) => createLane(spec, { rows: created.photos, rowHeight: ROW_HEIGHT, run: created.lab, onChange }));
+  const onChange = () => { current.clock.changed(); current.waiters.forEach((wake) => wake()); };
+  const onGone = (reason) => { if (lab === current) say(`The lab ended on the server (${reason}). Run it again.`); };
+  current.lanes = created.lanes.map((spec) => createLane(spec, { rows: created.photos, rowHeight: ROW_HEIGHT, run: created.lab, onChange, onGone }));
+  current.clock = createStopClock(current.lanes);
   heads.style.setProperty('--lanes', String(current.lanes.length));
   lists.style.setProperty('--lanes', String(current.lanes.length));
   current.lanes.forEach((lane) => { heads.append(lane.head); lists.append(lane.list); });
@@ -127,27 +133,15 @@ function visibleRows(current) {
   return { first, last };
 }
 
-/** Scrolling stopped: every lane's viewer hears the rows on screen; the browser lane's clock starts. */
+/** Scrolling stopped: every lane's clock starts, and every lane's viewer hears the rows on screen. */
 function stop(current) {
   clearTimeout(current.stopTimer);
   current.scrolling = false;
   const rows = visibleRows(current);
+  current.clock.stop(rows);
   current.lanes.forEach((lane) => lane.report({ scrolling: false, ...rows }));
-  const browser = current.browser;
-  if (browser.open) browser.open.abandoned = true;
-  browser.open = { first: rows.first, last: rows.last, ms: null, abandoned: false, at: performance.now() };
-  browser.stops.push(browser.open);
-  for (let i = rows.first; i <= rows.last; i += 1) browser.seen.add(i);
-  checkBrowserStop(current);
+  for (let i = rows.first; i <= rows.last; i += 1) current.seen.add(i);
   current.waiters.forEach((wake) => wake());
-}
-
-function checkBrowserStop(current) {
-  const open = current.browser.open;
-  const lane = current.lanes.find((candidate) => candidate.spec.strategy === 'browser');
-  if (!open || !lane || !lane.isDone(open.first, open.last)) return;
-  open.ms = performance.now() - open.at;
-  current.browser.open = null;
 }
 
 /** Every lane's figures now (one GET /api/labs/ID for the server lanes). */
@@ -155,7 +149,7 @@ async function figures(current) {
   const response = await fetch(url(`/api/labs/${current.id}`), { cache: 'no-store' });
   if (!response.ok) return null;
   const report = await response.json();
-  return current.lanes.map((lane, index) => laneFigures(lane, report.lanes[index], current.browser));
+  return current.lanes.map((lane, index) => laneFigures(lane, report.lanes[index], current.seen));
 }
 
 async function refresh(current) {
@@ -164,11 +158,11 @@ async function refresh(current) {
   current.lanes.forEach((lane, index) => showLive(lane, all[index]));
 }
 
-/** Waits until every lane has the rows of the last stop done, or `boundMs` passes. */
-function untilDone(current, { first, last }, boundMs) {
+/** Waits until every lane shows the rows of the last stop, or `boundMs` passes. */
+function untilDone(current, boundMs) {
   return new Promise((resolve) => {
     const check = () => {
-      if (current.lanes.every((lane) => lane.isDone(first, last))) finish();
+      if (current.clock.settled) finish();
     };
     const finish = () => { clearTimeout(timer); current.waiters.delete(check); resolve(); };
     const timer = setTimeout(finish, boundMs);
@@ -214,12 +208,20 @@ async function play(name) {
     }
     // A stop where the lanes already are (the flick's first) is not a new one: its clock runs already.
     const rows = visibleRows(current);
-    const last = current.browser.stops[current.browser.stops.length - 1];
+    const stops = current.lanes[0].stops;
+    const last = stops[stops.length - 1];
     if (current.scrolling || !last || last.first !== rows.first || last.last !== rows.last) stop(current);
     // An impatient step waits for the lanes a little, or not at all, before its dwell.
     const bound = step.wait == null ? STOP_BOUND_MS : step.wait * 1000;
-    if (bound > 0) await untilDone(current, visibleRows(current), bound);
+    if (bound > 0) await untilDone(current, bound);
+    // A lane that did not show its rows within the whole bound is not done at this stop.
+    if (step.wait == null) current.clock.end(STOP_BOUND_MS);
     await pause(step.dwell);
+  }
+  // The last stop gets the whole bound, then is done or counted as not done.
+  if (lab === current) {
+    await untilDone(current, STOP_BOUND_MS);
+    current.clock.end(STOP_BOUND_MS);
   }
   playing = false;
   traceButtons.forEach((button) => { button.disabled = false; });
@@ -235,6 +237,28 @@ async function play(name) {
   // What the trace was for: the comparison, brought into view.
   section.scrollIntoView({ block: 'nearest' });
 }
+
+// For the browser tests and the curious: each lane's stops on the page's clock, its reports, and
+// the browser lane's Resource Timing.
+window.classicPhotosLab = Object.freeze({
+  get id() { return lab ? lab.id : null; },
+  get playing() { return playing; },
+  get lanes() {
+    return lab ? lab.lanes.map((lane) => ({
+      strategy: lane.spec.strategy,
+      stops: lane.stops.map(({ first, last, at, ms, abandoned, notDone, bound }) => ({ first, last, at, ms, abandoned, notDone, bound })),
+      shared: lane.events ? lane.events.shared : null,
+      reports: lane.reporter ? { sent: lane.reporter.sent, acknowledged: lane.reporter.acknowledged, errors: lane.reporter.errors } : null,
+    })) : [];
+  },
+  browserTimings() {
+    const lane = lab && lab.lanes.find((candidate) => candidate.timings);
+    return lane ? lane.timings().map(({ index, entry }) => ({
+      index, name: entry.name, startTime: entry.startTime, requestStart: entry.requestStart,
+      responseEnd: entry.responseEnd, protocol: entry.nextHopProtocol,
+    })) : [];
+  },
+});
 
 form.addEventListener('submit', (event) => {
   event.preventDefault();

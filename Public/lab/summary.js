@@ -1,6 +1,7 @@
 // The lab's figures: each lane's live line under its name, and the summary table at the end of a
-// trace. Server lanes' figures come from GET /api/labs/ID (measured where the work happens); the
-// browser lane's from this page (its stops' times, Resource Timing's bytes).
+// trace. Every lane's times to visible are the page's own (stops.js: from the stop to the frame
+// that shows the rows); the server lanes' bytes and waste come from GET /api/labs/ID, the browser
+// lane's from Resource Timing.
 
 import { formatBytes, formatSeconds, setText } from '../format.js';
 
@@ -14,10 +15,31 @@ export function percentile(values, p) {
 
 const ms = (value) => (value == null ? '—' : Math.round(value) + ' ms');
 
-/** One lane's figures, from the server's report of it (`report`) or, for the browser lane, the page. */
-export function laneFigures(lane, report, browser) {
+/** A stop's time for the percentiles: its own, or for one not done its bound (it took longer). */
+const stopTime = (stop) => (stop.ms != null ? stop.ms : stop.notDone ? stop.bound : null);
+
+/** A percentile of `stops`' times, saying "> bound" when it falls on a stop not done. */
+function percentileText(stops, p) {
+  const timed = stops.filter((stop) => stopTime(stop) != null);
+  const value = percentile(timed.map(stopTime), p);
+  if (value == null) return ms(null);
+  const notDone = timed.some((stop) => stop.notDone && stop.bound === value) && !timed.some((stop) => stop.ms === value);
+  return notDone ? `> ${ms(value)}` : ms(value);
+}
+
+/** "5 of 6, 1 not done (> 20 s)": the stops timed, of all, and those the lane never finished. */
+function stopsText(stops) {
+  const timed = stops.filter((stop) => stop.ms != null).length;
+  const notDone = stops.filter((stop) => stop.notDone);
+  if (!notDone.length) return `${timed} of ${stops.length}`;
+  return `${timed} of ${stops.length}, ${notDone.length} not done (> ${Math.round(notDone[0].bound / 1000)} s)`;
+}
+
+/** One lane's figures: its stops as the page timed them; its bytes from the server's report of it
+ * (`report`) or, for the browser lane, Resource Timing (`seen`: the rows that have been on screen). */
+export function laneFigures(lane, report, seen) {
+  const stops = lane.stops;
   if (lane.spec.strategy !== 'browser') {
-    const stops = report ? report.stops : [];
     return {
       stops,
       downloaded: report ? report.bytesDownloaded : 0,
@@ -32,10 +54,10 @@ export function laneFigures(lane, report, browser) {
   let wasted = 0;
   for (const [index, size] of bytes) {
     downloaded += size;
-    if (!browser.seen.has(index)) wasted += size;
+    if (!seen.has(index)) wasted += size;
   }
   // The browser neither cancels a lazy image nor says what its filter cost.
-  return { stops: browser.stops, downloaded, wasted, wastedCPU: null, aborted: null, cancelled: null };
+  return { stops, downloaded, wasted, wastedCPU: null, aborted: null, cancelled: null };
 }
 
 /** The lane's live line: stops so far, last time to visible, bytes, waste. */
@@ -43,7 +65,7 @@ export function showLive(lane, figures) {
   const timed = figures.stops.filter((stop) => stop.ms != null);
   const last = timed.length ? timed[timed.length - 1].ms : null;
   const parts = [
-    `${timed.length}/${figures.stops.length} stops`,
+    `${timed.length}/${figures.stops.length} stops` + (figures.stops.some((stop) => stop.notDone) ? ' (some not done)' : ''),
     `last ${ms(last)}`,
     `${formatBytes(figures.downloaded)} down`,
     `${formatBytes(figures.wasted)} wasted`,
@@ -56,12 +78,11 @@ export function showLive(lane, figures) {
 export function showSummary(tbody, lanes, figuresByLane) {
   const rows = lanes.map((lane, index) => {
     const figures = figuresByLane[index];
-    const times = figures.stops.filter((stop) => stop.ms != null).map((stop) => stop.ms);
     const cells = [
       lane.name,
-      `${times.length} of ${figures.stops.length}`,
-      ms(percentile(times, 50)),
-      ms(percentile(times, 95)),
+      stopsText(figures.stops),
+      percentileText(figures.stops, 50),
+      percentileText(figures.stops, 95),
       formatBytes(figures.downloaded),
       `${formatBytes(figures.wasted)} (${figures.downloaded ? Math.round((100 * figures.wasted) / figures.downloaded) : 0}%)`,
       figures.wastedCPU == null ? 'n/a' : formatSeconds(figures.wastedCPU),

@@ -27,13 +27,12 @@ extension ServeCommand {
         if configuration.source != nil, configuration.photosDirectory != nil {
             throw SettingError(description: "--source and --photos-dir cannot be used together")
         }
-        let margin = try settings.int("prefetch", prefetch, in: 0...1_000) ?? 3
-        switch try settings.string("strategy", strategy) ?? "prefetch" {
-        case "eager": configuration.strategy = .eager
-        case "visible": configuration.strategy = .visible
-        case "prefetch": configuration.strategy = .prefetch(margin: margin)
-        case let other: throw SettingError(description: "--strategy must be eager, visible or prefetch, got \(other)")
+        let margin = try settings.int("prefetch", prefetch, in: Defaults.prefetchMargins) ?? Defaults.prefetchMargin
+        let name = try settings.string("strategy", strategy) ?? Defaults.strategy.name
+        guard let chosen = SchedulingStrategy(name: name, margin: margin) else {
+            throw SettingError(description: "--strategy must be \(SchedulingStrategy.namesInWords), got \(name)")
         }
+        configuration.strategy = chosen
         var pipeline = configuration.pipeline
         pipeline.maxConcurrentDownloads = try settings.int("downloads", downloads, in: 1...256) ?? pipeline.maxConcurrentDownloads
         if let transfers = try settings.int("max-transfers", maxTransfers, in: 1...4_096) {

@@ -3,6 +3,7 @@ import Dispatch
 import Foundation
 import Logging
 import PhotoPipeline
+import PhotoServer
 import PhotoWeb
 
 /// `classic-photos serve`: the dashboard. Every setting is a flag and an environment variable
@@ -22,9 +23,9 @@ struct ServeCommand: AsyncParsableCommand {
     var source: String?
     @Option(help: "Serve this folder of JPEG/PNG photos as the origin. [env: CLASSIC_PHOTOS_PHOTOS_DIR]")
     var photosDir: String?
-    @Option(help: "eager, visible or prefetch. [env: CLASSIC_PHOTOS_STRATEGY] (default: prefetch)")
+    @Option(help: "\(SchedulingStrategy.names.joined(separator: ", ")). [env: CLASSIC_PHOTOS_STRATEGY] (default: \(Defaults.strategy.name))")
     var strategy: String?
-    @Option(help: "Rows fetched beyond each edge of the viewport with --strategy prefetch. [env: CLASSIC_PHOTOS_PREFETCH] (default: 3)")
+    @Option(help: "Rows fetched beyond each edge of the viewport with --strategy prefetch, \(Defaults.prefetchMargins.lowerBound) to \(Defaults.prefetchMargins.upperBound). [env: CLASSIC_PHOTOS_PREFETCH] (default: \(Defaults.prefetchMargin))")
     var prefetch: Int?
     @Option(help: "Prefetch and background downloads at once, across all viewers (rows on screen do not wait for these). [env: CLASSIC_PHOTOS_DOWNLOADS] (default: 4)")
     var downloads: Int?
@@ -112,21 +113,17 @@ struct ServeCommand: AsyncParsableCommand {
             throw ValidationError(error.description)
         }
         LoggingSystem.bootstrap(StreamLogHandler.standardError)
-        let application: Application
+        let server: PhotoServer
         do {
-            application = try await Application.start(configuration)
+            // SIGTERM and SIGINT stop it gracefully, SIGHUP reads the TLS files again.
+            server = try await PhotoServer.start(configuration, handlingSignals: true)
         } catch {
             throw CommandFailure("\(error)")
         }
         let scheme = configuration.tls == nil ? "http" : "https"
-        let address = "\(scheme)://\(configuration.host):\(application.port)\(configuration.basePath)/"
+        let address = "\(scheme)://\(configuration.host):\(server.port)\(configuration.basePath)/"
         // Written unbuffered: a supervisor or script reading a pipe sees the address at once.
         FileHandle.standardOutput.write(Data("ClassicPhotos Live on \(address) (strategy \(configuration.strategy.name))\n".utf8))
-        let signals = SignalWatcher { await application.stop() }
-        // A renewed certificate is taken up on SIGHUP; a failed reload is logged and the old one stays.
-        let reloads = configuration.tls.map { _ in ReloadSignal { try? await application.reloadCertificates() } }
-        try await application.run()
-        reloads?.stop()
-        await signals.finished()
+        try await server.run()
     }
 }

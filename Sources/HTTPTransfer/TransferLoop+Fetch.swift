@@ -1,5 +1,5 @@
 import Foundation
-import Synchronization
+import Locking
 
 extension TransferLoop {
     /// Fetches `url` and returns its body, suspending (not blocking) the caller; cancelling the calling
@@ -19,7 +19,7 @@ extension TransferLoop {
 
 /// Lets `fetch` cancel a transfer whose handle may not exist yet when the task is cancelled.
 private final class FetchCancellation: Sendable {
-    private let state = Mutex<(handle: TransferHandle?, isCancelled: Bool)>((nil, false))
+    private let state = Locked<(handle: TransferHandle?, isCancelled: Bool)>((nil, false))
 
     /// Records the transfer's handle, cancelling it at once if the task was cancelled first.
     func attach(_ handle: TransferHandle) {

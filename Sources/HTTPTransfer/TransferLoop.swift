@@ -1,5 +1,5 @@
 import Foundation
-import Synchronization
+import Locking
 
 /// Runs HTTP(S) GETs on one thread that drives a shared libcurl multi handle, so a transfer in
 /// flight holds no thread of its own.
@@ -34,7 +34,7 @@ public final class TransferLoop: Sendable {
     public static let shared = TransferLoop()
 
     private let multi: CurlMulti
-    private let state = Mutex(State())
+    private let state = Locked(State())
     /// Left when the loop thread exits, so `shutdown()` can wait for it.
     private let exited = DispatchGroup()
 

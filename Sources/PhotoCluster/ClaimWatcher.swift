@@ -1,7 +1,7 @@
 import Dispatch
 import Logging
 import PostgresNIO
-import Synchronization
+import Locking
 
 /// Waits for claims other instances hold, by looking at PostgreSQL's lock table a few times a
 /// second: when a claim is free (its holder finished, or died and PostgreSQL let go of its locks)
@@ -15,7 +15,7 @@ final class ClaimWatcher: Sendable {
     private let interval: Duration
     private let logger: Logger
     /// Waiters by lock key. Lock order: a leaf.
-    private let waiting = Mutex<[Int32: [@Sendable () -> Void]]>([:])
+    private let waiting = Locked<[Int32: [@Sendable () -> Void]]>([:])
 
     init(session: ClusterConnection, results: PostgresResultStore, interval: Duration, logger: Logger) {
         self.session = session

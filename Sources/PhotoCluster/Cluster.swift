@@ -2,7 +2,7 @@ import Logging
 import NIOCore
 import NIOPosix
 import PhotoPipeline
-import Synchronization
+import Locking
 
 /// Several instances on one PostgreSQL: the pipeline's seams given their shared forms, and the
 /// sessions behind them.
@@ -26,7 +26,7 @@ public final class Cluster: Sendable {
     private let watcher: ClaimWatcher
     private let listener: ClusterListener
     private let relay: ClusterEventRelay
-    private let tasks = Mutex<[Task<Void, Never>]>([])
+    private let tasks = Locked<[Task<Void, Never>]>([])
 
     private init(instance: String, address: DatabaseAddress, eventLoopGroup: any EventLoopGroup, logger: Logger) {
         self.instance = instance

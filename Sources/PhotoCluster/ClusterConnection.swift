@@ -1,6 +1,7 @@
 import Logging
 import NIOCore
 import PostgresNIO
+import Locking
 import Synchronization
 
 /// One PostgreSQL session that is opened again, on the next query, after it was lost.
@@ -19,7 +20,7 @@ final class ClusterConnection: Sendable {
     private let address: DatabaseAddress
     private let eventLoop: any EventLoop
     private let logger: Logger
-    private let link = Mutex(Link.closed)
+    private let link = Locked(Link.closed)
     private static let ids = Atomic(0)
 
     init(address: DatabaseAddress, eventLoop: any EventLoop, logger: Logger) {

@@ -2,6 +2,7 @@ import Logging
 import NIOCore
 import PhotoPipeline
 import PostgresNIO
+import Locking
 import Synchronization
 
 /// Hears the other instances: `LISTEN`s for their events and for results kept, on a session of its
@@ -21,7 +22,7 @@ final class ClusterListener: Sendable {
     private let instance: String
     private let results: PostgresResultStore
     private let logger: Logger
-    private let seen = Mutex(Seen())
+    private let seen = Locked(Seen())
     /// The cluster connected at start; this says otherwise once a listening session is lost.
     private let connected = Atomic(true)
     /// Events before the last one seen that a reconnect reads again (another instance's may commit later).

@@ -3,7 +3,7 @@ import Logging
 import NIOCore
 import PhotoPipeline
 import PostgresNIO
-import Synchronization
+import Locking
 
 /// Results every instance serves, in one PostgreSQL table: originals, sepia thumbnails, previews and
 /// full-size sepia images, by the same names the disk cache uses, so that every instance answers
@@ -24,7 +24,7 @@ public final class PostgresResultStore: ResultStoring {
     private let session: ClusterConnection
     private let reader: ClusterConnection
     private let logger: Logger
-    private let state = Mutex(State())
+    private let state = Locked(State())
 
     init(session: ClusterConnection, reader: ClusterConnection, logger: Logger) {
         self.session = session

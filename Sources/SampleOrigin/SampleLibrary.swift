@@ -1,4 +1,5 @@
 import Foundation
+import Locking
 import Synchronization
 import PhotoCodecs
 
@@ -166,7 +167,7 @@ struct SampleLibrary: Sendable {
 
 /// Collects errors from concurrent work.
 private final class Failures: Sendable {
-    private let messages = Mutex<[String]>([])
+    private let messages = Locked<[String]>([])
     func record(_ message: String) { messages.withLock { $0.append(message) } }
     var first: String? { messages.withLock { $0.first } }
 }

@@ -1,5 +1,5 @@
 import Foundation
-import Synchronization
+import Locking
 import Hummingbird
 import Logging
 import NIOCore
@@ -12,35 +12,29 @@ import ServiceLifecycle
 public final class SampleOrigin: Sendable {
     /// The settings it was started with.
     public let configuration: SampleOriginConfiguration
-    /// The data source URL (`http://127.0.0.1:PORT/photos.plist`).
-    public let dataSourceURL: String
-    /// The port it listens on.
-    public let port: UInt16
     /// The folder the photos are served from.
     public let folder: String
     /// Files of a user's folder that are not listed, with why.
     public let skipped: [SkippedFile]
 
-    private let server: RunningServer
     private let library: SampleLibrary
+    private let responder: RouterResponder<BasicRequestContext>
+    /// The data source, written once the server listens (it names the photos' URLs, with the port).
+    private let plist: DataSourceDocument
 
-    private init(
-        configuration: SampleOriginConfiguration, folder: String, skipped: [SkippedFile], server: RunningServer, port: UInt16,
-        library: SampleLibrary
-    ) {
+    private init(configuration: SampleOriginConfiguration, library: SampleLibrary, responder: RouterResponder<BasicRequestContext>, plist: DataSourceDocument) {
         self.configuration = configuration
         self.library = library
-        self.folder = folder
-        self.skipped = skipped
-        self.server = server
-        self.port = port
-        self.dataSourceURL = "http://127.0.0.1:\(port)/photos.plist"
+        self.folder = library.directory.path
+        self.skipped = library.skipped
+        self.responder = responder
+        self.plist = plist
     }
 
     /// Generates the sample photos missing on disk (or lists `folder`, a folder of the user's own
-    /// photos), then starts serving on 127.0.0.1. `progress(made, total)` follows the generation
-    /// (called from Dispatch's threads; not at all when nothing is missing).
-    public static func start(
+    /// photos), ready to serve. `progress(made, total)` follows the generation (called from
+    /// Dispatch's threads; not at all when nothing is missing).
+    public static func prepare(
         _ configuration: SampleOriginConfiguration, folder: String? = nil,
         progress: (@Sendable (_ made: Int, _ total: Int) -> Void)? = nil
     ) async throws -> SampleOrigin {
@@ -57,36 +51,36 @@ public final class SampleOrigin: Sendable {
         }
 
         let router = Router(options: .autoGenerateHeadEndpoints)
-        let plist = Mutex<Data?>(nil)
+        let plist = DataSourceDocument()
         router.get("/photos.plist") { _, _ -> Response in
-            let body = plist.withLock { $0 } ?? Data()
+            let body = plist.data.withLock { $0 } ?? Data()
             return Response(status: .ok, headers: [.contentType: "application/x-plist"], body: .init(byteBuffer: ByteBuffer(data: body)))
         }
         let defaults = SimulatedNetwork(latency: configuration.latency, bandwidth: configuration.bandwidth)
         router.get("/images/:file") { request, context -> Response in
             try await Self.photo(context.parameters.get("file"), request: request, library: library, defaults: defaults)
         }
+        return SampleOrigin(configuration: configuration, library: library, responder: router.buildResponder(), plist: plist)
+    }
 
+    /// The HTTP server on 127.0.0.1 at the configured port (0: a free one), to run in a service
+    /// group; it calls `onServerRunning` once it listens, and `listening(on:)` then names its data source.
+    public func server(onServerRunning: @escaping @Sendable (any Channel) async -> Void) -> some Service {
         var logger = Logger(label: "sample-origin")
         logger.logLevel = .warning
-        let server: RunningServer
-        do {
-            server = try await RunningServer.start(logger: logger) { onServerRunning in
-                Application(
-                    router: router,
-                    configuration: .init(address: .hostname("127.0.0.1", port: Int(configuration.port)), serverName: nil),
-                    onServerRunning: onServerRunning,
-                    logger: logger)
-            }
-        } catch {
-            throw SampleOriginError.cannotListen(error.reason)
-        }
-        let port = server.port
+        return Application(
+            responder: responder,
+            configuration: .init(address: .hostname("127.0.0.1", port: Int(configuration.port)), serverName: nil),
+            onServerRunning: onServerRunning,
+            logger: logger)
+    }
+
+    /// The data source's URL (`http://127.0.0.1:PORT/photos.plist`) once the server listens on
+    /// `port`; its photos are listed at that address from now on.
+    public func listening(on port: Int) -> String {
         let baseURL = "http://127.0.0.1:\(port)"
-        plist.withLock { $0 = try? library.propertyList(baseURL: baseURL) }
-        return SampleOrigin(
-            configuration: configuration, folder: library.directory.path, skipped: library.skipped, server: server,
-            port: UInt16(port), library: library)
+        plist.data.withLock { $0 = try? library.propertyList(baseURL: baseURL) }
+        return baseURL + "/photos.plist"
     }
 
     /// `GET /images/FILE` as this origin answers it (for another server to answer the same way):
@@ -139,14 +133,14 @@ public final class SampleOrigin: Sendable {
         data.reduce(0xcbf2_9ce4_8422_2325 as UInt64) { ($0 ^ UInt64($1)) &* 0x100_0000_01b3 }
     }
 
-    /// A name for the photo at `url` that stays the same across runs (the port does not):
-    /// the folder it is served from and its path.
-    public func stableKey(for url: String) -> String {
+    /// A name for the photo at `url`, served on `port`, that stays the same across runs (the port
+    /// does not): the folder it is served from and its path.
+    public func stableKey(for url: String, port: Int) -> String {
         url.replacingOccurrences(of: "http://127.0.0.1:\(port)", with: "sample-origin:\(folder)")
     }
+}
 
-    /// Stops serving.
-    public func stop() async {
-        await server.stop(cutOff: .seconds(1))
-    }
+/// The data source the origin serves: empty until the server listens, then the photos at its address.
+private final class DataSourceDocument: Sendable {
+    let data = Locked<Data?>(nil)
 }

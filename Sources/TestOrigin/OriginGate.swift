@@ -1,4 +1,4 @@
-import Synchronization
+import Locking
 
 /// Holds a `.gated` response until the test lets each step go: the head, then the first bytes,
 /// then the rest. A test that needs a transfer "still in flight" holds the rest instead of betting
@@ -11,7 +11,7 @@ public final class OriginGate: Sendable {
         public static func < (lhs: Step, rhs: Step) -> Bool { lhs.rawValue < rhs.rawValue }
     }
 
-    private let opened = Mutex(0)
+    private let opened = Locked(0)
 
     /// A gate with every step closed.
     public init() {}

@@ -1,6 +1,6 @@
 import Foundation
 import Glibc
-import Synchronization
+import Locking
 
 /// A tiny HTTP/1.1 origin on 127.0.0.1 for tests: real sockets, an ephemeral port, an accept thread,
 /// one thread per connection, and a scripted `Behaviour` per path. Every response closes its connection.
@@ -109,12 +109,12 @@ public final class TestOrigin: Sendable {
     /// The port the origin listens on.
     public let port: Int
     private let listener: Int32
-    private let state: Mutex<State>
+    private let state: Locked<State>
 
     /// Binds 127.0.0.1 on an ephemeral port and starts serving `routes` (path -> behaviour).
     public init(routes: [String: Behaviour]) throws(SocketError) {
         (listener, port) = try Socket.listenOnLoopback()
-        state = Mutex(State(routes: routes))
+        state = Locked(State(routes: routes))
         Thread { [self] in acceptConnections() }.start()
     }
 

@@ -50,9 +50,15 @@ struct ServeConfigurationTests {
         #expect(configuration.pipeline.maxConcurrentDownloads == 7)
     }
 
+    @Test func serialIsAStrategyOnTheCommandLineAsInTheAPI() throws {
+        #expect(try configuration(["--strategy", "serial"]).strategy == .serial)
+        #expect(try configuration(["--prefetch", "50"]).strategy == .prefetch(margin: 50))
+    }
+
     @Test(arguments: [
         (["--port", "70000"], "--port must be between 0 and 65535, got 70000"),
-        (["--strategy", "lazy"], "--strategy must be eager, visible or prefetch, got lazy"),
+        (["--strategy", "lazy"], "--strategy must be eager, visible, prefetch or serial, got lazy"),
+        (["--prefetch", "51"], "--prefetch must be between 0 and 50, got 51"),
         (["--downloads", "0"], "--downloads must be between 1 and 256, got 0"),
         (["--downloads", "8", "--max-transfers", "6"], "--max-transfers (6) must be at least --downloads (8)"),
         (["--base-path", "demo/"], "--base-path must start with / and not end with one, got demo/"),

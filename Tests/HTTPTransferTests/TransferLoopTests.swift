@@ -1,4 +1,4 @@
-import Synchronization
+import Locking
 import Foundation
 import HTTPTransfer
 import Testing
@@ -96,9 +96,9 @@ struct TransferLoopTests {
 
             // When all start at once
             let (firstBytes, firstBytesArrived) = AsyncStream.makeStream(of: Void.self)
-            let results = Mutex([Int: Data]())
+            let results = Locked([Int: Data]())
             let (finished, finish) = AsyncStream.makeStream(of: Void.self)
-            let started = Mutex(Set<Int>())
+            let started = Locked(Set<Int>())
             for index in 0..<count {
                 loop.start(
                     origin.url("/photo/\(index)"), limits: .onLoopback,

@@ -1,13 +1,13 @@
 import Foundation
 import HTTPTransfer
 @testable import PhotoPipeline
-import Synchronization
+import Locking
 import Testing
 import TestOrigin
 
 /// What a disk cache reported, in order.
 final class CacheReports: Sendable {
-    private let events = Mutex<[DiskCacheEvent]>([])
+    private let events = Locked<[DiskCacheEvent]>([])
     var all: [DiskCacheEvent] { events.withLock { $0 } }
     func add(_ event: DiskCacheEvent) { events.withLock { $0.append(event) } }
 }
@@ -106,7 +106,7 @@ struct CacheIntegrityTests {
         defer { try? FileManager.default.removeItem(at: directory) }
         let reports = CacheReports()
         let cache = DiskCache(directory: directory, budget: 1_000_000, report: reports.add)
-        let lost = Mutex<[String]>([])
+        let lost = Locked<[String]>([])
         cache.whenLost { names in lost.withLock { $0 += names } }
         #expect(cache.writeProblem == nil)
 

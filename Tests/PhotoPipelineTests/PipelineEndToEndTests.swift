@@ -102,7 +102,7 @@ struct PipelineEndToEndTests {
         var configuration = PipelineConfiguration(maxConcurrentDownloads: 2, maxConcurrentFiltrations: 1)
         configuration.transferLimits.lowSpeedTime = .seconds(1)
         let harness = try PipelineHarness(
-            photos: [("/stall.jpg", .stall(declaredLength: 100_000, sendFirst: 0))], configuration: configuration)
+            photos: [("/stall.jpg", .stall(declaredLength: 100_000, sendFirst: 0))], configuration: configuration, speedChecks: true)
         defer { harness.close() }
         harness.controller().loadImagesForOnscreenRows(0...0)
         try await harness.recorder.wait(photo: 0, "failed as stalled") { state in

@@ -1,7 +1,7 @@
 import Foundation
 import PhotoCodecs
 @testable import PhotoPipeline
-import Synchronization
+import Locking
 import TestOrigin
 import Testing
 
@@ -17,13 +17,13 @@ struct SharedClaimsTests {
             var wantedElsewhere = false
         }
 
-        private let state: Mutex<State>
+        private let state: Locked<State>
         /// Each key this instance starts waiting for.
         private let waited: AsyncStream<String>
         private let waitedContinuation: AsyncStream<String>.Continuation
 
         init(wantedElsewhere: Bool = false) {
-            state = Mutex(State(wantedElsewhere: wantedElsewhere))
+            state = Locked(State(wantedElsewhere: wantedElsewhere))
             (waited, waitedContinuation) = AsyncStream.makeStream()
         }
 
@@ -77,7 +77,7 @@ struct SharedClaimsTests {
 
     /// The store every instance shares, in memory.
     final class SharedStore: ResultStoring {
-        private let files = Mutex<[String: Data]>([:])
+        private let files = Locked<[String: Data]>([:])
 
         func contains(_ name: String) -> Bool { files.withLock { $0[name] != nil } }
         func read(_ name: String) -> Data? { files.withLock { $0[name] } }

@@ -1,4 +1,5 @@
 @testable import PhotoPipeline
+import Locking
 import Synchronization
 import Testing
 
@@ -6,7 +7,7 @@ import Testing
 struct SingleFlightTests {
     /// A gate the test opens: the work waits on it, so the callers surely overlap.
     final class Gate: Sendable {
-        private let state = Mutex<(open: Bool, waiting: [CheckedContinuation<Void, Never>])>((false, []))
+        private let state = Locked<(open: Bool, waiting: [CheckedContinuation<Void, Never>])>((false, []))
 
         func wait() async {
             await withCheckedContinuation { continuation in

@@ -1,12 +1,12 @@
 import PhotoPipeline
-import Synchronization
+import Locking
 import Testing
 
 @Suite("WorkSlots: the bounds the list and lab lanes share")
 struct WorkSlotsTests {
     /// Records the decisions a wait was told of.
     final class Decisions: Sendable {
-        private let values = Mutex<[Bool]>([])
+        private let values = Locked<[Bool]>([])
         func record(_ value: Bool) { values.withLock { $0.append(value) } }
         var all: [Bool] { values.withLock { $0 } }
     }

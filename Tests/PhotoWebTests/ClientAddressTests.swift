@@ -34,9 +34,8 @@ struct ClientAddressTests {
         let connected = registry.create()!
         let generation = connected.outbox.attach(lastEventID: nil) { [] }
         connected.outbox.detach(generation: generation)
-        #expect(registry.create() == nil)
         let dropped = registry.dropIdle(now: .now + .seconds(6))
         #expect(dropped.map(\.id) == [never.id])
-        #expect(registry.create() != nil)
+        #expect(registry.session(connected.id) != nil)
     }
 }

@@ -24,7 +24,7 @@ struct ContractTests {
     @Test func everyRouteIsInTheContractAndEveryOperationIsARoute() async throws {
         try await WebHarness.with(photoCount: 4) { harness in
             // Given the router the server runs and the document it serves
-            let router = try Routes.router(context: harness.application.context)
+            let router = try Routes.router(context: harness.application.web.context)
             let response = try await harness.request(.GET, "/openapi.json")
             #expect(response.status == 200)
             #expect(response.headers[.contentType] == "application/json")

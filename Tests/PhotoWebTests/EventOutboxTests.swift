@@ -108,6 +108,29 @@ struct EventOutboxTests {
         #expect(dropped.map(\.id) == [gone.id])
         #expect(registry.session(kept.id) != nil && registry.session(gone.id) == nil)
     }
+
+    @Test func aViewerWhoseStreamClosedMakesRoomAtOnceForANewOne() {
+        // Given a full server: one viewer still connecting, one reading, two whose streams closed
+        let registry = ViewerRegistry(maxViewers: 4, idleTimeout: .seconds(30))
+        let connecting = registry.create()!
+        let reading = registry.create()!
+        _ = reading.outbox.attach(lastEventID: nil) { [] }
+        let (first, second) = (registry.create()!, registry.create()!)
+        for gone in [first, second] {
+            let generation = gone.outbox.attach(lastEventID: nil) { [] }
+            gone.outbox.detach(generation: generation)
+        }
+
+        // When new viewers come, long before the idle timeout
+        // Then each takes the place of the viewer whose stream went first, and the server is full again
+        #expect(registry.create() != nil)
+        #expect(registry.session(first.id) == nil && registry.session(second.id) != nil)
+        #expect(registry.create() != nil)
+        #expect(registry.session(second.id) == nil)
+        #expect(registry.create() == nil)
+        #expect(registry.session(connecting.id) != nil && registry.session(reading.id) != nil)
+        #expect(registry.count == 4)
+    }
 }
 
 extension EventOutbox.Item: Equatable {

@@ -92,7 +92,7 @@ struct HTTPLimitsTests {
 
     @Test func staticFilesAreVersionedByContentAndA304RepeatsItsValidators() async throws {
         try await WebHarness.with { harness in
-            let version = harness.application.context.staticFiles.version
+            let version = harness.application.web.context.staticFiles.version
             let versioned = try await harness.request(.GET, "/static/v/\(version)/app.css")
             #expect(versioned.status == 200)
             #expect(versioned.headers[.cacheControl] == "public, max-age=31536000, immutable")
@@ -231,7 +231,7 @@ struct ConnectionsPerClientTests {
 
     @Test func pastTheLimitANewConnectionIsAnswered429UntilOneOfTheOthersCloses() async throws {
         try await WebHarness.with(configure: { $0.connectionsPerClient = 3 }) { harness in
-            let connections = harness.application.connections
+            let connections = harness.application.web.connections
             var open = try await held(3, port: harness.application.port)
             #expect(connections.openConnections(from: "127.0.0.1") == 3)
 
@@ -262,8 +262,8 @@ struct ConnectionsPerClientTests {
             $0.trustedProxies = ["127.0.0.0/8"]
         }) { harness in
             let open = try await held(3, port: harness.application.port)
-            #expect(harness.application.connections.openConnections(from: "127.0.0.1") == 0)
-            #expect(harness.application.connections.refused == 0)
+            #expect(harness.application.web.connections.openConnections(from: "127.0.0.1") == 0)
+            #expect(harness.application.web.connections.refused == 0)
             #expect(open.count == 3)
         }
     }

@@ -59,7 +59,7 @@ struct ListLengthTests {
             #expect(page.status == 200)
 
             // Then a window of rows is asked for, not 50,000
-            let wanted = harness.application.context.viewers.all.compactMap { $0.existingController?.pendingRows.count }
+            let wanted = harness.application.web.context.viewers.all.compactMap { $0.existingController?.pendingRows.count }
             #expect(wanted.count == 1)
             #expect(wanted.allSatisfy { $0 <= harness.pipeline.eagerWindow })
         }

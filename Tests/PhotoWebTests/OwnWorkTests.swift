@@ -88,7 +88,7 @@ struct OwnWorkTests {
                 event.name == "photo" && (event.json["index"] as? Int) == 3 && (event.json["state"] as? String) == "filtered"
             }.operations
             #expect(seen.count >= 8 && seen.allSatisfy { ($0["mine"] as? Bool) == false })
-            let bystanderQueues = harness.application.context.viewers.session(.init(bystander))?.currentQueues()
+            let bystanderQueues = harness.application.web.context.viewers.session(.init(bystander))?.currentQueues()
             #expect(bystanderQueues?.work == ViewerWork.Amount())
         }
     }
@@ -97,13 +97,13 @@ struct OwnWorkTests {
         try await WebHarness.with(configure: { $0.strategy = .prefetch(margin: 3) }) { harness in
             let page = try await harness.request(.GET, "/?strategy=eager")
             let viewer = try #require(page.text.firstMatch(of: /data-viewer="([0-9a-f-]+)"/)?.1)
-            let session = try #require(harness.application.context.viewers.session(.init(String(viewer))))
+            let session = try #require(harness.application.web.context.viewers.session(.init(String(viewer))))
             #expect(session.existingController?.strategy == .eager)
             // A value the API would refuse opens the page on the server's default.
             let typo = try await harness.request(.GET, "/?strategy=fastest&prefetch=2")
             #expect(typo.status == 200)
             let other = try #require(typo.text.firstMatch(of: /data-viewer="([0-9a-f-]+)"/)?.1)
-            #expect(harness.application.context.viewers.session(.init(String(other)))?.existingController?.strategy == .prefetch(margin: 3))
+            #expect(harness.application.web.context.viewers.session(.init(String(other)))?.existingController?.strategy == .prefetch(margin: 3))
 
             // The eager viewer has every row done: the first screen's thumbnails are preloaded with the page.
             let events = try await EventStreamReader(port: harness.application.port, target: "/events?viewer=\(viewer)")

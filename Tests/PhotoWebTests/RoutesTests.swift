@@ -16,7 +16,7 @@ struct RoutesTests {
                 response.text.firstMatch(of: /data-viewer="([0-9a-f-]+)"/).map { String($0.1) }
             }
             #expect(ids.count == 2 && ids[0] != ids[1])
-            #expect(ids.allSatisfy { harness.application.context.viewers.session(.init($0)) != nil })
+            #expect(ids.allSatisfy { harness.application.web.context.viewers.session(.init($0)) != nil })
         }
     }
 
@@ -36,6 +36,30 @@ struct RoutesTests {
             let stats = try await harness.request(.GET, "/api/stats")
             #expect(stats.status == 200)
             #expect((stats.json["downloads"] as? [String: Any])?["started"] as? Int == 0)
+        }
+    }
+
+    /// The list comes in pages, so one answer costs the same at any list length.
+    @Test func theListComesInPagesWithinBounds() async throws {
+        try await WebHarness.with(photoCount: 50) { harness in
+            let page = try await harness.request(.GET, "/api/photos?from=45&limit=3")
+            #expect(page.json["count"] as? Int == 50)
+            #expect(page.json["from"] as? Int == 45)
+            #expect(page.json["next"] as? Int == 48)
+            #expect((page.json["photos"] as? [[String: Any]])?.map { $0["index"] as? Int } == [45, 46, 47])
+
+            let last = try await harness.request(.GET, "/api/photos?from=48&limit=1000")
+            #expect((last.json["photos"] as? [[String: Any]])?.count == 2)
+            #expect(last.json["next"] as? Int == nil)
+            let past = try await harness.request(.GET, "/api/photos?from=9223372036854775807")
+            #expect(past.status == 200)
+            #expect((past.json["photos"] as? [Any])?.isEmpty == true)
+
+            for query in ["from=-1", "limit=0", "limit=1001", "from=x", "limit=99999999999999999999"] {
+                let refused = try await harness.request(.GET, "/api/photos?\(query)")
+                #expect(refused.status == 400, "\(query)")
+                #expect((refused.json["error"] as? String)?.contains("whole number") == true, "\(query)")
+            }
         }
     }
 
@@ -88,7 +112,7 @@ struct RoutesTests {
         try await WebHarness.with(configure: { $0.basePath = "/demo" }) { harness in
             let page = try await harness.request(.GET, "/demo/")
             #expect(page.status == 200)
-            let version = harness.application.context.staticFiles.version
+            let version = harness.application.web.context.staticFiles.version
             #expect(page.text.contains("/demo/static/v/\(version)/app.js"))
             #expect(try await harness.request(.GET, "/demo/static/v/\(version)/app.js").status == 200)
             #expect(try await harness.request(.GET, "/demo/api/photos").json["status"] as? String == "ready")

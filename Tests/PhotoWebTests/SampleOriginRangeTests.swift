@@ -2,6 +2,7 @@ import Foundation
 import HTTPTypes
 import HummingbirdTesting
 import NIOCore
+@testable import PhotoServer
 @testable import SampleOrigin
 import Testing
 
@@ -13,7 +14,7 @@ struct SampleOriginRangeTests {
         configuration.photoCount = 3
         configuration.latency = .zero
         configuration.bandwidth = 100_000_000
-        let origin = try await SampleOrigin.start(configuration)
+        let origin = try await RunningOrigin.start(configuration)
         defer { Task { await origin.stop() } }
         let path = "/images/photo-000.jpg"
         func get(_ headers: HTTPFields) async throws -> TestClient.Response {

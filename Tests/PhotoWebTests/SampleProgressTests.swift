@@ -1,6 +1,7 @@
 import Foundation
+@testable import PhotoServer
 @testable import SampleOrigin
-import Synchronization
+import Locking
 import Testing
 
 /// A first start makes the sample photos on several threads and says how far it is, for the page.
@@ -12,10 +13,10 @@ struct SampleProgressTests {
         defer { try? FileManager.default.removeItem(at: folder) }
         var configuration = SampleOriginConfiguration(directory: folder.path)
         configuration.photoCount = 12
-        let seen = Mutex<[(made: Int, total: Int)]>([])
+        let seen = Locked<[(made: Int, total: Int)]>([])
 
         // When the origin starts, making its photos
-        let origin = try await SampleOrigin.start(configuration) { made, total in seen.withLock { $0.append((made, total)) } }
+        let origin = try await RunningOrigin.start(configuration) { made, total in seen.withLock { $0.append((made, total)) } }
         await origin.stop()
 
         // Then each made photo was counted once, up to the total of files to make
@@ -26,8 +27,8 @@ struct SampleProgressTests {
         #expect(counts.map(\.made).sorted() == Array(1...total))
 
         // And a second start, with nothing to make, says nothing
-        let again = Mutex(0)
-        let second = try await SampleOrigin.start(configuration) { _, _ in again.withLock { $0 += 1 } }
+        let again = Locked(0)
+        let second = try await RunningOrigin.start(configuration) { _, _ in again.withLock { $0 += 1 } }
         await second.stop()
         #expect(again.withLock { $0 } == 0)
     }

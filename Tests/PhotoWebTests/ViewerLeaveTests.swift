@@ -19,7 +19,7 @@ struct ViewerLeaveTests {
 
             // Then it is gone at once: its stream ends, the other's count follows, and saying it again is a 404
             #expect(left.status == 204)
-            #expect(harness.application.context.viewers.session(.init(leaving)) == nil)
+            #expect(harness.application.web.context.viewers.session(.init(leaving)) == nil)
             while try await leavingEvents.next() != nil {}
             _ = try await stayingEvents.next { $0.name == "stats" && $0.json["viewers"] as? Int == 1 }
             let again = try await harness.request(.DELETE, "/api/viewers/\(leaving)")

@@ -55,7 +55,7 @@ struct ViewportTests {
             // When another stops on rows 4-5, its rows load while the scroller's queues stay suspended
             try await harness.report(reader, scrolling: false, rows: 4...5)
             try await readerEvents.waitUntilFiltered(4...5)
-            #expect(harness.application.context.viewers.session(.init(scroller))?.queuesIfChanged().map(\.download.suspended) ?? true)
+            #expect(harness.application.web.context.viewers.session(.init(scroller))?.queuesIfChanged().map(\.download.suspended) ?? true)
 
             // And when the scroller stops on rows 0-1, exactly those load for it
             try await harness.report(scroller, scrolling: false, rows: 0...1)
@@ -84,7 +84,7 @@ struct StrategyPerViewerTests {
             #expect(changed.status == 204)
             let queues = try await stream.next { $0.name == "queues" && $0.json["strategy"] as? String == "prefetch" }
             #expect(queues.json["prefetch"] as? Int == 2)
-            let controller = try #require(harness.application.context.viewers.session(.init(viewer))?.existingController)
+            let controller = try #require(harness.application.web.context.viewers.session(.init(viewer))?.existingController)
             #expect(controller.strategy == .prefetch(margin: 2))
 
             #expect(try await harness.post("/api/viewers", json: #"{"strategy": "fastest"}"#).status == 400)

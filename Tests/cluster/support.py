@@ -239,6 +239,8 @@ class Viewer:
         assert status == 201, body
         self.id = json.loads(body)["viewer"]
         self.states: dict[int, list[dict]] = {}
+        # Every `stats` event, in order (the page replaces its totals whole with each).
+        self.stats: list[dict] = []
         self.condition = threading.Condition()
         self.sock = socket.create_connection(("127.0.0.1", instance.port), timeout=DEADLINE * 2)
         self.sock.sendall(f"GET /events?viewer={self.id} HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n".encode())
@@ -273,6 +275,8 @@ class Viewer:
                 self.snapshot.set()
             elif name == "photo":
                 self.states.setdefault(data["index"], []).append(data)
+            elif name == "stats":
+                self.stats.append(data)
             self.condition.notify_all()
 
     def show(self, first: int, last: int):
@@ -302,6 +306,21 @@ class Viewer:
                 if remaining <= 0:
                     now = {i: (self.states.get(i) or [{}])[-1].get("state") for i in indices}
                     pytest.fail(f"viewer on {self.instance.name}: rows not {state}: {now}\n{self.instance.describe()}", pytrace=False)
+                self.condition.wait(remaining)
+
+    def wait_for_stats(self, condition, what: str) -> dict:
+        """Waits for a `stats` event that satisfies `condition`, returning it (older ones are skipped)."""
+        end = time.monotonic() + DEADLINE
+        seen = 0
+        with self.condition:
+            while True:
+                for stats in self.stats[seen:]:
+                    if condition(stats):
+                        return stats
+                seen = len(self.stats)
+                remaining = end - time.monotonic()
+                if remaining <= 0:
+                    pytest.fail(f"viewer on {self.instance.name}: no stats event with {what}; last {self.stats[-1:]}", pytrace=False)
                 self.condition.wait(remaining)
 
     def close(self):

@@ -102,11 +102,18 @@ def test_restarting_postgres_mid_run_every_instance_recovers(cluster, origin, po
     postgres.stop()
     wait_until(lambda: all(instance.health().get("database") == "lost" for instance in cluster), "every instance to see the loss")
     assert all(instance.health().get("status") == "ready" for instance in cluster), "instances keep serving"
-    # The page hears it with the totals (its banner says so).
+    # The page hears it with the totals (its banner says so), and every later tick's totals say it
+    # too: the page replaces its totals whole, so one without the field took the banner away.
     assert json.loads(cluster[0].request("GET", "/api/stats")[2])["database"] == "lost"
+    first = watching[0]
+    lost = first.wait_for_stats(lambda stats: stats.get("database") == "lost", "the database lost")
+    viewers(cluster[0])
+    ticked = first.wait_for_stats(lambda stats: stats["viewers"] > lost["viewers"], "one more viewer")
+    assert ticked.get("database") == "lost", "the tick after the loss keeps the banner"
     postgres.start()
     wait_until(lambda: all(instance.health().get("database") == "connected" for instance in cluster), "every instance to reconnect")
     assert json.loads(cluster[0].request("GET", "/api/stats")[2])["database"] == "connected"
+    first.wait_for_stats(lambda stats: stats.get("database") == "connected", "the database connected again")
     for gate in gates:
         gate.set()
     for viewer in watching:

@@ -137,6 +137,13 @@ def test_eager_at_a_long_list_asks_for_a_window_not_the_list(start_server):
             in_progress = downloads["pending"] + downloads["executing"]
             # Three eager viewers share one window of rows at the top (a few dozen), not 300,000 operations.
             assert 0 < in_progress <= 100, downloads
+            # The list comes in pages: one answer is a page at any length (12.8 MB at 100,000 rows before).
+            status, _, body = request(server, "GET", "/api/photos")
+            listing = json.loads(body)
+            assert status == 200 and listing["count"] == 100_000 and len(listing["photos"]) == 1_000, len(body)
+            assert len(body) < 400_000 and listing["next"] == 1_000, len(body)
+            status, _, body = request(server, "GET", "/api/photos?from=99990")
+            assert [row["index"] for row in json.loads(body)["photos"]] == list(range(99_990, 100_000))
             support.assert_normal_client_served(server.host, server.port, when="while three eager viewers waited")
         finally:
             probe.stop()

@@ -1,5 +1,5 @@
 import Foundation
-import Synchronization
+import Locking
 
 /// Downloaded originals and sepia results kept on disk, so a restart does not fetch or filter again.
 ///
@@ -33,7 +33,7 @@ public final class DiskCache: Sendable {
     public let directory: URL
     /// The most bytes kept.
     public let budget: Int
-    let state = Mutex(State())
+    let state = Locked(State())
     let report: @Sendable (DiskCacheEvent) -> Void
     private let writer = DispatchQueue(label: "classic-photos.disk-cache")
 

@@ -1,4 +1,5 @@
 import Foundation
+import Locking
 import Synchronization
 
 /// Fans pipeline events out to subscribers, each through its own stream, in stamp order.
@@ -20,7 +21,7 @@ public final class EventPublisher: EventTransporting, Sendable {
         var nextID: UInt64 = 0
     }
 
-    private let state = Mutex(State())
+    private let state = Locked(State())
     private let lastStamped = Atomic<UInt64>(0)
     private let start = ContinuousClock.now
 

@@ -1,6 +1,6 @@
 import Foundation
 import HTTPTransfer
-import Synchronization
+import Locking
 
 /// What an `ImageDownloader` reports, on the transfer loop's thread.
 protocol ImageDownloaderDelegate: PhotoOperationDelegate {
@@ -34,9 +34,9 @@ final class ImageDownloader: PhotoOperation, @unchecked Sendable {
     private let loop: TransferLoop
     private let limits: TransferLimits
     private weak let delegate: (any ImageDownloaderDelegate)?
-    private let lifecycle: Mutex<Lifecycle>
+    private let lifecycle: Locked<Lifecycle>
     /// The latest copy of the bytes arrived, for a preview, and when the next is worth taking.
-    private let arrived = Mutex(ArrivedBytes())
+    private let arrived = Locked(ArrivedBytes())
 
     /// A download of `photoRecord` whose bytes go to `filtration` (which depends on it).
     init(
@@ -48,7 +48,7 @@ final class ImageDownloader: PhotoOperation, @unchecked Sendable {
         self.loop = loop
         self.limits = limits
         self.delegate = delegate
-        lifecycle = Mutex(Lifecycle(filtration: filtration))
+        lifecycle = Locked(Lifecycle(filtration: filtration))
         super.init(photoRecord: photoRecord, queue: .download, claims: claims, bounds: bounds)
     }
 

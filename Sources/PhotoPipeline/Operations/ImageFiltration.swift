@@ -1,6 +1,6 @@
 import Foundation
 import PhotoCodecs
-import Synchronization
+import Locking
 
 /// What an `ImageFiltration` reports, on the filtration queue's thread.
 protocol ImageFiltrationDelegate: PhotoOperationDelegate {
@@ -36,9 +36,9 @@ final class ImageFiltration: PhotoOperation, @unchecked Sendable {
     }
 
     /// The bytes to filter, or where they will come from; emptied once read.
-    private let input: Mutex<Input>
+    private let input: Locked<Input>
     /// Whether `main()` ran: Foundation's `start()` skips it for an operation cancelled first.
-    private let ranMain = Mutex(false)
+    private let ranMain = Locked(false)
     private weak let delegate: (any ImageFiltrationDelegate)?
     private let renderer: SepiaRenderer
     private let thumbnailHeight: Int
@@ -49,7 +49,7 @@ final class ImageFiltration: PhotoOperation, @unchecked Sendable {
         claims: any WorkClaiming, bounds: SharedBounds? = nil, delegate: any ImageFiltrationDelegate
     ) {
         self.delegate = delegate
-        self.input = Mutex(input)
+        self.input = Locked(input)
         (self.renderer, self.thumbnailHeight) = (renderer, thumbnailHeight)
         super.init(photoRecord: photoRecord, queue: .filtration, claims: claims, bounds: bounds)
     }

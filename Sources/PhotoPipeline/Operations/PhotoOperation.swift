@@ -1,4 +1,5 @@
 import Foundation
+import Locking
 import Synchronization
 
 /// What the pipeline hears from its operations. Called on the operation's own thread
@@ -35,7 +36,7 @@ class PhotoOperation: Operation, @unchecked Sendable {
     /// The process-wide bounds this operation takes a slot of before it works, if any.
     let bounds: SharedBounds?
     /// A wait for a slot not granted yet, and whether a slot is held (`PhotoOperation+Slots`).
-    let slotWait = Mutex<WorkSlots.Ticket?>(nil)
+    let slotWait = Locked<WorkSlots.Ticket?>(nil)
     let slotHeld = Atomic(false)
 
     private let gateOpen = Atomic(true)

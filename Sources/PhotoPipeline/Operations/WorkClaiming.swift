@@ -1,5 +1,5 @@
 import Dispatch
-import Synchronization
+import Locking
 
 /// Who runs a photo's work: the single flight that makes one download and one filtration of a photo
 /// at a time, however many viewers (or instances) want it.
@@ -39,7 +39,7 @@ extension WorkClaiming {
 
 /// The claims of one process: a set of the work running now.
 public final class LocalWorkClaims: WorkClaiming {
-    private let running = Mutex<Set<String>>([])
+    private let running = Locked<Set<String>>([])
 
     /// No work claimed yet.
     public init() {}

@@ -1,4 +1,4 @@
-import Synchronization
+import Locking
 
 /// A bound that several pipelines share on how much of one kind of work runs at once (transfers,
 /// or filtrations on the cores), with a part of it that guests may never take: the server's own list
@@ -67,7 +67,7 @@ public final class WorkSlots: Sendable {
     }
 
     /// Lock order: a leaf; callbacks run after it is released.
-    private let state = Mutex(State())
+    private let state = Locked(State())
 
     /// `capacity` slots (at least 1), of which `reservedForHost` (at least 1, at most all) guests never hold.
     public init(capacity: Int, reservedForHost: Int) {

@@ -1,4 +1,4 @@
-import Synchronization
+import Locking
 
 /// Everything the pipeline knows, each fact kept by one owner: who wants what (`demand`), what is
 /// queued and what runs where (`pending`), what the work cost (`ledger`), what is held where
@@ -53,10 +53,10 @@ struct PipelineState {
 /// operation is made under it, but no shared operation, queue, store, publisher or record is called):
 /// a locked section returns `Effects`, which are carried out after it is released.
 final class PipelineCore: PhotoStateReading {
-    let lock: Mutex<PipelineState>
+    let lock: Locked<PipelineState>
 
     init(_ state: sending PipelineState) {
-        lock = Mutex(state)
+        lock = Locked(state)
     }
 
     func state(of index: Int) -> PhotoState {

@@ -1,4 +1,4 @@
-import Synchronization
+import Locking
 
 /// Work keyed by what it makes: a call for a key whose work is running waits for that work's result
 /// instead of starting the same work again, so any number of requests for one full-size image cost
@@ -12,7 +12,7 @@ final class SingleFlight<Key: Hashable & Sendable, Value: Sendable>: Sendable {
         var callers: Int
     }
 
-    private let flights = Mutex<[Key: Flight]>([:])
+    private let flights = Locked<[Key: Flight]>([:])
 
     /// The result of `work` for `key`: started now, or shared with the call already running it.
     func run(_ key: Key, _ work: @escaping @Sendable () async throws -> Value) async throws -> Value {

@@ -1,4 +1,4 @@
-import Synchronization
+import Locking
 
 /// One viewer's list: the tutorial's `ListViewController` without the UI.
 ///
@@ -14,7 +14,7 @@ public final class PhotoListController: Sendable {
     public let pipeline: PhotoPipeline
 
     /// The rows last reported visible, how the viewer has been moving, and how far it was read ahead.
-    private let viewport = Mutex<(visible: ClosedRange<Int>?, motion: ScrollMotion, frontier: ReadAheadFrontier)>(
+    private let viewport = Locked<(visible: ClosedRange<Int>?, motion: ScrollMotion, frontier: ReadAheadFrontier)>(
         (nil, ScrollMotion(), ReadAheadFrontier()))
 
     /// Creates a viewer's controller; the eager strategy wants every row at once, in list order (as a

@@ -3,7 +3,6 @@ import Hummingbird
 import Logging
 import NIOCore
 import Mustache
-import PhotoCluster
 import PhotoPipeline
 
 /// What every handler shares: the photo list, the viewers, the templates and the settings.
@@ -25,7 +24,7 @@ struct AppContext: Sendable {
     let metrics: ServerMetrics
     let logger: Logger
     /// The other instances' PostgreSQL, when configured.
-    var cluster: Cluster?
+    let cluster: (any ClusterMembership)?
 
     /// Where the page's static files are: `BASE/static/v/VERSION`, a prefix that changes with their content.
     var staticBase: String { "\(configuration.basePath)/static/v/\(staticFiles.version)" }
@@ -58,12 +57,12 @@ struct AppContext: Sendable {
         return try loadedPipeline()
     }
 
+    /// The server totals, the same for the snapshot, `GET /api/stats` and the tick.
+    var totals: ServerTotals { ServerTotals(viewers: viewers, cluster: cluster) }
+
     /// The server totals now.
     func stats(of pipeline: PhotoPipeline) -> EventPayloads.Stats {
-        var stats = EventPayloads.Stats(pipeline.stats, viewers: viewers.count, configuration: pipeline.configuration)
-        stats.database = cluster?.health.database
-        stats.unsentEventBytes = viewers.unsent.bytes
-        return stats
+        totals.stats(of: pipeline)
     }
 
     /// The pipeline once the photo list is loaded, or a 409 saying where loading stands.

@@ -1,7 +1,7 @@
 import Foundation
 import PhotoPipeline
 import SampleOrigin
-import Synchronization
+import Locking
 
 /// The photo list as the web layer sees it: loading, ready with its pipeline, or failed with why.
 final class PhotoLibrary: Sendable {
@@ -11,9 +11,9 @@ final class PhotoLibrary: Sendable {
         case failed(String)
     }
 
-    private let status = Mutex((Status.loading, skipped: [SkippedFile]()))
+    private let status = Locked((Status.loading, skipped: [SkippedFile]()))
     /// On a first start, while the sample photos are made: how many of how many (for the page).
-    private let samples = Mutex<EventPayloads.SampleProgress?>(nil)
+    private let samples = Locked<EventPayloads.SampleProgress?>(nil)
 
     /// The current status.
     var current: Status { status.withLock { $0.0 } }
@@ -49,13 +49,10 @@ final class PhotoLibrary: Sendable {
         }
     }
 
-    /// Every row with its current state.
-    var photos: [EventPayloads.Photo] {
-        pipeline.map(Self.photos(of:)) ?? []
-    }
-
-    /// Every row of `pipeline` with its current state.
-    static func photos(of pipeline: PhotoPipeline) -> [EventPayloads.Photo] {
-        pipeline.records.map { EventPayloads.Photo(index: $0.index, state: $0.state, record: $0) }
+    /// The rows in `page` (clamped to the list) with their current states.
+    func photos(in page: Range<Int>) -> [EventPayloads.Photo] {
+        guard let records = pipeline?.records else { return [] }
+        let rows = page.clamped(to: 0..<records.count)
+        return records[rows].map { EventPayloads.Photo(index: $0.index, state: $0.state, record: $0) }
     }
 }

@@ -26,6 +26,10 @@ enum Routes {
     ) {
         routes.get("/", use: page.handle)
         routes.get("/events", use: EventsHandler(context: context).handle)
+        let shared = SharedEventsHandler(context: context)
+        routes.get("/events/shared", use: shared.open)
+        routes.post("/api/streams/:id/viewers", use: shared.join)
+        routes.delete("/api/streams/:id/viewers/:viewer", use: shared.leave)
         let viewers = ViewersHandler(context: context)
         routes.post("/api/viewers", use: viewers.handle)
         routes.delete("/api/viewers/:id", use: viewers.leave)

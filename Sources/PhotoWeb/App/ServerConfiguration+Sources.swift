@@ -6,7 +6,7 @@ extension ServerConfiguration {
     /// named by starting it (the built-in sample origin or `--photos-dir`, at `namedOrigin`) or by
     /// `--source` (a URL's host and port) allowed beside `--allow-source-host`. Every other
     /// loopback, private or link-local address stays refused, redirects included.
-    func transferLimits(namedOrigin: String?) -> TransferLimits {
+    package func transferLimits(namedOrigin: String?) -> TransferLimits {
         var limits = pipeline.transferLimits
         for url in [namedOrigin, source].compactMap({ $0 }) {
             if let entry = AllowedSources.Entry(origin: url) {

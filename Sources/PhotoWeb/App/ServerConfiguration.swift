@@ -16,8 +16,8 @@ public struct ServerConfiguration: Sendable {
     public var source: String?
     /// A folder of the user's own images to serve as the origin instead of the samples.
     public var photosDirectory: String?
-    /// How work is driven. Default: visible rows plus a margin of 3.
-    public var strategy: SchedulingStrategy = .prefetch(margin: 3)
+    /// How work is driven. Default: `Defaults.strategy`.
+    public var strategy: SchedulingStrategy = Defaults.strategy
     /// Queue widths, thumbnail size, memory budget, download and decode limits.
     public var pipeline = PipelineConfiguration()
     /// The built-in sample origin: photo count, latency, bandwidth.
@@ -109,7 +109,7 @@ public struct ServerConfiguration: Sendable {
     }
 
     /// The resident memory that triggers a memory warning.
-    var effectiveMemoryLimit: Int { memoryLimitBytes ?? pipeline.memoryBudgetBytes + 512 * 1024 * 1024 }
+    public var effectiveMemoryLimit: Int { memoryLimitBytes ?? pipeline.memoryBudgetBytes + 512 * 1024 * 1024 }
 
     /// Each lab lane's memory cache: the budget shared by the most lanes that may run at once, and at
     /// least 32 MiB (a lane keeps thumbnails, about 10 KB a photo, and originals only until filtered).
@@ -131,29 +131,12 @@ public struct ServerConfiguration: Sendable {
     }
 
     /// Where downloaded originals and sepia results are kept across restarts.
-    var imageCacheDirectory: String { cacheDirectory + "/images" }
+    package var imageCacheDirectory: String { cacheDirectory + "/images" }
 
     static func defaultCacheDirectory() -> String {
         let environment = ProcessInfo.processInfo.environment
         if let xdg = environment["XDG_CACHE_HOME"], !xdg.isEmpty { return xdg + "/classic-photos" }
         if let home = environment["HOME"], !home.isEmpty { return home + "/.cache/classic-photos" }
         return NSTemporaryDirectory() + "classic-photos"
-    }
-}
-
-extension SchedulingStrategy {
-    /// The strategy's name on the command line and in the page.
-    public var name: String {
-        switch self {
-        case .eager: "eager"
-        case .visible: "visible"
-        case .prefetch: "prefetch"
-        case .serial: "serial"
-        }
-    }
-
-    var prefetchMarginForDisplay: Int {
-        if case .prefetch(let margin) = self { return margin }
-        return 0
     }
 }

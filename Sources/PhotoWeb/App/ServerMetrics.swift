@@ -1,16 +1,16 @@
 import Metrics
 import PhotoPipeline
 import Prometheus
-import Synchronization
+import Locking
 
 /// The server's Prometheus metrics (swift-metrics types on a registry of this server's own, so
 /// several servers in one process, as in the tests, never share counters).
 final class ServerMetrics: Sendable {
     let registry = PrometheusCollectorRegistry()
     private let factory: PrometheusMetricsFactory
-    private let lastStats = Mutex(PipelineStats())
+    private let lastStats = Locked(PipelineStats())
     /// Request counters by route and status, made once each (a registry look-up per request is not free).
-    private let requestCounters = Mutex<[String: Metrics.Counter]>([:])
+    private let requestCounters = Locked<[String: Metrics.Counter]>([:])
 
     init() {
         factory = PrometheusMetricsFactory(registry: registry)

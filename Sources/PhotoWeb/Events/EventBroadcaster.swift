@@ -4,16 +4,17 @@ import PhotoPipeline
 
 /// Fans the pipeline's events out to every viewer's outbox, and on a steady tick sends each viewer
 /// its queue counts, everyone the server totals, heartbeats to quiet streams, and drops viewers
-/// that left.
+/// that left. (The memory monitor is `PhotoServer`'s.)
 ///
 /// Each event's JSON is encoded once and shared by all outboxes. A photo's update goes only to the
 /// viewers whose list is near that row.
 struct EventBroadcaster: Sendable {
     let viewers: ViewerRegistry
     let library: PhotoLibrary
+    /// The totals each tick sends, built as `GET /api/stats` builds them.
+    let totals: ServerTotals
     let tick: Duration
     let heartbeat: Duration
-    let memoryLimit: Int
     let logger: Logger
 
     /// Forwards `pipeline`'s events until its stream ends or the task is cancelled.
@@ -72,24 +73,12 @@ struct EventBroadcaster: Sendable {
     /// Runs the periodic work until the task is cancelled.
     func runTicks() async {
         var lastStats: EventPayloads.Stats?
-        var lastWarning = ContinuousClock.now - .seconds(3_600)
         while !Task.isCancelled {
             do { try await Task.sleep(for: tick) } catch { return }
             let sessions = viewers.all
-            // At most one warning per 10 s: the allocator may keep freed memory a while.
-            if let pipeline = library.pipeline, ContinuousClock.now - lastWarning > .seconds(10),
-               let resident = ResidentMemory.bytes(), resident > memoryLimit {
-                lastWarning = .now
-                // The tutorial's didReceiveMemoryWarning: give up queued work and cached images; rows
-                // on screen are asked for again with the next viewport report.
-                logger.warning("memory warning: cancelling work and emptying the image cache", metadata: [
-                    "resident": "\(resident / 1_048_576) MiB", "limit": "\(memoryLimit / 1_048_576) MiB",
-                ])
-                pipeline.handleMemoryWarning()
-            }
             if let pipeline = library.pipeline {
-                let stats = EventPayloads.Stats(pipeline.stats, viewers: sessions.count, configuration: pipeline.configuration)
-                if stats != lastStats {
+                let stats = totals.stats(of: pipeline)
+                if ServerTotals.changed(stats, from: lastStats) {
                     lastStats = stats
                     let payload = EventOutbox.Payload(name: .stats, data: EventPayloads.json(stats))
                     sessions.forEach { $0.outbox.enqueue(payload) }

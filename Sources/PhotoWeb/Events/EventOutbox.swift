@@ -1,6 +1,6 @@
 import Foundation
 import PhotoPipeline
-import Synchronization
+import Locking
 
 /// One viewer's outgoing events: bounded, coalescing, replayable.
 ///
@@ -55,7 +55,7 @@ final class EventOutbox: Sendable {
     let unsent: UnsentEventBytes?
     /// Lock order: a leaf. Nothing that takes another lock runs under it (the snapshot is made
     /// outside it, and waiters are resumed after it is released).
-    private let state = Mutex(State())
+    private let state = Locked(State())
 
     init(limit: Int = 2_000, byteLimit: Int = 256 * 1_024, historySize: Int = 512, unsent: UnsentEventBytes? = nil) {
         self.limit = limit
@@ -220,8 +220,25 @@ final class EventOutbox: Sendable {
     /// viewers), `timeout` to one whose stream went away.
     func closeIfIdle(now: ContinuousClock.Instant, timeout: Duration, connectTimeout: Duration? = nil) -> Bool {
         state.withLock { state in
-            let limit = state.everAttached ? timeout : min(timeout, connectTimeout ?? timeout)
+            let limit = state.everAttached ? timeout : connectTimeout ?? timeout
             guard !state.attached, state.snapshotting == nil, now - state.lastActivity > limit else { return false }
+            state.closing = true
+            return true
+        }
+    }
+
+    /// When this viewer's stream went away, if it had one and has none now (nil while a stream is
+    /// attached or being started, for a viewer that never connected, and once closed).
+    var detachedSince: ContinuousClock.Instant? {
+        state.withLock { state in
+            state.everAttached && !state.attached && state.snapshotting == nil && !state.closing ? state.lastActivity : nil
+        }
+    }
+
+    /// Ends this outbox for good if its stream is gone (as `closeIfIdle` with no wait); returns whether it did.
+    func closeIfDetached() -> Bool {
+        state.withLock { state in
+            guard state.everAttached, !state.attached, state.snapshotting == nil, !state.closing else { return false }
             state.closing = true
             return true
         }

@@ -85,6 +85,10 @@ enum EventPayloads {
         var status: String
         var count: Int
         var error: String?
+        /// The index of the first row in `photos`.
+        var from: Int
+        /// Where the next page starts, or absent on the last page.
+        var next: Int?
         var photos: [Photo]
     }
 

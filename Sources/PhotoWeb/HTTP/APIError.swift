@@ -2,9 +2,9 @@ import Foundation
 import Hummingbird
 import PhotoPipeline
 
-/// Every error the web layer answers with. The HTTP status is chosen here and nowhere else;
-/// the body is always `{"error": "reason"}`.
-enum APIError: Error, Sendable, Equatable, CustomStringConvertible {
+/// Every error the web layer answers with, as hummingbird's `HTTPResponseError`. The HTTP status is
+/// chosen here and nowhere else; the body is always `{"error": "reason"}`.
+enum APIError: HTTPResponseError, Sendable, Equatable, CustomStringConvertible {
     /// The request is malformed (bad JSON, a missing or mistyped field).
     case badRequest(String)
     /// The thing asked for does not exist (an unknown viewer, a photo not there yet).
@@ -55,6 +55,11 @@ enum APIError: Error, Sendable, Equatable, CustomStringConvertible {
         case .renderFailed: self = .unprocessable(error.description)
         case .notFailed: self = .conflict(error.description)
         }
+    }
+
+    /// The response, as hummingbird asks an `HTTPResponseError` for it.
+    func response(from request: Request, context: some RequestContext) throws -> Response {
+        response
     }
 
     /// The response, JSON `{"error": reason}`, never cached.

@@ -1,5 +1,5 @@
 import Foundation
-import Synchronization
+import Locking
 
 /// Requests of one kind per client address (new viewers, retries): a token bucket of `perMinute`
 /// tokens, refilled evenly, so one client cannot fill `--max-viewers` or make the origin fetch a photo
@@ -19,7 +19,7 @@ final class ClientRateLimiter: Sendable {
     }
 
     let perMinute: Int
-    private let buckets = Mutex<[String: Bucket]>([:])
+    private let buckets = Locked<[String: Bucket]>([:])
 
     init(perMinute: Int) {
         self.perMinute = perMinute

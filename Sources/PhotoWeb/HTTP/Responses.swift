@@ -93,4 +93,5 @@ extension HTTPField.Name {
     static let lastEventID = Self("Last-Event-ID")!
     static let xAccelBuffering = Self("X-Accel-Buffering")!
     static let xForwardedFor = Self("X-Forwarded-For")!
+    static let timingAllowOrigin = Self("Timing-Allow-Origin")!
 }

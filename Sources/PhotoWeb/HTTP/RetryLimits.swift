@@ -1,5 +1,5 @@
 import Foundation
-import Synchronization
+import Locking
 
 /// How often a failed photo may be tried again: per client address, `perMinute` retries (a token
 /// bucket); per photo, a back-off that doubles from `firstWait` to `longestWait` between retries, so
@@ -18,7 +18,7 @@ final class RetryLimits: Sendable {
     }
 
     private let clients: ClientRateLimiter
-    private let photos = Mutex<[Int: BackOff]>([:])
+    private let photos = Locked<[Int: BackOff]>([:])
 
     init(perMinute: Int) {
         clients = ClientRateLimiter(perMinute: perMinute)

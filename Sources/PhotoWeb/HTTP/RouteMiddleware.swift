@@ -4,9 +4,10 @@ import Logging
 import NIOCore
 import NIOHTTP1
 
-/// Wraps every route: the one place errors become HTTP. An `APIError` becomes its response;
-/// Hummingbird's own (no route, a body over its limit) become the same JSON shape; anything else
-/// is a fault of ours: logged, counted, answered as JSON 500. Every answer is counted by route and
+/// Wraps every route: the one place errors become HTTP. Hummingbird's own (no route, a body over
+/// its limit) become an `APIError`; any `HTTPResponseError` (an `APIError`, a page's own answer such
+/// as the busy lab) becomes its response; anything else is a fault of ours: logged, counted,
+/// answered as JSON 500. Every answer is counted by route and
 /// status for `/metrics`.
 struct RouteMiddleware: RouterMiddleware {
     typealias Context = PhotoRequestContext
@@ -25,13 +26,13 @@ struct RouteMiddleware: RouterMiddleware {
                 request.body = RequestBody(buffer: ByteBuffer(data: try await request.body(limit: maxBodyBytes)))
             }
             response = try await next(request, context)
-        } catch let error as APIError {
-            response = error.response
         } catch is NIOTooManyBytesError {
             // A body with no Content-Length (chunked, or any HTTP/2 body) found too long while read.
             response = APIError.payloadTooLarge(limit: maxBodyBytes).response
         } catch let error as HTTPError {
-            response = Self.translate(error, request: request).response
+            response = translate(error, request: request).response
+        } catch let error as any HTTPResponseError {
+            response = try error.response(from: request, context: context)
         } catch let error as HTTPParserError {
             // Malformed framing in the body: Hummingbird answers 400 and closes the connection,
             // so nothing after it is read as another request.
@@ -49,11 +50,12 @@ struct RouteMiddleware: RouterMiddleware {
         return response
     }
 
-    static func translate(_ error: HTTPError, request: Request) -> APIError {
+    /// Hummingbird's own error as ours, its status kept (a body over the limit stays a 413).
+    func translate(_ error: HTTPError, request: Request) -> APIError {
         switch error.status {
         case .notFound: .notFound("no route for \(request.method) \(request.uri.path)")
         case .methodNotAllowed: .methodNotAllowed("\(request.method) is not allowed on \(request.uri.path)")
-        case .contentTooLarge: .badRequest(error.body ?? "request body is too large")
+        case .contentTooLarge: .payloadTooLarge(limit: maxBodyBytes)
         case .badRequest: .badRequest(error.body ?? "bad request")
         default: .unavailable(error.body ?? error.status.reasonPhrase)
         }

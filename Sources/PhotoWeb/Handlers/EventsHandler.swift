@@ -11,11 +11,7 @@ struct EventsHandler: Sendable {
 
     func handle(_ request: Request, context requestContext: PhotoRequestContext) async throws -> Response {
         let session = try context.session(request.queryValue("viewer"))
-        let unsent = context.viewers.unsent
-        guard unsent.admitsNewStream else {
-            throw APIError.unavailable(
-                "viewers are not reading their events: \(unsent.bytes / 1_048_576) MiB unread, past the server's budget of \(unsent.budget / 1_048_576) MiB; try again shortly")
-        }
+        try context.viewers.unsent.admitStream()
         let lastEventID = (request.headers[.lastEventID] ?? request.queryValue("lastEventId"))
             .flatMap { UInt64($0.trimmingCharacters(in: .whitespaces)) }
         let channel = requestContext.channel

@@ -1,10 +1,12 @@
+import Mustache
 import PhotoPipeline
 
 /// The list's first screen as HTML, made by the server so that it paints, thumbnails and all,
 /// before the page's scripts have run (a plain list of images would, and the page should not be
-/// slower than one). The list view adopts these rows when it starts (`Public/list.js`); the row
-/// markup is the page's `#row-template` filled as `Public/rows.js` fills it, and the thumbnails that
-/// are ready are also linked as preloads, which the image loader counts as loaded.
+/// slower than one). The list view adopts these rows when it starts (`Public/list.js`); a row is
+/// `Templates/row.mustache`, the partial the page's `#row-template` is made of, filled as
+/// `Public/rows.js` fills it, and the thumbnails that are ready are also linked as preloads, which
+/// the image loader counts as loaded.
 struct FirstScreen {
     /// One row as it stands when the page is made.
     struct Row {
@@ -17,22 +19,24 @@ struct FirstScreen {
     /// load starts work for the same rows (`AppContext.startFirstScreen`).
     static let rowCount = 10
     /// The list's fixed row height (the template's `rowHeight`).
-    static let rowHeight = 80
+    static let rowHeight = Defaults.rowHeight
 
     let rows: [Row]
+    /// The templates: a row is `row.mustache`.
+    let templates: MustacheLibrary
     /// Photos in the list; nil while the list is still loading (the page then says so).
     let count: Int?
     let basePath: String
     /// Where the page's static files are (`…/static/v/HASH`): a failed row shows `failed.svg` from there.
     let staticBase: String
 
-    init(rows: [Row], count: Int?, basePath: String, staticBase: String) {
-        (self.rows, self.count, self.basePath, self.staticBase) = (rows, count, basePath, staticBase)
+    init(rows: [Row], count: Int?, templates: MustacheLibrary, basePath: String, staticBase: String) {
+        (self.rows, self.count, self.templates, self.basePath, self.staticBase) = (rows, count, templates, basePath, staticBase)
     }
 
     /// The first screen of `pipeline`'s list from `row` (1-based, the page's `?row=`), or the top.
-    init(pipeline: PhotoPipeline?, row: String?, basePath: String, staticBase: String) {
-        (self.basePath, self.staticBase) = (basePath, staticBase)
+    init(pipeline: PhotoPipeline?, row: String?, templates: MustacheLibrary, basePath: String, staticBase: String) {
+        (self.templates, self.basePath, self.staticBase) = (templates, basePath, staticBase)
         guard let pipeline else {
             (rows, count) = ([], nil)
             return
@@ -70,75 +74,56 @@ struct FirstScreen {
         return #"<div id="list-message" class="list-message" role="status"\#(loaded && count != 0 ? " hidden" : "")>\#(message)</div>"#
             + #"<div id="list" class="list" tabindex="0" role="listbox" aria-label="Photos" aria-describedby="list-help" aria-busy="\#(loaded ? "false" : "true")">"#
             + #"<div id="rows" class="rows" role="none"\#(loaded ? #" style="height: \#(height)px""# : "")>"#
-            + rows.map(html(of:)).joined()
+            + rows.map { templates.render(values(of: $0), withTemplate: "row") ?? "" }.joined()
             + "</div></div>"
+    }
+
+    /// The progress bar's fill, 0...1 (`--p`, as `rows.js` sets it): 0 unless a download's is known.
+    private static func progress(of state: PhotoState) -> String {
+        guard case .downloading(let progress?) = state else { return "0" }
+        return "\(progress)"
     }
 
     private func thumbnail(of index: Int) -> String {
         "\(basePath)/photos/\(index)/thumbnail"
     }
 
-    /// A row as `rows.js` renders it.
-    private func html(of row: Row) -> String {
-        let name = Self.escaped(row.name)
-        let status = Self.statusText(row.state)
-        var (reason, detail) = ("", "")
-        if case .failed(let text, let more) = row.state { (reason, detail) = (text, more.isEmpty ? text : more) }
-        let label = Self.escaped(row.name + ", " + status + (reason.isEmpty ? "" : ": " + reason) + Self.action(row.state))
+    /// A row's values for `Templates/row.mustache`, the partial the page's `#row-template` is made
+    /// of too: filled as `Public/rows.js` fills it.
+    func values(of row: Row) -> [String: Any] {
+        let status = RowWords.status(of: row.state)
+        var values: [String: Any] = [
+            "name": row.name, "status": status, "failed": false,
+            "row": [
+                "index": row.index, "position": row.index + 1, "count": count ?? 0, "top": row.index * Self.rowHeight,
+                "state": row.state.name, "progress": Self.progress(of: row.state),
+                "indeterminate": row.state == .downloading(progress: nil),
+            ] as [String: Any],
+        ]
+        var reason = ""
         // The image `images.js` would give the row: a failed row's is there at once too, so every
         // row of the first screen paints without waiting for the scripts.
-        let image: String
         switch row.state {
         case .filtered:
-            image = #"<img class="thumb" data-role="thumb" alt="Sepia thumbnail of \#(name)" decoding="async" draggable="false" src="\#(thumbnail(of: row.index))">"#
-        case .failed:
-            image = #"<img class="thumb" data-role="thumb" alt="\#(name) failed to load" decoding="async" draggable="false" src="\#(staticBase)/failed.svg">"#
+            values["src"] = thumbnail(of: row.index)
+            values["alt"] = "Sepia thumbnail of \(row.name)"
+        case .failed(let text, let detail):
+            reason = text
+            values["reason"] = text
+            // The technical detail behind a failed row's reason, on hover (as `rows.js` sets it).
+            let shown = detail.isEmpty ? text : detail
+            if !shown.isEmpty { values["detail"] = shown }
+            values["failed"] = true
+            values["src"] = "\(staticBase)/failed.svg"
+            values["alt"] = "\(row.name) failed to load"
         default:
-            image = #"<img class="thumb" data-role="thumb" alt="" decoding="async" draggable="false">"#
+            values["alt"] = ""
         }
-        // The technical detail behind a failed row's reason, on hover (as `rows.js` sets it).
-        let title = detail.isEmpty ? "" : " title=\"\(Self.escaped(detail))\""
-        return #"<div class="row" role="option" aria-selected="false" data-index="\#(row.index)" id="row-\#(row.index)" aria-posinset="\#(row.index + 1)" aria-setsize="\#(count ?? 0)" style="transform: translateY(\#(row.index * Self.rowHeight)px)" data-state="\#(row.state.name)" aria-label="\#(label)">"#
-            + #"<div class="thumb-box">\#(image)<span class="spinner" aria-hidden="true"></span><span class="progress" data-role="progress" aria-hidden="true"><span class="bar" data-role="bar"></span></span></div>"#
-            + #"<div class="meta"><span class="name" data-role="name">\#(name)</span><span class="status" data-role="status">\#(Self.escaped(status))</span><span class="reason" data-role="reason"\#(title)>\#(Self.escaped(reason))</span><span class="retry" data-action="retry" data-role="retry" aria-hidden="true"\#(reason.isEmpty ? " hidden" : "")>Try again</span></div>"#
-            + #"<span class="num" data-role="num" aria-hidden="true">#\#(row.index + 1)</span></div>"#
-    }
-
-    /// What a row says about its photo (`statusText` in `rows.js`).
-    static func statusText(_ state: PhotoState) -> String {
-        switch state {
-        case .new: "Waiting"
-        case .downloading(let progress?): "Downloading… \(Int((progress * 100).rounded()))%"
-        case .downloading: "Downloading…"
-        case .downloaded: "Downloaded · sepia next"
-        case .filtering: "Applying sepia…"
-        case .filtered: "Sepia · click to compare"
-        case .failed: "Failed to load"
-        }
-    }
-
-    private static func action(_ state: PhotoState) -> String {
-        switch state {
-        case .filtered: ". Enter opens it"
-        case .failed: ". Enter tries again"
-        default: ""
-        }
-    }
-
-    /// Text made safe for HTML content and attribute values.
-    static func escaped(_ text: String) -> String {
-        var out = ""
-        out.reserveCapacity(text.utf8.count)
-        for character in text {
-            switch character {
-            case "&": out += "&amp;"
-            case "<": out += "&lt;"
-            case ">": out += "&gt;"
-            case "\"": out += "&quot;"
-            case "'": out += "&#39;"
-            default: out.append(character)
-            }
-        }
-        return out
+        var label = row.name + ", " + status + (reason.isEmpty ? "" : ": " + reason)
+        label += RowWords.actions[row.state.name] ?? ""
+        var rowValues = values["row"] as? [String: Any] ?? [:]
+        rowValues["label"] = label
+        values["row"] = rowValues
+        return values
     }
 }

@@ -1,6 +1,5 @@
 import Foundation
 import Hummingbird
-import PhotoCluster
 
 /// `GET /healthz`: 200 once the photo list is loaded, 503 while it loads or when it failed. With
 /// a database, also this instance's name and whether PostgreSQL is connected or lost (still 200
@@ -12,9 +11,19 @@ struct HealthHandler: Sendable {
         let source = context.library.source
         let store = context.library.pipeline?.resultStore
         let cache = store.flatMap { $0.configured ? Health.Cache(writable: $0.problem == nil, problem: $0.problem) : nil }
-        return .json(
-            Health(source: source, cluster: context.cluster?.health, cache: cache),
-            status: source.status == "ready" ? .ok : .serviceUnavailable)
+        let health = Health(source: source, cluster: context.cluster.map(Health.Cluster.init), cache: cache)
+        guard source.status == "ready" else { throw NotReady(health: health) }
+        return .json(health)
+    }
+
+    /// The list not loaded (yet, or ever): 503 with the same body, the status chosen where errors become HTTP.
+    private struct NotReady: HTTPResponseError {
+        let health: Health
+        var status: HTTPResponse.Status { .serviceUnavailable }
+
+        func response(from request: Request, context: some RequestContext) throws -> Response {
+            .json(health, status: status)
+        }
     }
 
     /// The list's status, with the cluster's fields and whether results can be kept beside it.
@@ -25,8 +34,19 @@ struct HealthHandler: Sendable {
             let problem: String?
         }
 
+        /// With a database: `"instance"`, `"database": "connected"|"lost"` and `"waitingFor"`.
+        struct Cluster: Encodable {
+            let instance: String
+            let database: String
+            let waitingFor: Int
+
+            init(_ membership: any ClusterMembership) {
+                (instance, database, waitingFor) = (membership.instance, membership.databaseStatus, membership.waitingFor)
+            }
+        }
+
         let source: EventPayloads.Source
-        let cluster: ClusterHealth?
+        let cluster: Cluster?
         let cache: Cache?
 
         private enum CodingKeys: String, CodingKey { case cache }

@@ -24,6 +24,9 @@ struct LabPageHandler: Sendable {
                 "latencyMs": SimulatedNetwork(latency: configuration.sample.latency, bandwidth: 0).latencyMilliseconds,
                 "bandwidth": configuration.sample.bandwidth,
                 "maxLabs": configuration.maxLabs,
+                "prefetch": Defaults.prefetchMargin,
+                "prefetchMin": Defaults.prefetchMargins.lowerBound,
+                "prefetchMax": Defaults.prefetchMargins.upperBound,
                 "retryAfter": Self.retryAfter,
                 "busy": busy,
             ]
@@ -37,13 +40,25 @@ struct LabPageHandler: Sendable {
     }
 
     func handle(_ request: Request, context requestContext: PhotoRequestContext) async throws -> Response {
-        let busy = context.labs.count >= context.configuration.maxLabs
-        var response = Compression.response(
-            busy ? busyPage : page, contentType: "text/html; charset=utf-8", headers: [.cacheControl: "no-store"], for: request)
-        if busy {
-            response.status = .serviceUnavailable
-            response.headers[.retryAfter] = String(Self.retryAfter)
+        guard context.labs.count < context.configuration.maxLabs else { throw Busy(page: busyPage) }
+        return Self.html(page, for: request)
+    }
+
+    private static func html(_ page: Data, for request: Request) -> Response {
+        Compression.response(page, contentType: "text/html; charset=utf-8", headers: [.cacheControl: "no-store"], for: request)
+    }
+
+    /// `--max-labs` labs run already: 503 with the page saying so and when to try again, the status
+    /// chosen where errors become HTTP.
+    private struct Busy: HTTPResponseError {
+        let page: Data
+        var status: HTTPResponse.Status { .serviceUnavailable }
+
+        func response(from request: Request, context: some RequestContext) throws -> Response {
+            var response = LabPageHandler.html(page, for: request)
+            response.status = status
+            response.headers[.retryAfter] = String(LabPageHandler.retryAfter)
+            return response
         }
-        return response
     }
 }

@@ -47,8 +47,8 @@ struct LabsHandler: Sendable {
     }
 
     /// A photo of the built-in origin for the browser lane, as the origin serves it (latency,
-    /// bandwidth, ranges); `404` when the server runs on another data source, `503` past
-    /// `--max-lab-image-transfers` sent at once.
+    /// bandwidth, ranges), readable by Resource Timing from any page of this server's names; `404`
+    /// when the server runs on another data source, `503` past `--max-lab-image-transfers` sent at once.
     func image(_ request: Request, context requestContext: PhotoRequestContext) async throws -> Response {
         guard let origin = context.labs.origin else {
             throw APIError.notFound("the browser lane's photos come straight from the data source's URLs")
@@ -58,6 +58,9 @@ struct LabsHandler: Sendable {
             throw APIError.unavailable("\(transfers.limit) lab photos are being sent already (at most that many at once); try again shortly")
         }
         var response = try await origin.photo(requestContext.parameters.get("file"), request: request)
+        // The lab page asks for these from a second name of this server (connections of their own,
+        // as a standalone page has): its Resource Timing may still read their timings and sizes.
+        response.headers[.timingAllowOrigin] = "*"
         // The lease goes with the body: it is freed when the body is written, fails, or is dropped unwritten.
         let body = response.body
         response.body = ResponseBody(contentLength: body.contentLength) { writer in

@@ -26,7 +26,9 @@ struct PageHandler: Sendable {
             "staticBase": context.staticBase,
             "strategy": configuration.strategy.name,
             "prefetch": configuration.strategy.prefetchMarginForDisplay,
-            "rowHeight": FirstScreen.rowHeight,
+            "prefetchMax": Defaults.prefetchMargins.upperBound,
+            "rowHeight": Defaults.rowHeight,
+            "rowWords": RowWords.json,
             "preloads": slots[0],
             "firstScreen": slots[1],
         ]
@@ -47,7 +49,7 @@ struct PageHandler: Sendable {
 
     func handle(_ request: Request, context requestContext: PhotoRequestContext) async throws -> Response {
         // The rows as they stand before this load starts any of them, so a HEAD gets the GET's length.
-        let screen = FirstScreen(pipeline: context.library.pipeline, row: request.queryValue("row"), basePath: context.configuration.basePath, staticBase: context.staticBase)
+        let screen = FirstScreen(pipeline: context.library.pipeline, row: request.queryValue("row"), templates: context.templates, basePath: context.configuration.basePath, staticBase: context.staticBase)
         let viewer: String
         if request.method == .head {
             viewer = ViewerID.random().rawValue
@@ -77,6 +79,6 @@ struct PageHandler: Sendable {
             guard let margin = Int(rows) else { return nil }
             fields["prefetch"] = margin
         }
-        return try? ViewportHandler.strategy(in: fields)
+        return try? RequestFields.strategy(in: fields)
     }
 }

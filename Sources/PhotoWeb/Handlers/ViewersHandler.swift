@@ -15,7 +15,7 @@ struct ViewersHandler: Sendable {
             guard let fields = (try? JSONSerialization.jsonObject(with: body)) as? [String: Any] else {
                 throw APIError.badRequest("body must be empty or a JSON object {\"strategy\", \"prefetch\"}")
             }
-            strategy = try ViewportHandler.strategy(in: fields)
+            strategy = try RequestFields.strategy(in: fields)
         }
         let session = try context.newViewer(for: request, peer: requestContext.peer, strategy: strategy)
         var response = Response.json(EventPayloads.Viewer(viewer: session.id.rawValue), status: .created)

@@ -6,7 +6,8 @@ import PhotoPipeline
 ///
 /// Scrolling suspends the viewer's queued work (the tutorial's `scrollViewWillBeginDragging`), except
 /// a reader's slow scroll reported with its rows, which keeps loading them and what lies ahead;
-/// a report with scrolling false runs `loadImagesForOnscreenRows` for rows first...last.
+/// a report with scrolling false runs `loadImagesForOnscreenRows` for rows first...last; `"hidden":
+/// true` (the tab cannot be seen) gives up the viewer's work until its next report with rows.
 ///
 /// A report's work is bounded whatever the list: at most `maxVisibleRows` rows on screen (`422`
 /// past it), and a viewer's reports are handled one at a time, coalesced to the latest
@@ -25,6 +26,8 @@ struct ViewportHandler: Sendable {
         var rows: ClosedRange<Int>?
         /// The tab's own strategy, when it asks for one.
         var strategy: SchedulingStrategy? = nil
+        /// The tab is hidden: no rows of it are on screen.
+        var hidden = false
     }
 
     func handle(_ request: Request, context requestContext: PhotoRequestContext) async throws -> Response {
@@ -50,6 +53,13 @@ struct ViewportHandler: Sendable {
 
     /// Carries out a report: the viewer's rows of interest follow it, and its controller is told.
     private func apply(_ report: Report, of session: ViewerSession, on pipeline: PhotoPipeline) {
+        if report.hidden {
+            // Nobody sees the tab: its work goes as the tutorial's offscreen rows' does, and its
+            // next report with rows (shown again) starts it where it was.
+            let queues = session.hide(default: context.configuration.strategy)
+            session.outbox.enqueue(.init(name: .queues, data: EventPayloads.json(queues)))
+            return
+        }
         if let rows = report.rows {
             // Rows coming into the viewer's interest missed updates while outside it (or were never
             // in its snapshot): their state now, with their names.
@@ -83,14 +93,17 @@ struct ViewportHandler: Sendable {
             throw .badRequest("body is not valid JSON")
         }
         guard let fields = object as? [String: Any] else { throw .badRequest("body is not a JSON object") }
-        guard let viewer = try field("viewer", String.self, in: fields), !viewer.isEmpty else {
+        guard let viewer = try RequestFields.field("viewer", String.self, in: fields), !viewer.isEmpty else {
             throw .badRequest("\"viewer\" must be a non-empty string")
         }
-        guard let scrolling = try field("scrolling", Bool.self, in: fields) else {
+        if try RequestFields.field("hidden", Bool.self, in: fields) == true {
+            return Report(viewer: viewer, scrolling: false, rows: nil, strategy: try RequestFields.strategy(in: fields), hidden: true)
+        }
+        guard let scrolling = try RequestFields.field("scrolling", Bool.self, in: fields) else {
             throw .badRequest("\"scrolling\" must be true or false")
         }
-        let strategy = try strategy(in: fields)
-        switch (try field("first", Int.self, in: fields), try field("last", Int.self, in: fields)) {
+        let strategy = try RequestFields.strategy(in: fields)
+        switch (try RequestFields.field("first", Int.self, in: fields), try RequestFields.field("last", Int.self, in: fields)) {
         case (nil, nil):
             guard scrolling else { throw .badRequest("\"first\" and \"last\" are required when not scrolling") }
             return Report(viewer: viewer, scrolling: true, rows: nil, strategy: strategy)
@@ -100,41 +113,6 @@ struct ViewportHandler: Sendable {
             return Report(viewer: viewer, scrolling: scrolling, rows: first...last, strategy: strategy)
         default:
             throw .badRequest("\"first\" and \"last\" go together")
-        }
-    }
-
-    /// The optional `"strategy"` (eager, visible, prefetch) and `"prefetch"` (rows, 0...50) fields.
-    static func strategy(in fields: [String: Any]) throws(APIError) -> SchedulingStrategy? {
-        guard let name = try field("strategy", String.self, in: fields) else { return nil }
-        let margin = try field("prefetch", Int.self, in: fields) ?? 3
-        guard (0...50).contains(margin) else { throw .unprocessable("\"prefetch\" must be 0 to 50 rows (got \(margin))") }
-        switch name {
-        case "eager": return .eager
-        case "visible": return .visible
-        case "prefetch": return .prefetch(margin: margin)
-        case "serial": return .serial
-        default: throw .badRequest("\"strategy\" must be eager, visible, prefetch or serial (got \(name))")
-        }
-    }
-
-    /// The field `name` as a `T`, nil when absent or null. JSONDecoder does the type check, being
-    /// strict where JSONSerialization is not (1.5 or true is not a row number).
-    static func field<T: Decodable>(_ name: String, _ type: T.Type, in fields: [String: Any]) throws(APIError) -> T? {
-        guard let value = fields[name], !(value is NSNull) else { return nil }
-        guard let json = try? JSONSerialization.data(withJSONObject: value, options: .fragmentsAllowed),
-              let typed = try? JSONDecoder().decode(T.self, from: json)
-        else {
-            throw .badRequest("\"\(name)\" has the wrong type: " + expectation(of: name))
-        }
-        return typed
-    }
-
-    private static func expectation(of field: String) -> String {
-        switch field {
-        case "viewer": "a string"
-        case "scrolling": "true or false"
-        case "strategy": "a string"
-        default: "a whole number"
         }
     }
 }

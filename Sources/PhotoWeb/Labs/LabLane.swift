@@ -1,6 +1,6 @@
 import Foundation
 import PhotoPipeline
-import Synchronization
+import Locking
 
 /// One lane of a lab: a pipeline of its own (own memory cache, no disk cache, own queue widths)
 /// driven by its own viewer through the usual `GET /events` and `POST /api/viewport`, and the
@@ -18,7 +18,7 @@ final class LabLane: Sendable {
     }
 
     /// Lock order: a leaf.
-    private let state = Mutex(State())
+    private let state = Locked(State())
 
     /// A browser lane.
     init() {

@@ -1,7 +1,7 @@
 import Foundation
 import PhotoPipeline
 import SampleOrigin
-import Synchronization
+import Locking
 
 /// The labs running now, at most `maxLabs`, and their lanes' viewers by id (the viewer routes find
 /// them here). A lab whose page left is ended on the next tick after `idleTimeout`.
@@ -37,7 +37,7 @@ final class LabRegistry: Sendable {
         var lastOwner = 0
     }
 
-    private let state = Mutex(State())
+    private let state = Locked(State())
 
     init(settings: Settings, bounds: SharedBounds) {
         self.settings = settings

@@ -45,7 +45,7 @@ struct LabRequest: Equatable {
             }
             let chosen: SchedulingStrategy?
             do {
-                chosen = try ViewportHandler.strategy(in: lane)
+                chosen = try RequestFields.strategy(in: lane)
             } catch {
                 throw .badRequest("lane \(position): \(error.description)")
             }
@@ -58,21 +58,21 @@ struct LabRequest: Equatable {
             throw .badRequest("a lab needs at least one lane run by the server (eager, visible, prefetch or serial)")
         }
         var network = defaults
-        if let milliseconds = try ViewportHandler.field("latencyMs", Int.self, in: fields) {
+        if let milliseconds = try RequestFields.field("latencyMs", Int.self, in: fields) {
             let range = SimulatedNetwork.latencyRange
             guard range.contains(milliseconds) else {
                 throw .badRequest("\"latencyMs\" must be from \(range.lowerBound) to \(range.upperBound), got \(milliseconds)")
             }
             network.latency = .milliseconds(milliseconds)
         }
-        if let bytes = try ViewportHandler.field("bandwidth", Int.self, in: fields) {
+        if let bytes = try RequestFields.field("bandwidth", Int.self, in: fields) {
             let range = SimulatedNetwork.bandwidthRange
             guard range.contains(bytes) else {
                 throw .badRequest("\"bandwidth\" must be from \(range.lowerBound) to \(range.upperBound) bytes/s, got \(bytes)")
             }
             network.bandwidth = bytes
         }
-        let photos = try ViewportHandler.field("photos", Int.self, in: fields) ?? available
+        let photos = try RequestFields.field("photos", Int.self, in: fields) ?? available
         guard (1...max(1, available)).contains(photos) else {
             throw .badRequest("\"photos\" must be from 1 to \(available) (the photos the server lists), got \(photos)")
         }

@@ -1,5 +1,5 @@
 import Foundation
-import Synchronization
+import Locking
 
 /// One lane's scroll stops and how long each took until every visible row was sepia (or failed):
 /// the lab's time-to-visible, measured where the work happens.
@@ -33,7 +33,7 @@ final class LabStops: Sendable {
         var openSince: ContinuousClock.Instant?
     }
 
-    private let state = Mutex(State())
+    private let state = Locked(State())
 
     /// The stops so far.
     var all: [Stop] { state.withLock { $0.stops } }

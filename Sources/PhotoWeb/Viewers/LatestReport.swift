@@ -1,4 +1,4 @@
-import Synchronization
+import Locking
 
 /// One viewer's viewport reports, handled one at a time and coalesced to the latest: a report that
 /// arrives while another is being handled waits, and one that arrives after it replaces it, so a
@@ -12,7 +12,7 @@ final class LatestReport<Report: Sendable>: Sendable {
     }
 
     /// Lock order: a leaf.
-    private let state = Mutex(State())
+    private let state = Locked(State())
 
     init() {}
 

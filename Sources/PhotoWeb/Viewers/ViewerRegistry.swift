@@ -1,10 +1,10 @@
 import Foundation
 import PhotoPipeline
-import Synchronization
+import Locking
 
 /// All viewers, by id. A viewer with no event stream for `idleTimeout` is dropped and its work
-/// cancelled; one that never opened its stream goes after `connectTimeout`, so viewers made and
-/// never used cannot fill `maxViewers` for long.
+/// cancelled (at once when a new viewer needs its place); one that never opened its stream goes
+/// after `connectTimeout`, so viewers made and never used cannot fill `maxViewers` for long.
 ///
 /// Lock order: the registry's lock is a leaf. Nothing else is locked or called while it is held;
 /// sessions and their outboxes are read after it is released.
@@ -14,7 +14,9 @@ final class ViewerRegistry: Sendable {
     let connectTimeout: Duration
     /// The unsent event bytes of every viewer's outbox: past its budget no new stream opens.
     let unsent: UnsentEventBytes
-    private let sessions = Mutex<[ViewerID: ViewerSession]>([:])
+    /// The shared event streams open now, each carrying several of these viewers.
+    let streams = SharedStreams()
+    private let sessions = Locked<[ViewerID: ViewerSession]>([:])
 
     init(maxViewers: Int, idleTimeout: Duration, connectTimeout: Duration? = nil, unsent: UnsentEventBytes = .init(budget: .max)) {
         self.maxViewers = maxViewers
@@ -23,15 +25,35 @@ final class ViewerRegistry: Sendable {
         self.unsent = unsent
     }
 
-    /// A new viewer, or nil when the server already has `maxViewers`.
+    /// A new viewer, or nil when the server already has `maxViewers` viewers that are connected (or
+    /// still connecting). At the maximum, the viewer whose stream went away longest ago makes room at
+    /// once: a closed stream does not hold a place until its idle timeout, yet a viewer that
+    /// reconnects while the server has room keeps its replay.
     func create() -> ViewerSession? {
         let session = ViewerSession(id: .random(), outbox: EventOutbox(unsent: unsent))
-        let added = sessions.withLock { sessions in
-            guard sessions.count < maxViewers else { return false }
-            sessions[session.id] = session
+        for _ in 0..<2 {
+            let added = sessions.withLock { sessions in
+                guard sessions.count < maxViewers else { return false }
+                sessions[session.id] = session
+                return true
+            }
+            if added { return session }
+            guard makeRoom() else { return nil }
+        }
+        return nil
+    }
+
+    /// Drops the viewer whose stream has been gone longest, if any; returns whether one went.
+    ///
+    /// Outboxes are asked outside the registry's lock (lock order, as in `dropIdle`).
+    private func makeRoom() -> Bool {
+        let gone = all.compactMap { session in session.outbox.detachedSince.map { (session, $0) } }
+        for (session, _) in gone.sorted(by: { $0.1 < $1.1 }) where session.outbox.closeIfDetached() {
+            sessions.withLock { _ = $0.removeValue(forKey: session.id) }
+            session.close()
             return true
         }
-        return added ? session : nil
+        return false
     }
 
     func session(_ id: ViewerID) -> ViewerSession? {
@@ -63,9 +85,10 @@ final class ViewerRegistry: Sendable {
         sessions.withLock { $0.removeValue(forKey: id) }
     }
 
-    /// Removes every viewer (shutdown).
+    /// Removes every viewer (shutdown); each shared stream ends once its viewers' last events are written.
     func removeAll() -> [ViewerSession] {
-        sessions.withLock { sessions in
+        streams.finishAll()
+        return sessions.withLock { sessions in
             defer { sessions.removeAll() }
             return Array(sessions.values)
         }

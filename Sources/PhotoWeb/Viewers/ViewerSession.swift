@@ -1,6 +1,6 @@
 import Foundation
 import PhotoPipeline
-import Synchronization
+import Locking
 
 /// One viewer (a browser tab or a script): its controller on the shared pipeline and its outbox.
 final class ViewerSession: Sendable {
@@ -33,7 +33,7 @@ final class ViewerSession: Sendable {
     let reports = LatestReport<ViewportHandler.Report>()
 
     /// Lock order: a leaf. The controller and the pipeline are called after it is released.
-    private let state = Mutex(State())
+    private let state = Locked(State())
 
     init(
         id: ViewerID, outbox: EventOutbox, ownPipeline: PhotoPipeline? = nil,
@@ -152,6 +152,24 @@ final class ViewerSession: Sendable {
         let lower = max(0, visible.lowerBound - interestMargin)
         let upper = min(max(rowCount - 1, lower), visible.upperBound + interestMargin)
         return lower...upper
+    }
+
+    /// The viewer's tab is hidden: its controller goes, and with it the work only it wanted (eager
+    /// or not); the next `controller(on:strategy:)` makes a new one where the viewer was. Returns
+    /// its queues now (empty), for the page's figures.
+    func hide(default defaultStrategy: SchedulingStrategy) -> EventPayloads.Queues {
+        let controller = state.withLock { state -> PhotoListController? in
+            state.lastQueues = nil
+            return state.controller.take()
+        }
+        controller?.close()
+        return state.withLock { state in
+            var queues = EventPayloads.Queues(idle: state.chosen ?? defaultStrategy)
+            queues.work = state.work.total
+            queues.waste = state.work.waste
+            state.lastQueues = queues
+            return queues
+        }
     }
 
     /// The viewer left: cancel what only it wanted.

@@ -14,11 +14,13 @@ final class PipelineHarness: Sendable {
 
     /// Serves `photos` (path -> behaviour) and lists them as entries named after their paths
     /// (so list order is the paths' order); `claims` decides who runs each photo's work, `results`
-    /// keeps what it made beyond memory (nothing, by default).
+    /// keeps what it made beyond memory (nothing, by default). `speedChecks` keeps the transfer's
+    /// stall and least-average-speed checks: off by default, since a test holds its origin as long as
+    /// it needs (longer than the checks' 15 s on a loaded machine); the checks have tests of their own.
     init(
         photos: [(path: String, behaviour: TestOrigin.Behaviour)],
         configuration: PipelineConfiguration = PipelineConfiguration(maxConcurrentDownloads: 4, maxConcurrentFiltrations: 2),
-        claims: any WorkClaiming = LocalWorkClaims(), results: (any ResultStoring)? = nil
+        claims: any WorkClaiming = LocalWorkClaims(), results: (any ResultStoring)? = nil, speedChecks: Bool = false
     ) throws {
         let origin = try TestOrigin(routes: Dictionary(uniqueKeysWithValues: photos.map { ($0.path, $0.behaviour) }))
         self.origin = origin
@@ -26,6 +28,10 @@ final class PipelineHarness: Sendable {
         let entries = photos.map { PhotoEntry(name: $0.path, url: origin.url($0.path)) }
         // The origin is on loopback, which only a named origin may be: the harness names its own.
         var configuration = configuration
+        if !speedChecks {
+            configuration.transferLimits.lowSpeedLimit = 0
+            configuration.transferLimits.minimumAverageSpeed = 0
+        }
         configuration.transferLimits.allowedSources = configuration.transferLimits.allowedSources.allowing(
             try #require(AllowedSources.Entry(origin: origin.url("/"))))
         pipeline = PhotoPipeline(entries: entries, configuration: configuration, loop: loop, disk: results, claims: claims)

@@ -1,9 +1,10 @@
 import Hummingbird
 import HummingbirdCore
 import Logging
-import SampleOrigin
+import NIOCore
+import ServiceLifecycle
 
-extension Application {
+extension WebApplication {
     /// The server's channel: HTTPS (HTTP/2 and HTTP/1.1 by ALPN) with `certificates`, else plain HTTP/1.1.
     static func serverBuilder(
         _ limits: GuardedHTTP1Channel.Limits, configuration: ServerConfiguration, certificates: CertificateStore?
@@ -22,28 +23,17 @@ extension Application {
         }
     }
 
-    /// With TLS and a redirect port: a plain-HTTP server, behind the same connection guards, that
-    /// answers every request with a redirect to HTTPS.
-    static func startRedirect(
-        _ configuration: ServerConfiguration, httpsPort: Int, limits: GuardedHTTP1Channel.Limits, logger: Logger
-    ) async throws(ApplicationError) -> RunningServer? {
+    /// With TLS and `--http-redirect-port`: the plain-HTTP server, behind the same connection guards,
+    /// that answers every request with a redirect to HTTPS on `httpsPort`; nil otherwise.
+    public func redirect(httpsPort: Int, onServerRunning: @escaping @Sendable (any Channel) async -> Void) -> (any Service)? {
         guard configuration.tls != nil, let redirectPort = configuration.httpRedirectPort else { return nil }
-        do {
-            return try await RunningServer.start(logger: quieter(logger)) { onServerRunning in
-                Hummingbird.Application(
-                    responder: HTTPSRedirect(httpsPort: httpsPort),
-                    server: GuardedHTTP1Channel.builder(limits),
-                    configuration: .init(address: .hostname(configuration.host, port: Int(redirectPort)), serverName: nil),
-                    onServerRunning: onServerRunning,
-                    logger: quieter(logger))
-            }
-        } catch {
-            throw ApplicationError.cannotListen("\(configuration.host):\(redirectPort)", error.reason)
-        }
+        return Hummingbird.Application(
+            responder: HTTPSRedirect(httpsPort: httpsPort),
+            server: GuardedHTTP1Channel.builder(limits),
+            configuration: .init(address: .hostname(configuration.host, port: Int(redirectPort)), serverName: nil),
+            onServerRunning: onServerRunning,
+            logger: Self.quieter(logger))
     }
-
-    /// The plain-HTTP port that redirects to HTTPS, if one runs.
-    public var redirectPort: UInt16? { redirect.map { UInt16($0.port) } }
 
     /// Reads the certificate and key files again: connections from now on get them. On failure the
     /// ones in use stay, and the error says why.

@@ -1,5 +1,15 @@
 import HTTPTypes
-import PhotoCluster
+
+/// The instances' shared database as the HTTP layer sees it: this instance's name and how the
+/// database stands (`PhotoServer` hands in PhotoCluster's `Cluster`).
+public protocol ClusterMembership: Sendable {
+    /// This instance's name among the others.
+    var instance: String { get }
+    /// `connected`, or `lost` while the database is unreachable (the instance serves what it has).
+    var databaseStatus: String { get }
+    /// Photos whose work another instance holds, waited for here.
+    var waitingFor: Int { get }
+}
 
 extension AppContext {
     /// The edge's sticky cookie: set with every new viewer (`GET /`, `POST /api/viewers`) so that the

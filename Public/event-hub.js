@@ -1,0 +1,134 @@
+// The browser's one event connection (a SharedWorker): every tab of the list and every lane of the
+// lab is a viewer whose events ride on one `GET /events/shared` stream, however many tabs are open
+// (over HTTP/1.1 a browser gives a host six connections for all its tabs). A page posts `join` for
+// each of its viewers; the hub joins them to the stream (again, with each viewer's last event id,
+// whenever the stream is new), hands each event to the page of its viewer, and lets a viewer go
+// when its page says `leave` or closes (the page holds a Web Lock named for the viewer while it lives).
+
+const EVENT_TYPES = ['source', 'snapshot', 'photo', 'queues', 'stats', 'operation', 'shutdown'];
+const LOCK_PREFIX = 'classic-photos-viewer:';
+
+let base = null;
+let source = null;
+let stream = null; // { id, maxViewers } of the open stream
+let reopenDelay = 1000;
+let connection = 'connecting';
+/** viewer id -> { port, lastEventId, joining } */
+const viewers = new Map();
+const ports = new Set();
+
+const post = (port, message) => { try { port.postMessage(message); } catch (_) { /* the page is gone */ } };
+
+function setConnection(state) {
+  connection = state;
+  for (const port of ports) post(port, { kind: 'connection', state });
+}
+
+function open() {
+  if (source) source.close();
+  const es = new EventSource(base + '/events/shared');
+  source = es;
+  setConnection('connecting');
+  es.addEventListener('stream', (event) => {
+    if (es !== source) return;
+    stream = JSON.parse(event.data);
+    reopenDelay = 1000;
+    setConnection('open');
+    for (const viewer of viewers.keys()) join(viewer);
+  });
+  for (const type of EVENT_TYPES) {
+    es.addEventListener(type, (event) => {
+      let message;
+      try { message = JSON.parse(event.data); } catch (_) { return; }
+      const entry = viewers.get(message.viewer);
+      if (!entry) return;
+      if (Number.isInteger(message.id)) entry.lastEventId = message.id;
+      post(entry.port, { kind: 'event', type, viewer: message.viewer, id: message.id, data: message.data });
+    });
+  }
+  // The server no longer carries a viewer (it left, was dropped, or its reader fell behind and was
+  // cut off): joined again, it gets what it missed or a snapshot; an unknown one is told to its page.
+  es.addEventListener('left', (event) => {
+    let message;
+    try { message = JSON.parse(event.data); } catch (_) { return; }
+    if (viewers.has(message.viewer)) join(message.viewer);
+  });
+  es.onerror = () => {
+    if (es !== source) return;
+    stream = null;
+    if (es.readyState === EventSource.CLOSED) {
+      // Refused (503 while the server's readers lag): the browser will not retry by itself.
+      setConnection('closed');
+      setTimeout(() => { if (es === source) open(); }, reopenDelay);
+      reopenDelay = Math.min(15000, reopenDelay * 2);
+    } else {
+      setConnection('reconnecting');
+    }
+  };
+}
+
+/** Joins `viewer` to the open stream, from its last event (the server replays or snapshots). */
+async function join(viewer) {
+  const entry = viewers.get(viewer);
+  if (!entry || !stream) return;
+  const target = stream;
+  const body = { viewer };
+  if (entry.lastEventId != null) body.lastEventId = entry.lastEventId;
+  let response;
+  try {
+    response = await fetch(`${base}/api/streams/${encodeURIComponent(target.stream)}/viewers`, {
+      method: 'POST', headers: { 'Content-Type': 'application/json' }, body: JSON.stringify(body), cache: 'no-store',
+    });
+  } catch (error) {
+    // The stream's own error follows, and its next `stream` event joins everyone again.
+    return;
+  }
+  if (response.ok || viewers.get(viewer) !== entry || stream !== target) return;
+  const reason = await response.json().then((data) => data.error || '', () => '');
+  if (response.status === 404 && reason.startsWith('unknown viewer')) {
+    viewers.delete(viewer);
+    post(entry.port, { kind: 'gone', viewer, reason });
+  } else if (response.status === 409) {
+    viewers.delete(viewer);
+    post(entry.port, { kind: 'full', viewer, reason });
+  } else if (response.status >= 500 || response.status === 429) {
+    setTimeout(() => join(viewer), 2000);
+  }
+}
+
+function leave(viewer, port) {
+  const entry = viewers.get(viewer);
+  if (!entry || (port && entry.port !== port)) return;
+  viewers.delete(viewer);
+  if (stream) {
+    fetch(`${base}/api/streams/${encodeURIComponent(stream.stream)}/viewers/${encodeURIComponent(viewer)}`, {
+      method: 'DELETE', keepalive: true,
+    }).catch(() => {});
+  }
+}
+
+function onMessage(port, message) {
+  if (!message || typeof message !== 'object') return;
+  if (message.kind === 'hello') {
+    if (base == null) {
+      base = String(message.base || '');
+      open();
+    }
+    post(port, { kind: 'connection', state: connection });
+  } else if (message.kind === 'join') {
+    const viewer = String(message.viewer);
+    viewers.set(viewer, { port, lastEventId: Number.isInteger(message.lastEventId) ? message.lastEventId : null });
+    // The page holds this lock while it lives: granted here, the page has gone without a word.
+    if (self.navigator.locks) self.navigator.locks.request(LOCK_PREFIX + viewer, () => leave(viewer, port));
+    join(viewer);
+  } else if (message.kind === 'leave') {
+    leave(String(message.viewer), port);
+  }
+}
+
+self.onconnect = (event) => {
+  const port = event.ports[0];
+  ports.add(port);
+  port.onmessage = (message) => onMessage(port, message.data);
+  port.start();
+};

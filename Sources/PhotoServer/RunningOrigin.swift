@@ -1,0 +1,42 @@
+import Logging
+import SampleOrigin
+
+/// The sample origin listening on loopback: its server in a service group of its own (it starts
+/// while the list loads, after the server's group), its port and its data source's address.
+struct RunningOrigin: Sendable {
+    let origin: SampleOrigin
+    let server: RunningServer
+    /// The data source URL (`http://127.0.0.1:PORT/photos.plist`).
+    let dataSourceURL: String
+
+    /// Makes the sample photos missing on disk (or lists `folder`), then serves them.
+    /// `progress(made, total)` follows the generation (from Dispatch's threads).
+    static func start(
+        _ configuration: SampleOriginConfiguration, folder: String? = nil,
+        progress: (@Sendable (_ made: Int, _ total: Int) -> Void)? = nil
+    ) async throws -> RunningOrigin {
+        let origin = try await SampleOrigin.prepare(configuration, folder: folder, progress: progress)
+        var logger = Logger(label: "sample-origin")
+        logger.logLevel = .warning
+        let server: RunningServer
+        do {
+            server = try await RunningServer.start(logger: logger) { origin.server(onServerRunning: $0) }
+        } catch {
+            throw SampleOriginError.cannotListen(error.reason)
+        }
+        return RunningOrigin(origin: origin, server: server, dataSourceURL: origin.listening(on: server.port))
+    }
+
+    /// The port it listens on.
+    var port: UInt16 { UInt16(server.port) }
+
+    /// A name for the photo at `url` that stays the same across runs (the port does not).
+    func stableKey(for url: String) -> String {
+        origin.stableKey(for: url, port: server.port)
+    }
+
+    /// Stops serving.
+    func stop() async {
+        await server.stop(cutOff: .seconds(1))
+    }
+}

@@ -1,0 +1,41 @@
+import PhotoPipeline
+import SampleOrigin
+
+extension WebApplication {
+    /// On a first start: `made` of `total` sample photos are made. Open pages are told at each
+    /// whole percent. Called from Dispatch's threads.
+    public func noteSamples(made: Int, total: Int) {
+        let library = context.library
+        guard library.noteSamples(made: made, total: total) else { return }
+        let source = EventOutbox.Payload(name: .source, data: EventPayloads.json(library.source))
+        context.viewers.all.forEach { $0.outbox.enqueue(source) }
+    }
+
+    /// The photo list is loaded: its viewers get controllers on `pipeline`; `origin`, when the sample
+    /// origin serves it, also serves the lab's browser lane.
+    public func listLoaded(_ pipeline: PhotoPipeline, origin: SampleOrigin?) {
+        finishLoading(.ready(pipeline), origin: origin)
+        for session in context.viewers.all {
+            _ = session.controller(on: pipeline, strategy: configuration.strategy)
+        }
+        requireSnapshots()
+    }
+
+    /// The photo list could not be loaded, for `reason`.
+    public func listFailed(_ reason: String, origin: SampleOrigin?) {
+        finishLoading(.failed(reason), origin: origin)
+        requireSnapshots()
+    }
+
+    private func finishLoading(_ status: PhotoLibrary.Status, origin: SampleOrigin?) {
+        context.labs.attach(origin)
+        context.library.finish(with: status, skipped: origin?.skipped ?? [])
+    }
+
+    /// Every open stream learns the outcome: a fresh snapshot carries the list or the error.
+    private func requireSnapshots() {
+        for session in context.viewers.all {
+            session.outbox.requireSnapshot()
+        }
+    }
+}

@@ -1,0 +1,144 @@
+import Foundation
+import Hummingbird
+import Logging
+import Mustache
+import NIOCore
+import PhotoPipeline
+import SampleOrigin
+import ServiceLifecycle
+
+/// The HTTP side of the server: the routes, viewers, labs and event streams over one `AppContext`,
+/// made from the configuration. It listens when `PhotoServer` runs `server` in its service group.
+public final class WebApplication: Sendable {
+    /// The settings it runs with.
+    public let configuration: ServerConfiguration
+    /// The connection cap in force.
+    public let maxConnections: Int
+    /// The open files limit it was worked out from.
+    public let openFilesLimit: Int
+    let context: AppContext
+    /// Open connections per client address, and the refusals past `--connections-per-client`.
+    let connections: ConnectionsPerClient
+    /// With TLS: the certificate and key served, read again by `reloadCertificates()`.
+    let certificates: CertificateStore?
+    let limits: GuardedHTTP1Channel.Limits
+    private let responder: RouterResponder<PhotoRequestContext>
+    private let broadcaster: EventBroadcaster
+
+    /// Reads the templates, the page's files and the TLS files; `cluster` is the instances' shared
+    /// database when configured.
+    public init(_ configuration: ServerConfiguration, cluster: (any ClusterMembership)?) async throws(ApplicationError) {
+        let templates: MustacheLibrary
+        do {
+            templates = try await MustacheLibrary(directory: configuration.templatesDirectory)
+        } catch {
+            throw ApplicationError.templates(configuration.templatesDirectory, "\(error)")
+        }
+        for name in ["index", "row"] where templates.getTemplate(named: name) == nil {
+            throw ApplicationError.templates(configuration.templatesDirectory, "\(name).mustache is missing")
+        }
+        let trustedProxies: ClientAddress.TrustedProxies
+        do {
+            trustedProxies = try ClientAddress.TrustedProxies(configuration.trustedProxies)
+        } catch {
+            throw ApplicationError.setting(error.description)
+        }
+        var logger = Logger(label: "classic-photos")
+        logger.logLevel = configuration.logLevel
+        let staticFiles = StaticFiles(directory: configuration.publicDirectory)
+        if staticFiles.files.isEmpty {
+            logger.warning("no static files: the page will have no script or styles", metadata: ["public-dir": "\(configuration.publicDirectory)"])
+        }
+        let viewers = ViewerRegistry(
+            maxViewers: configuration.maxViewers, idleTimeout: configuration.viewerIdleTimeout,
+            connectTimeout: configuration.viewerConnectTimeout,
+            unsent: UnsentEventBytes(budget: configuration.unsentEventsBudgetBytes))
+        let labs = LabRegistry(
+            settings: .init(
+                maxLabs: configuration.maxLabs, maxImageTransfers: configuration.maxLabImageTransfers, idleTimeout: configuration.labIdleTimeout,
+                connectTimeout: configuration.viewerConnectTimeout, laneMemoryBudgetBytes: configuration.labLaneMemoryBudget),
+            bounds: configuration.makeSharedBounds())
+        let context = AppContext(
+            configuration: configuration, library: PhotoLibrary(), viewers: viewers, labs: labs, templates: templates,
+            staticFiles: staticFiles, rateLimiter: ClientRateLimiter(perMinute: configuration.viewersPerMinute),
+            retries: RetryLimits(perMinute: configuration.retriesPerMinute),
+            trustedProxies: trustedProxies, metrics: ServerMetrics(), logger: logger, cluster: cluster)
+        openFilesLimit = OpenFilesLimit.raise()
+        maxConnections = configuration.effectiveMaxConnections(openFilesLimit: openFilesLimit)
+        limits = GuardedHTTP1Channel.Limits(
+            maxHeaderBytes: configuration.maxHeaderBytes, maxURLLength: configuration.maxURLLength,
+            idleTimeout: TimeAmount(configuration.idleTimeout), sendTimeout: TimeAmount(configuration.sendTimeout),
+            connections: ConnectionsPerClient(limit: configuration.connectionsPerClient, trusted: trustedProxies, logger: logger))
+        certificates = try await Self.loadCertificates(configuration)
+        do {
+            responder = try Routes.router(context: context).buildResponder()
+        } catch {
+            throw ApplicationError.templates(configuration.templatesDirectory, "\(error)")
+        }
+        broadcaster = EventBroadcaster(
+            viewers: viewers, library: context.library, totals: context.totals, tick: configuration.tick,
+            heartbeat: configuration.heartbeatInterval, logger: logger)
+        self.configuration = configuration
+        self.context = context
+        connections = limits.connections
+    }
+
+    /// The server's log.
+    public var logger: Logger { context.logger }
+
+    /// The photo list's pipeline, once loaded.
+    public var pipeline: PhotoPipeline? { context.library.pipeline }
+
+    /// The bounds lab lanes share with the list: the list's pipeline hosts them.
+    public var sharedBounds: SharedBounds { context.labs.bounds }
+
+    /// The HTTP server on the configured address; it calls `onServerRunning` once it listens.
+    public func server(onServerRunning: @escaping @Sendable (any Channel) async -> Void) -> some Service {
+        Hummingbird.Application(
+            responder: responder,
+            server: Self.serverBuilder(limits, configuration: configuration, certificates: certificates),
+            configuration: .init(
+                address: .hostname(configuration.host, port: Int(configuration.port)),
+                serverName: nil,
+                backlog: 1_024,
+                availableConnectionsDelegate: .maximum(maxConnections, logger: logger)),
+            onServerRunning: onServerRunning,
+            logger: Self.quieter(logger))
+    }
+
+    /// Hummingbird's own logging, one level quieter than ours (it logs every connection at debug).
+    package static func quieter(_ logger: Logger) -> Logger {
+        var logger = logger
+        if logger.logLevel < .notice { logger.logLevel = .notice }
+        return logger
+    }
+
+    /// Sends each viewer its queues and the totals, heartbeats to quiet streams, and drops viewers
+    /// that left, until the task is cancelled.
+    public func runTicks() async {
+        await broadcaster.runTicks()
+    }
+
+    /// The labs' ticks, until the task is cancelled. Lab streams are pinged often: a write is how a
+    /// page that left is noticed.
+    public func runLabTicks() async {
+        let heartbeat = min(configuration.heartbeatInterval, configuration.labIdleTimeout / 5)
+        await context.labs.runTicks(tick: configuration.tick, heartbeat: heartbeat)
+    }
+
+    /// Forwards the list pipeline's events to the viewers until its stream ends or the task is cancelled.
+    public func forwardEvents(of pipeline: PhotoPipeline) async {
+        await broadcaster.forwardEvents(of: pipeline)
+    }
+
+    /// Ends every viewer's and lab's stream with a `shutdown` event; their work is cancelled.
+    public func closeViewers() {
+        logger.info("stopping", metadata: ["viewers": "\(context.viewers.count)"])
+        let shutdown = EventOutbox.Payload(name: .shutdown, data: EventPayloads.json(EventPayloads.Shutdown(reason: "the server is stopping")))
+        for session in context.viewers.removeAll() {
+            session.outbox.enqueue(shutdown)
+            session.close()
+        }
+        context.labs.endAll()
+    }
+}

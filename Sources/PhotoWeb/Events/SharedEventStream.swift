@@ -1,0 +1,121 @@
+import Foundation
+import PhotoPipeline
+import Locking
+
+/// One event connection carrying several viewers: a browser's tabs, or a lab page's lanes, share it
+/// (over HTTP/1.1 a browser gives a host six connections for all its tabs). Viewers join and leave
+/// while it is open; each keeps its own outbox, and with it its own reconnection rule: a join with
+/// `lastEventID` replays what that viewer missed, one without (or too old) gets a fresh snapshot.
+///
+/// Lock order: a leaf. Outboxes are attached and detached, and the mux posted to, after it is released.
+final class SharedEventStream: Sendable {
+    /// What a member is: the viewer and the generation of its outbox's stream that this one carries
+    /// (nil while the join is attaching it).
+    private struct Member {
+        var session: ViewerSession
+        var generation: Int?
+    }
+
+    private struct State {
+        var members: [ViewerID: Member] = [:]
+        var closed = false
+        /// The server is stopping: the stream ends once its last member has written what it had.
+        var finishing = false
+    }
+
+    let id: String
+    /// Viewers this stream carries at most; a join past it is refused.
+    let maxViewers: Int
+    /// What the writer sends, in order.
+    let mux = StreamMux()
+    /// Closes the connection (a member's reader fell so far behind that its outbox cut it off).
+    private let cutConnection: @Sendable () -> Void
+    private let state = Locked(State())
+
+    init(id: String = UUID().uuidString.lowercased(), maxViewers: Int, cutConnection: @escaping @Sendable () -> Void = {}) {
+        self.id = id
+        self.maxViewers = maxViewers
+        self.cutConnection = cutConnection
+    }
+
+    /// The viewers carried now.
+    var viewers: [ViewerID] { state.withLock { Array($0.members.keys) } }
+
+    /// Carries `session` from now on (again, if it was carried already): its events after
+    /// `lastEventID`, or what `snapshot` makes. Throws when the stream has ended or is full.
+    func join(_ session: ViewerSession, lastEventID: UInt64?, snapshot: () -> [EventOutbox.Payload]) throws(SharedStreamError) {
+        let reserved: Result<Void, SharedStreamError> = state.withLock { state in
+            if state.closed { return .failure(.ended(id)) }
+            if state.members[session.id] == nil, state.members.count >= maxViewers { return .failure(.full(id, maxViewers: maxViewers)) }
+            state.members[session.id] = Member(session: session, generation: nil)
+            return .success(())
+        }
+        try reserved.get()
+        let cut = cutConnection
+        let generation = session.outbox.attach(lastEventID: lastEventID, cutConnection: { cut() }, snapshot: snapshot)
+        let kept = state.withLock { state in
+            guard !state.closed, state.members[session.id]?.session === session else { return false }
+            state.members[session.id]?.generation = generation
+            return true
+        }
+        guard kept else {
+            // The stream ended, or the viewer left, while its outbox was attached: that stream is over too.
+            session.outbox.detach(generation: generation)
+            return
+        }
+        Task { await carry(session, generation: generation) }
+    }
+
+    /// Stops carrying viewer `id`; false when it was not carried.
+    @discardableResult
+    func leave(_ id: ViewerID) -> Bool {
+        guard let member = state.withLock({ $0.members.removeValue(forKey: id) }) else { return false }
+        member.generation.map(member.session.outbox.detach(generation:))
+        return true
+    }
+
+    /// Ends the stream: every member's outbox learns its stream is gone (their viewers may join
+    /// another stream, with `Last-Event-ID`).
+    func close() {
+        let members = state.withLock { state in
+            state.closed = true
+            defer { state.members.removeAll() }
+            return Array(state.members.values)
+        }
+        mux.close()
+        for member in members { member.generation.map(member.session.outbox.detach(generation:)) }
+    }
+
+    /// The server is stopping: ends the stream once its members' outboxes (closed by the server,
+    /// with their `shutdown` event) have been written out; at once when it carries nobody.
+    func finish() {
+        let idle = state.withLock { state in
+            state.finishing = true
+            return state.members.isEmpty
+        }
+        if idle { close() }
+    }
+
+    /// Moves viewer `session`'s events into the mux one at a time until its outbox ends this
+    /// generation (it left, joined elsewhere, was cut off or dropped) or the stream closes.
+    private func carry(_ session: ViewerSession, generation: Int) async {
+        carrying: while let item = await session.outbox.next(generation: generation) {
+            switch item {
+            case .event(let event):
+                guard await mux.deliver(.event(session.id, event)) else { break carrying }
+            case .heartbeat:
+                mux.post(.heartbeat)
+            }
+        }
+        session.outbox.detach(generation: generation)
+        let (dropped, last) = state.withLock { state -> (Bool, Bool) in
+            guard !state.closed, state.members[session.id]?.generation == generation else { return (false, false) }
+            state.members[session.id] = nil
+            return (true, state.finishing && state.members.isEmpty)
+        }
+        // The page learns that this viewer is no longer carried: it may join it again (a new id
+        // after a restart, a snapshot after a cut).
+        if dropped { mux.post(.control("left", EventPayloads.json(EventPayloads.Viewer(viewer: session.id.rawValue)))) }
+        if last { close() }
+    }
+}

@@ -1,0 +1,64 @@
+import Foundation
+import Hummingbird
+import NIOCore
+import PhotoPipeline
+
+/// The body of a `GET /events/shared` response: a `retry` hint, the `stream` event naming the
+/// stream (its id for joins and leaves, and how many viewers it may carry), then its members'
+/// events as they come, each saying whose it is, and a comment heartbeat while quiet. Ends when the
+/// client goes away (a write fails) or the stream is closed; either way the stream closes, so its
+/// members' outboxes learn their stream is gone.
+struct SharedEventWriter: Sendable {
+    let stream: SharedEventStream
+    let retry: Duration
+    let heartbeat: Duration
+
+    func write(to writer: inout any ResponseBodyWriter) async throws {
+        defer { stream.close() }
+        let mux = stream.mux
+        // A stream that carries nobody still notices a client that went away.
+        let pinger = Task {
+            while !Task.isCancelled {
+                do { try await Task.sleep(for: heartbeat) } catch { return }
+                mux.post(.heartbeat)
+            }
+        }
+        defer { pinger.cancel() }
+        try await writer.write(ByteBuffer(string: "retry: \(Int(retry / .milliseconds(1)))\n\n"))
+        let opened = EventPayloads.json(EventPayloads.SharedStream(stream: stream.id, maxViewers: stream.maxViewers))
+        try await writer.write(ByteBuffer(data: Self.encoded(name: "stream", data: opened)))
+        var lastWrite = ContinuousClock.now
+        while let item = await mux.next() {
+            switch item {
+            case .event(let viewer, let event):
+                try await writer.write(ByteBuffer(data: Self.encoded(event, of: viewer)))
+            case .control(let name, let data):
+                try await writer.write(ByteBuffer(data: Self.encoded(name: name, data: data)))
+            case .heartbeat:
+                // Each member's outbox asks for one when it is quiet: one a second is enough for all.
+                guard ContinuousClock.now - lastWrite >= .seconds(1) else { continue }
+                try await writer.write(ByteBuffer(string: ": ping\n\n"))
+            }
+            lastWrite = .now
+        }
+        try await writer.finish(nil)
+    }
+
+    /// Viewer `viewer`'s event on a shared stream: its name, and as data
+    /// `{"viewer": ID, "id": N, "data": PAYLOAD}`, `id` being the viewer's own event id (what a join
+    /// names as `lastEventId`). No SSE `id` line: the stream's viewers each have their own.
+    static func encoded(_ event: OutgoingEvent, of viewer: ViewerID) -> Data {
+        var bytes = Data("event: \(event.name.rawValue)\ndata: {\"viewer\":\"\(viewer.rawValue)\",\"id\":\(event.id),\"data\":".utf8)
+        bytes.append(event.data)
+        bytes.append(contentsOf: Array("}\n\n".utf8))
+        return bytes
+    }
+
+    /// A control event of the stream itself.
+    static func encoded(name: String, data: Data) -> Data {
+        var bytes = Data("event: \(name)\ndata: ".utf8)
+        bytes.append(data)
+        bytes.append(contentsOf: [0x0A, 0x0A])
+        return bytes
+    }
+}

@@ -1,0 +1,36 @@
+import PhotoPipeline
+
+/// What a row says about its photo, written once: the server's first screen uses it, and the page
+/// gets the same table with its row template (`data-words`, read by `Public/rows.js`).
+enum RowWords {
+    /// The status line of each state (`downloading` gets its percent after it when known).
+    static let status = [
+        "new": "Waiting",
+        "downloading": "Downloading…",
+        "downloaded": "Downloaded · sepia next",
+        "filtering": "Applying sepia…",
+        "filtered": "Sepia · click to compare",
+        "failed": "Failed to load",
+    ]
+    /// What Enter (or a click) on a row does, appended to its accessible name.
+    static let actions = ["filtered": ". Enter opens it", "failed": ". Enter tries again"]
+    /// The page's own state: a row not settled while the server has gone.
+    static let offline = "Waiting for the server"
+
+    /// The status line of a row in `state`.
+    static func status(of state: PhotoState) -> String {
+        let words = status[state.name] ?? state.name
+        if case .downloading(let progress?) = state { return words + " \(Int((progress * 100).rounded()))%" }
+        return words
+    }
+
+    /// The table as the page reads it: `{"status": {...}, "actions": {...}, "offline": "..."}`.
+    static var json: String {
+        struct Table: Encodable {
+            let status: [String: String]
+            let actions: [String: String]
+            let offline: String
+        }
+        return String(decoding: EventPayloads.json(Table(status: status, actions: actions, offline: offline)), as: UTF8.self)
+    }
+}

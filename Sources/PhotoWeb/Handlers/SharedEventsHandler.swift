@@ -1,0 +1,84 @@
+import Foundation
+import HTTPTypes
+import Hummingbird
+import PhotoPipeline
+
+/// One event connection for several viewers: `GET /events/shared` opens it, `POST
+/// /api/streams/ID/viewers` makes a viewer ride on it, `DELETE /api/streams/ID/viewers/VIEWER`
+/// takes one off. A browser's tabs (and a lab's lanes) so hold one connection of the six HTTP/1.1
+/// gives a host, whatever their number.
+struct SharedEventsHandler: Sendable {
+    let context: AppContext
+
+    /// `GET /events/shared`: the stream, its first event `stream` naming it. `503` while the events
+    /// queued for all viewers and not yet read are past the server's budget (as `GET /events`).
+    func open(_ request: Request, context requestContext: PhotoRequestContext) async throws -> Response {
+        try context.viewers.unsent.admitStream()
+        let channel = requestContext.channel
+        let streams = context.viewers.streams
+        let stream = streams.open(cutConnection: { channel.close(promise: nil) })
+        let writer = SharedEventWriter(
+            stream: stream, retry: context.configuration.sseRetry, heartbeat: context.configuration.heartbeatInterval)
+        return Response(
+            status: .ok,
+            headers: [
+                .contentType: "text/event-stream; charset=utf-8",
+                .cacheControl: "no-cache, no-transform",
+                .xAccelBuffering: "no",
+            ],
+            body: ResponseBody { body in
+                defer { streams.close(stream.id) }
+                try await writer.write(to: &body)
+            })
+    }
+
+    /// `POST /api/streams/ID/viewers` with `{"viewer": VIEWER, "lastEventId": N}` (`lastEventId`
+    /// optional): the viewer's events travel on that stream from now on, after `N` when the viewer's
+    /// history still holds it, else from a fresh snapshot; it leaves any stream that carried it
+    /// before. `204`; `404` for an unknown stream or viewer, `409` when the stream is full.
+    func join(_ request: Request, context requestContext: PhotoRequestContext) async throws -> Response {
+        let body = try await request.body(limit: context.configuration.maxRequestBodyBytes)
+        let (viewer, lastEventID) = try Self.parseJoin(body)
+        let stream = try stream(requestContext)
+        let session = try context.session(viewer)
+        try context.viewers.unsent.admitStream()
+        do {
+            try stream.join(session, lastEventID: lastEventID) { context.snapshot(for: session) }
+        } catch {
+            throw APIError(error)
+        }
+        return .empty(.noContent, headers: [.cacheControl: "no-store"])
+    }
+
+    /// `DELETE /api/streams/ID/viewers/VIEWER`: the viewer's events stop travelling on the stream
+    /// (it stays a viewer: it may join another). `204`; `404` when the stream does not carry it.
+    func leave(_ request: Request, context requestContext: PhotoRequestContext) async throws -> Response {
+        let stream = try stream(requestContext)
+        let viewer = requestContext.parameters.get("viewer") ?? ""
+        guard stream.leave(ViewerID(viewer)) else {
+            throw APIError(SharedStreamError.notCarried(stream: stream.id, viewer: viewer))
+        }
+        return .empty(.noContent, headers: [.cacheControl: "no-store"])
+    }
+
+    private func stream(_ requestContext: PhotoRequestContext) throws(APIError) -> SharedEventStream {
+        do {
+            return try context.viewers.streams.stream(requestContext.parameters.get("id") ?? "")
+        } catch {
+            throw APIError(error)
+        }
+    }
+
+    /// The join's body: the viewer's id and, optionally, the last of its events the page has.
+    static func parseJoin(_ data: Data) throws(APIError) -> (viewer: String, lastEventID: UInt64?) {
+        guard let fields = (try? JSONSerialization.jsonObject(with: data)) as? [String: Any] else {
+            throw .badRequest("body must be a JSON object {\"viewer\", \"lastEventId\"}")
+        }
+        guard let viewer = try RequestFields.field("viewer", String.self, in: fields), !viewer.isEmpty else {
+            throw .badRequest("\"viewer\" must be a non-empty string")
+        }
+        guard let last = try RequestFields.field("lastEventId", Int.self, in: fields) else { return (viewer, nil) }
+        guard last >= 0 else { throw .unprocessable("\"lastEventId\" must not be negative (got \(last))") }
+        return (viewer, UInt64(last))
+    }
+}
