@@ -2,11 +2,12 @@
 // event of a gesture (the server suspends this viewer's queued work, unless it is reading), then the
 // rows on screen every REPORT_MS while the scroll goes on (the server measures the pace from them: a
 // reader's slow scroll keeps loading, with rows read ahead; a flick stays suspended), the visible
-// rows as soon as the scroll has ended (scroll-end.js: `scrollend` for the reader's own scrolls, else
-// 150 ms of stillness; the server runs loadImagesForOnscreenRows), and once at start, on resize and after every snapshot. A
-// jump is reported at once, without suspending: one the page makes itself (a key, a click on the
-// timeline, the row in the URL), and one move of a screen or more from rest (a script's, a link's),
-// whose destination is where it landed. The URL keeps the first visible row.
+// rows as soon as the scroll has ended (scroll-end.js: at `scrollend` for the reader's own scrolls,
+// else after 150 ms of stillness; the server runs loadImagesForOnscreenRows), and once at start, on
+// resize and after every snapshot. A jump the page makes itself (a key, a click on the timeline, the
+// row in the URL) is reported at once, without suspending. A script's scroll, even of one move, waits
+// for stillness: a script flinging the list in big steps looks like a jump at its first step, and
+// must not start work on that step's rows. The URL keeps the first visible row.
 
 import { updateURL } from './config.js';
 import { STILLNESS_MS, createScrollEnd } from './scroll-end.js';
@@ -67,7 +68,6 @@ export function createViewport({ store, list, reporter, rowHeight }) {
   }
 
   function onScroll() {
-    const previous = top;
     top = Math.max(0, list.scrollTop);
     if (!count()) return;
     if (expectedTop != null && Math.abs(list.scrollTop - expectedTop) < 1) {
@@ -75,12 +75,6 @@ export function createViewport({ store, list, reporter, rowHeight }) {
       return;
     }
     expectedTop = null;
-    // A jump: one move of a screen or more from rest lands where it is going. Reported at once; if
-    // more moves follow, they are a scroll of their own.
-    if (!store.state.scrolling && height && Math.abs(top - previous) >= height) {
-      reportVisible();
-      return;
-    }
     if (!store.state.scrolling) {
       store.setScrolling(true);
       reporter.report({ scrolling: true });
