@@ -23,6 +23,7 @@ from __future__ import annotations
 import argparse
 import contextlib
 import json
+import os
 import shutil
 import statistics
 import tempfile
@@ -114,12 +115,21 @@ PROBE = """
       const img = document.querySelector('#r-' + i + ' img');
       return !!img && img.complete && (img.naturalWidth > 0 || failedImages.has(img));
     },
+    // Whether row i shows pixels of its photo: a preview of the bytes arrived, or the final image.
+    shows(i) {
+      if (!bench.product()) return bench.done(i);
+      const row = document.getElementById('row-' + i);
+      const img = row && !row.hidden && row.querySelector('[data-role="thumb"]');
+      const src = img ? img.getAttribute('src') || '' : '';
+      return (src.includes('/partial?') && img.complete && img.naturalWidth > 0) || bench.done(i);
+    },
     allDone() {
       const s = bench.scroller();
       if (!s || (bench.product() && !s.clientHeight)) return null;
       const { first, last } = bench.visible();
       let all = true;
       for (let i = first; i <= last; i += 1) {
+        if (bench.shows(i)) mark(i, 'firstPixels');
         if (bench.done(i)) mark(i, 'screen');
         else all = false;
       }
@@ -328,9 +338,11 @@ def main() -> None:
                     for trace in traces:
                         for page in ("product", "plain"):
                             figures = results.setdefault((trace, page), {
-                                "ttv": [], "browser": 0, "origin": 0, "downloaded": 0, "unseen": 0, "sessions": 0})
+                                "ttv": [], "browser": 0, "origin": 0, "downloaded": 0, "unseen": 0, "sessions": 0, "load": []})
+                            load = os.getloadavg()[0]
+                            figures["load"].append(load)
                             session(figures, page, trace, proxy, source, files, index_of, len(photos), args.server_args)
-                            log(f"  run {run + 1} {trace:8} {page:8} ttv {fmt(figures['ttv'][-1])} ...")
+                            log(f"  run {run + 1} {trace:8} {page:8} load {load:5.1f}  ttv {fmt(figures['ttv'][-1])} ...")
 
     rows = []
     for trace in traces:
@@ -341,13 +353,14 @@ def main() -> None:
             n = f["sessions"]
             rows.append([trace, "page" if page == "product" else "lazy <img>", len(f["ttv"]), late,
                          fmt(percentile(ttv, 50)), fmt(percentile(ttv, 95)), mb(f["browser"] / n), mb(f["origin"] / n),
-                         f"{f['downloaded'] / n:.0f}", f"{f['unseen'] / n:.0f}"])
+                         f"{f['downloaded'] / n:.0f}", f"{f['unseen'] / n:.0f}",
+                         f"{min(f['load']):.1f}-{max(f['load']):.1f}"])
         product, plain = results[(trace, "product")], results[(trace, "plain")]
         p95 = [percentile([t for t in r["ttv"] if t is not None], 95) for r in (product, plain)]
         rows.append([trace, "page / lazy", "", "", "", f"{p95[0] / p95[1]:.2f}x" if p95[1] >= 10 else "(< 10 ms)",
-                     "", f"{product['origin'] / max(1, plain['origin']):.2f}x", "", ""])
+                     "", f"{product['origin'] / max(1, plain['origin']):.2f}x", "", "", ""])
     log(table(["trace", "page", "stops", "late", "ttv p50", "ttv p95", "browser got", "origin sent",
-               "photos", "never seen"], rows))
+               "photos", "never seen", "load (1 min)"], rows))
     log(f"(bytes and photos: per session, until the origin was quiet for 1 s after the last stop; late = stops not done within {STOP_TIMEOUT:.0f} s, "
         f"left out of the percentiles)")
 

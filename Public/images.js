@@ -9,11 +9,19 @@ const MAX_LOADS = 4;
 
 const previewURL = (index) => url('/photos/' + index + '/preview');
 const thumbnailURL = (index) => url('/photos/' + index + '/thumbnail');
+// The n-th sepia preview of what has arrived of a photo still downloading: each is a URL of its own.
+const partialURL = (index, n) => url('/photos/' + index + '/partial?n=' + n);
 
-/** The image a photo's row should end up showing in its state; null for the placeholder. */
+/** The image a photo's row should end up showing in its state; null for the placeholder. A row
+ * that shows a preview of the bytes arrived (already sepia) keeps it until the final thumbnail,
+ * rather than going through the unfiltered one. */
 function wanted(photo) {
   switch (photo.state) {
-    case 'filtering': return photo.preview ? previewURL(photo.index) : null;
+    case 'downloading':
+    case 'downloaded': return photo.partial ? partialURL(photo.index, photo.partial) : null;
+    case 'filtering':
+      if (photo.partial) return partialURL(photo.index, photo.partial);
+      return photo.preview ? previewURL(photo.index) : null;
     case 'filtered': return thumbnailURL(photo.index);
     case 'failed': return FAILED;
     default: return null;
@@ -36,6 +44,7 @@ export function createImages({ store, onLoaded }) {
   // row can show them at once instead of after a detached load of its own.
   const loaded = new Set(preloadedImages());
   const failures = new Map(); // url -> { count, retryAt }
+  const shownPartial = new Map(); // index -> { n, src }: its latest preview of the bytes arrived, loaded
   let near = null;
   const counters = { started: 0, maxInFlight: 0 };
 
@@ -45,12 +54,16 @@ export function createImages({ store, onLoaded }) {
     && (!store.state.scrolling || (index >= near.visible.first && index <= near.visible.last));
   const ready = (src) => src === FAILED || loaded.has(src);
 
-  /** What row `photo` shows now: its wanted image once loaded (the unfiltered preview meanwhile,
-   * if that is loaded), or null for the placeholder. Only rows near the screen show images. */
+  /** What row `photo` shows now: its wanted image once loaded (meanwhile the latest preview of its
+   * bytes arrived, or the unfiltered preview, if loaded), or null for the placeholder. Only rows near
+   * the screen show images. */
   function srcFor(photo) {
     if (!inNear(photo.index)) return null;
     const want = wanted(photo);
     if (want && ready(want)) return want;
+    if (photo.state === 'new' || photo.state === 'failed') return null;
+    const partial = shownPartial.get(photo.index);
+    if (partial) return partial.src;
     const preview = previewURL(photo.index);
     return photo.state === 'filtered' && loaded.has(preview) ? preview : null;
   }
@@ -103,6 +116,9 @@ export function createImages({ store, onLoaded }) {
       if (ok) {
         loaded.add(src);
         failures.delete(src);
+        const n = src.includes('/partial?') ? Number(src.split('n=')[1]) : 0;
+        // Loads may end out of order: a row never goes back to an earlier preview.
+        if (n > (shownPartial.get(index)?.n ?? 0)) shownPartial.set(index, { n, src });
         onLoaded(index);
       } else {
         const failure = failures.get(src) || { count: 0, retryAt: 0 };

@@ -12,7 +12,7 @@ const zeroCounts = () => Object.fromEntries(STATES.map((s) => [s, 0]));
 
 /** A row the server has not told this tab of yet: shown waiting, with no name. */
 const unknownPhoto = (index) => ({
-  index, name: '', state: 'new', progress: null, reason: null, detail: null, preview: false, unknown: true,
+  index, name: '', state: 'new', progress: null, reason: null, detail: null, preview: false, partial: 0, unknown: true,
 });
 
 /** The list of `count` rows: an array of the known ones, read through a proxy that answers an
@@ -37,6 +37,8 @@ function countsFrom(states) {
   return counts;
 }
 
+const WORKING = ['downloading', 'downloaded', 'filtering'];
+
 /** One photo as the page keeps it. */
 function photoFrom(raw, index, previous) {
   const state = STATES.includes(raw.state) ? raw.state : 'new';
@@ -49,6 +51,8 @@ function photoFrom(raw, index, previous) {
     detail: state === 'failed' ? (raw.detail || null) : null,
     // A row being filtered shows its unfiltered thumbnail once the server says it exists.
     preview: state === 'filtering' && (raw.preview === true || (previous != null && previous.state === 'filtering' && previous.preview)),
+    // A row still being worked on shows its latest preview of the bytes arrived (images.js).
+    partial: WORKING.includes(state) ? Math.max(Number(raw.partial) || 0, (previous && WORKING.includes(previous.state) && previous.partial) || 0) : 0,
   };
 }
 

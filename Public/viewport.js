@@ -1,20 +1,22 @@
 // The viewport reporter: tells the server what is on screen. `scrolling: true` on the first scroll
-// event of a gesture (the server suspends this viewer's queued work), then the rows on screen every
-// REPORT_MS while the scroll goes on (the server measures the pace from them: a reader's slow scroll
-// keeps loading, with rows read ahead; a flick stays suspended), the visible rows ~150 ms after
-// scrolling stops (the server runs loadImagesForOnscreenRows), and once at start, on resize and
-// after every snapshot. A jump made by the page itself (a key, a click on the timeline, the
-// row in the URL) is reported at once, without suspending. The URL keeps the first visible row.
+// event of a gesture (the server suspends this viewer's queued work, unless it is reading), then the
+// rows on screen every REPORT_MS while the scroll goes on (the server measures the pace from them: a
+// reader's slow scroll keeps loading, with rows read ahead; a flick stays suspended), the visible
+// rows as soon as the scroll has ended (scroll-end.js: at `scrollend` for the reader's own scrolls,
+// else after 150 ms of stillness; the server runs loadImagesForOnscreenRows), and once at start, on
+// resize and after every snapshot. A jump the page makes itself (a key, a click on the timeline, the
+// row in the URL) is reported at once, without suspending. A script's scroll, even of one move, waits
+// for stillness: a script flinging the list in big steps looks like a jump at its first step, and
+// must not start work on that step's rows. The URL keeps the first visible row.
 
 import { updateURL } from './config.js';
+import { STILLNESS_MS, createScrollEnd } from './scroll-end.js';
 
-const SCROLL_END_MS = 150;
 // ScrollMotion.reportInterval on the server.
 const REPORT_MS = 100;
 
 /** Creates the viewport of the scrolling element `list`. */
 export function createViewport({ store, list, reporter, rowHeight }) {
-  let scrollTimer = null;
   let progressTimer = null; // the next report during a scroll
   let lastReportedFirst = null;
   let expectedTop = null; // the scrollTop of a jump the page made itself
@@ -78,8 +80,7 @@ export function createViewport({ store, list, reporter, rowHeight }) {
       reporter.report({ scrolling: true });
     }
     if (progressTimer == null) progressTimer = setTimeout(reportProgress, REPORT_MS);
-    clearTimeout(scrollTimer);
-    scrollTimer = setTimeout(scrollMayHaveEnded, SCROLL_END_MS);
+    scrollEnd.moved(top);
   }
 
   // The rows on screen in the middle of a scroll, when they changed since the last report.
@@ -91,21 +92,15 @@ export function createViewport({ store, list, reporter, rowHeight }) {
     reporter.report({ scrolling: true, first: visible.first, last: visible.last });
   }
 
-  // Scrolling has ended when the position has stood still for SCROLL_END_MS; on a slow frame the
-  // next scroll event may still be due, so the position itself is looked at.
-  function scrollMayHaveEnded() {
-    const now = Math.max(0, list.scrollTop);
-    if (Math.abs(now - top) >= 1) {
-      top = now;
-      scrollTimer = setTimeout(scrollMayHaveEnded, SCROLL_END_MS);
-      return;
-    }
-    scrollTimer = null;
+  function scrollEnded() {
+    top = Math.max(0, list.scrollTop);
     clearTimeout(progressTimer);
     progressTimer = null;
     store.setScrolling(false);
     reportVisible();
   }
+
+  const scrollEnd = createScrollEnd({ target: list, position: () => Math.max(0, list.scrollTop), onEnd: scrollEnded });
 
   /** Scrolls by the page's own doing to `to`, and reports the new rows at once. */
   function jumpTo(to) {
@@ -135,7 +130,7 @@ export function createViewport({ store, list, reporter, rowHeight }) {
     top = Math.max(0, list.scrollTop);
     clearTimeout(resizeTimer);
     if (first) reportVisible();
-    else resizeTimer = setTimeout(reportVisible, SCROLL_END_MS);
+    else resizeTimer = setTimeout(reportVisible, STILLNESS_MS);
   }
 
   list.addEventListener('scroll', onScroll, { passive: true });

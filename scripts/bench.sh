@@ -47,6 +47,7 @@ quick=()
         echo; python3 memory.py --budgets 32
         echo; python3 resident.py --requests 300000 --close-requests 50000
         echo; python3 lazy_loading.py --runs 1
+        echo; python3 first_pixels.py --jumps 8
         echo; python3 cluster.py --viewers 1000 --seconds 10
         echo; python3 list_length.py --rows 300 10000 --rounds 2
     else
@@ -58,7 +59,8 @@ quick=()
         echo; python3 memory.py
         echo; python3 resident.py
         echo; python3 first_paint.py
-        echo; python3 lazy_loading.py
+        echo; python3 lazy_loading.py --runs 6
+        echo; python3 first_pixels.py
         echo; python3 cluster.py
         echo; python3 list_length.py
     fi

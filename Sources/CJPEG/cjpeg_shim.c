@@ -22,6 +22,8 @@ struct cpl_jpeg_decoder {
     struct jpeg_decompress_struct cinfo;
     cpl_error error;
     cpl_progress progress;
+    /* The source of `cpl_jpeg_read_header_arrived`: suspends where the bytes end. */
+    struct jpeg_source_mgr arrived;
     int created;
 };
 
@@ -168,6 +170,102 @@ int cpl_jpeg_finish_decompress(cpl_jpeg_decoder *decoder) {
     }
     jpeg_finish_decompress(&decoder->cinfo);
     return 0;
+}
+
+/* A source over the bytes that have arrived: at their end it suspends (libjpeg then returns
+   JPEG_SUSPENDED or no rows) instead of inventing an EOI, so nothing made up is ever shown. */
+static void cpl_arrived_init(j_decompress_ptr cinfo) { (void)cinfo; }
+
+static boolean cpl_arrived_fill(j_decompress_ptr cinfo) {
+    (void)cinfo;
+    return FALSE;
+}
+
+/* A skip past the bytes held leaves none: the next read suspends, and decoding stops there. */
+static void cpl_arrived_skip(j_decompress_ptr cinfo, long num_bytes) {
+    struct jpeg_source_mgr *src = cinfo->src;
+    if (num_bytes <= 0) {
+        return;
+    }
+    if ((unsigned long)num_bytes > src->bytes_in_buffer) {
+        src->next_input_byte += src->bytes_in_buffer;
+        src->bytes_in_buffer = 0;
+        return;
+    }
+    src->next_input_byte += num_bytes;
+    src->bytes_in_buffer -= (size_t)num_bytes;
+}
+
+static void cpl_arrived_term(j_decompress_ptr cinfo) { (void)cinfo; }
+
+int cpl_jpeg_read_header_arrived(cpl_jpeg_decoder *decoder, const unsigned char *data, unsigned long size) {
+    if (setjmp(decoder->error.jump)) {
+        return -1;
+    }
+    struct jpeg_source_mgr *src = &decoder->arrived;
+    src->init_source = cpl_arrived_init;
+    src->fill_input_buffer = cpl_arrived_fill;
+    src->skip_input_data = cpl_arrived_skip;
+    src->resync_to_restart = jpeg_resync_to_restart;
+    src->term_source = cpl_arrived_term;
+    src->next_input_byte = data;
+    src->bytes_in_buffer = size;
+    decoder->cinfo.src = src;
+    jpeg_save_markers(&decoder->cinfo, JPEG_APP0 + 1, 0xFFFF);
+    return jpeg_read_header(&decoder->cinfo, TRUE) == JPEG_SUSPENDED ? 1 : 0;
+}
+
+/* Reads rows into `rows` until they are all there or the input suspends; the count written. */
+static JDIMENSION cpl_read_rows(j_decompress_ptr cinfo, JSAMPARRAY rows) {
+    while (cinfo->output_scanline < cinfo->output_height) {
+        JDIMENSION line = cinfo->output_scanline;
+        if (jpeg_read_scanlines(cinfo, rows + line, cinfo->output_height - line) == 0) {
+            break;
+        }
+    }
+    return cinfo->output_scanline;
+}
+
+int cpl_jpeg_decode_arrived(cpl_jpeg_decoder *decoder, JSAMPARRAY rows, JDIMENSION *rows_ready, int *scans) {
+    j_decompress_ptr cinfo = &decoder->cinfo;
+    *rows_ready = 0;
+    *scans = 0;
+    if (setjmp(decoder->error.jump)) {
+        return -1;
+    }
+    if (!jpeg_has_multiple_scans(cinfo)) {
+        if (!jpeg_start_decompress(cinfo)) {
+            return 1;
+        }
+        *rows_ready = cpl_read_rows(cinfo, rows);
+        *scans = 1;
+        return *rows_ready > 0 ? 0 : 1;
+    }
+    cinfo->buffered_image = TRUE;
+    if (!jpeg_start_decompress(cinfo)) {
+        return 1;
+    }
+    /* Take in everything that has arrived, noting the last scan that ended. */
+    int completed = 0;
+    for (;;) {
+        int status = jpeg_consume_input(cinfo);
+        if (status == JPEG_SCAN_COMPLETED || status == JPEG_REACHED_EOI) {
+            completed = cinfo->input_scan_number;
+        }
+        if (status == JPEG_SUSPENDED || status == JPEG_REACHED_EOI) {
+            break;
+        }
+    }
+    if (completed == 0) {
+        return 1;
+    }
+    /* A complete scan's output needs no more input, so it never suspends half-way. */
+    if (!jpeg_start_output(cinfo, completed)) {
+        return 1;
+    }
+    *rows_ready = cpl_read_rows(cinfo, rows);
+    *scans = completed;
+    return *rows_ready > 0 ? 0 : 1;
 }
 
 /* Heap-allocated so nothing libjpeg updates lives in a local that longjmp could leave stale. */

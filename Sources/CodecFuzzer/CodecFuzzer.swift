@@ -1,8 +1,10 @@
 import Foundation
 import PhotoCodecs
 
-/// One input through the code that reads untrusted image bytes: the Exif reader on the raw bytes,
-/// the decoders at full and at a reduced scale, and the thumbnail path; errors are expected, crashes are not.
+/// One input through the code that reads untrusted image bytes: the Exif reader on the raw bytes
+/// (orientation and thumbnail), the decoders at full and at a reduced scale, the thumbnail path, and
+/// the previews of a photo still arriving (the input whole, and its first half and its first quarter,
+/// as a download would have them); errors are expected, crashes are not.
 enum CodecFuzzer {
     /// Small limits keep every input's work bounded, so a slow input shows as a hang, not as a big photo.
     static let limits = DecodeLimits(maxPixels: 4_000_000)
@@ -12,10 +14,15 @@ enum CodecFuzzer {
         let data = Data(bytes)
         _ = EXIFReader.orientation(inAPP1: bytes)
         _ = EXIFReader.orientation(inAPP1: Array("Exif".utf8) + [0, 0] + Array(bytes))
+        _ = EXIFReader.thumbnail(inAPP1: bytes)
+        _ = EXIFReader.thumbnail(inAPP1: Array("Exif".utf8) + [0, 0] + Array(bytes))
         _ = ForeignFormat(sniffing: bytes)
         _ = try? ImageDecoder.decode(data, limits: limits)
         _ = try? ImageDecoder.decode(data, minimumHeight: 16, limits: limits)
         _ = try? SepiaRenderer(limits: limits).thumbnail(of: data, height: 16, unfiltered: { _ in })
+        for share in [1, 2, 4] {
+            _ = try? SepiaRenderer(limits: limits).arrivedPreview(of: data.prefix(data.count / share), height: 16)
+        }
     }
 }
 

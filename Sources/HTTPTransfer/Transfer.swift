@@ -116,7 +116,12 @@ final class Transfer {
         body.append(contentsOf: bytes)
         fetched += bytes.count
         if throttle.shouldReport(progress) {
+            let progress = progress
             request.progress(progress)
+            if let arrived = request.arrived, progress.received < progress.expected ?? .max, arrived.wants(progress) {
+                // A copy: the body goes on growing here, and a shared buffer would be copied at every append.
+                arrived.take(body.withUnsafeBytes { Data($0) })
+            }
         }
         return true
     }

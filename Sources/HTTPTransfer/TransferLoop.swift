@@ -11,6 +11,7 @@ public final class TransferLoop: Sendable {
         let limits: TransferLimits
         let resumingFrom: ResumableData?
         let progress: @Sendable (TransferProgress) -> Void
+        let arrived: ArrivedBytesWatcher?
         let completion: @Sendable (TransferOutcome) -> Void
     }
 
@@ -78,13 +79,15 @@ public final class TransferLoop: Sendable {
     /// Starts a GET of `url` that continues `resumingFrom` when the origin still has that version
     /// (`Range: bytes=N-` with `If-Range`), and whose outcome says what to resume from if it is
     /// cancelled; any thread. A 206 continues the bytes, a 200 starts over, and bytes of two versions
-    /// are never mixed. Otherwise as `start(_:limits:progress:completion:)`.
+    /// are never mixed. `arrived`, when given, is offered a copy of the body so far at progress
+    /// reports it wants. Otherwise as `start(_:limits:progress:completion:)`.
     @discardableResult
     public func start(
         _ url: String,
         limits: TransferLimits = .init(),
         resumingFrom: ResumableData?,
         progress: @escaping @Sendable (TransferProgress) -> Void = { _ in },
+        arrived: ArrivedBytesWatcher? = nil,
         completion: @escaping @Sendable (TransferOutcome) -> Void
     ) -> TransferHandle {
         let id: UInt64? = state.withLock { state in
@@ -93,7 +96,7 @@ public final class TransferLoop: Sendable {
             state.activeTransfers += 1
             state.commands.append(.start(Request(
                 id: state.lastID, url: url, limits: limits, resumingFrom: resumingFrom, progress: progress,
-                completion: completion)))
+                arrived: arrived, completion: completion)))
             return state.lastID
         }
         guard let id else {

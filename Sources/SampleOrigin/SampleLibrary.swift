@@ -14,7 +14,7 @@ struct SampleLibrary: Sendable {
         var exists: Bool
     }
 
-    static let version = "v1"
+    static let version = "v2"
     let directory: URL
     let entries: [Entry]
 
@@ -63,8 +63,8 @@ struct SampleLibrary: Sendable {
         generated = false
     }
 
-    /// Photo `number`: mostly 1600x1067 JPEG; every seventh a smaller PNG (every fourteenth with
-    /// alpha); every forty-third mis-named.
+    /// Photo `number`: mostly 1600x1067 JPEG (a third progressive, a third with an Exif thumbnail:
+    /// see `render`); every seventh a smaller PNG (every fourteenth with alpha); every forty-third mis-named.
     static func entry(_ number: Int) -> Entry {
         let name = "\(adjectives[number % adjectives.count]) \(places[(number / adjectives.count + number) % places.count]) \(String(format: "%03d", number))"
         let isPNG = number % 7 == 3
@@ -140,7 +140,18 @@ struct SampleLibrary: Sendable {
         if file.hasSuffix(".png") {
             return try PNGEncoder.encode(SamplePhoto.make(seed: number, width: 800, height: 533, alpha: number % 14 == 3))
         }
-        return try JPEGEncoder.encode(SamplePhoto.make(seed: number, width: 1600, height: 1067), quality: 85)
+        let photo = SamplePhoto.make(seed: number, width: 1600, height: 1067)
+        switch number % 3 {
+        case 0:
+            // As the web's image optimisers write them: each scan sharpens the whole photo.
+            return try JPEGEncoder.encode(photo, quality: 85, progressive: true)
+        case 1:
+            // As cameras write them: baseline, with a 160x107 thumbnail at the start of the Exif block.
+            let thumbnail = try JPEGEncoder.encode(Resampler.scaled(photo, toHeight: 107), quality: 75)
+            return SamplePhoto.withEXIFThumbnail(try JPEGEncoder.encode(photo, quality: 85), thumbnail: thumbnail)
+        default:
+            return try JPEGEncoder.encode(photo, quality: 85)
+        }
     }
 
     private static let adjectives = [

@@ -230,11 +230,11 @@ def session_dir():
 def own_cache_dir(session_dir: Path, name: str) -> Path:
     """A cache folder for one server: its disk cache of photos is its own (a server never starts with
     another's work done), while the generated sample photos are shared, so they are made only once."""
-    shared_samples = session_dir / "samples" / "sample-photos-v1"
+    shared_samples = session_dir / "samples" / "sample-photos-v2"
     shared_samples.mkdir(parents=True, exist_ok=True)
     cache = session_dir / f"cache-{name}"
     cache.mkdir(exist_ok=True)
-    link = cache / "sample-photos-v1"
+    link = cache / "sample-photos-v2"
     if not link.exists():
         link.symlink_to(shared_samples, target_is_directory=True)
     return cache
@@ -312,7 +312,7 @@ class OnePhotoOrigin:
 def big_server(start_server, server, session_dir):
     """A server with 3,000 photos (a JSON data source on a loopback origin that serves one of the
     shared server's sample photos for each)."""
-    photo = next((session_dir / "samples" / "sample-photos-v1").glob("photo-0*.jpg")).read_bytes()
+    photo = next((session_dir / "samples" / "sample-photos-v2").glob("photo-0*.jpg")).read_bytes()
     origin = OnePhotoOrigin(photo)
     source = origin.write_source(session_dir / "big-source.json", 3000)
     yield start_server("big", photo_count=3000, latency_ms=20, bandwidth=20_000_000, source=str(source))

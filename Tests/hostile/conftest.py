@@ -165,11 +165,11 @@ class ServerFactory:
         self.servers: list[Server] = []
 
     def cache_dir(self, name: str) -> Path:
-        shared_samples = self.workdir / "samples" / "sample-photos-v1"
+        shared_samples = self.workdir / "samples" / "sample-photos-v2"
         shared_samples.mkdir(parents=True, exist_ok=True)
         cache = self.workdir / f"cache-{name}"
         cache.mkdir()
-        (cache / "sample-photos-v1").symlink_to(shared_samples, target_is_directory=True)
+        (cache / "sample-photos-v2").symlink_to(shared_samples, target_is_directory=True)
         return cache
 
     def start(self, name: str, wait: bool = True, **settings) -> Server:

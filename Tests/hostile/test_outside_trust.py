@@ -25,7 +25,7 @@ def jpeg(server_factory) -> bytes:
     """One of the generated sample photos (a server start makes them)."""
     server = server_factory.start("samples")
     server.stop()
-    folder = server_factory.workdir / "samples" / "sample-photos-v1"
+    folder = server_factory.workdir / "samples" / "sample-photos-v2"
     return sorted(folder.glob("photo-0*.jpg"))[0].read_bytes()
 
 
@@ -198,7 +198,7 @@ def health(server) -> dict:
 
 def test_a_tmpfs_filled_while_serving(server_factory, small_tmpfs, jpeg):
     # Given a server whose cache is on a 5 MB tmpfs, a small memory budget, and photos of a folder
-    samples = server_factory.workdir / "samples" / "sample-photos-v1"
+    samples = server_factory.workdir / "samples" / "sample-photos-v2"
     cache_dir = small_tmpfs / "cache"
     cache_dir.mkdir()
     server = Server(server_factory.workdir, cache_dir, "tmpfs", flags=[
@@ -236,7 +236,7 @@ def test_a_tmpfs_filled_while_serving(server_factory, small_tmpfs, jpeg):
 
 
 def test_the_server_starts_on_a_full_disk_and_says_so(server_factory, small_tmpfs):
-    samples = server_factory.workdir / "samples" / "sample-photos-v1"
+    samples = server_factory.workdir / "samples" / "sample-photos-v2"
     cache_dir = small_tmpfs / "cache"
     cache_dir.mkdir()
     filler = fill(small_tmpfs)
@@ -250,7 +250,7 @@ def test_the_server_starts_on_a_full_disk_and_says_so(server_factory, small_tmpf
 
 
 def test_stray_files_of_a_killed_sample_generation_are_removed(server_factory):
-    samples = server_factory.workdir / "samples" / "sample-photos-v1"
+    samples = server_factory.workdir / "samples" / "sample-photos-v2"
     samples.mkdir(parents=True, exist_ok=True)
     stray = samples / ".dat.nosyncAB12"
     stray.write_bytes(b"half a photo")

@@ -58,6 +58,19 @@ int cpl_jpeg_read_scanlines(cpl_jpeg_decoder *decoder, JSAMPARRAY _Nonnull rows,
 /** jpeg_finish_decompress: reads up to the EOI marker. */
 int cpl_jpeg_finish_decompress(cpl_jpeg_decoder *decoder);
 
+/** Reads the header of the first `size` bytes of a JPEG that may still be arriving (`data` stays valid
+    until the decoder is destroyed): 0 when read, 1 when the header has not all arrived yet, -1 on failure.
+    Reading stops, never fails, where the bytes end: what follows has not arrived. */
+int cpl_jpeg_read_header_arrived(cpl_jpeg_decoder *decoder, const unsigned char *data, unsigned long size);
+
+/** Decodes what has arrived, after `cpl_jpeg_read_header_arrived` and the scale chosen, into `rows`
+    (`output_height` of them): a JPEG of several scans (progressive) in libjpeg's buffered-image mode as of
+    its last complete scan (its coefficients so far), a single-scan (baseline) one as far as its rows have
+    arrived. `rows_ready` gets the rows written (the rest are left as they were), `scans` the complete
+    scans shown (1 for a baseline one). 0 when something was decoded, 1 when nothing can be shown yet,
+    -1 on failure. */
+int cpl_jpeg_decode_arrived(cpl_jpeg_decoder *decoder, JSAMPARRAY _Nonnull rows, JDIMENSION *rows_ready, int *scans);
+
 /** Encodes tightly packed `pixels` (`components` bytes each, in `color_space`) to a JPEG.
     On success returns 0 and a malloc'd buffer in `output` (the caller frees it) of `output_size` bytes;
     on failure returns -1 and libjpeg's message in `message`. */

@@ -40,9 +40,11 @@ public enum JPEGDecoder {
     }
 
     /// Runs `body` on a decoder that has read the header of `data`; `data` stays pinned throughout
-    /// because libjpeg's memory source reads it in place.
-    private static func withDecoder<T>(
-        _ data: Data, limits: DecodeLimits, _ body: (OpaquePointer) throws(ImageCodecError) -> T
+    /// because libjpeg's source reads it in place. `arrived`: `data` is what has arrived of a JPEG
+    /// still downloading, read up to where it ends; `incomplete` is returned while its header is not all there.
+    static func withDecoder<T>(
+        _ data: Data, limits: DecodeLimits, arrived: Bool = false, incomplete: T? = nil,
+        _ body: (OpaquePointer) throws(ImageCodecError) -> T
     ) throws(ImageCodecError) -> T {
         guard !data.isEmpty else { throw .corrupt(format: .jpeg, reason: "empty input") }
         guard let decoder = cpl_jpeg_decoder_create(limits.maxMemoryBytes, Int32(clamping: limits.maxProgressiveScans)) else {
@@ -52,15 +54,22 @@ public enum JPEGDecoder {
         let result = data.withUnsafeBytes { raw in
             Result { () throws(ImageCodecError) -> T in
                 let bytes = raw.baseAddress!.assumingMemoryBound(to: UInt8.self)
-                try check(cpl_jpeg_read_header(decoder, bytes, UInt(raw.count)), decoder)
-                return try body(decoder)
+                guard arrived else {
+                    try check(cpl_jpeg_read_header(decoder, bytes, UInt(raw.count)), decoder)
+                    return try body(decoder)
+                }
+                let status = cpl_jpeg_read_header_arrived(decoder, bytes, UInt(raw.count))
+                try check(status < 0 ? status : 0, decoder)
+                if status == 0 { return try body(decoder) }
+                guard let incomplete else { throw .corrupt(format: .jpeg, reason: "the header has not all arrived") }
+                return incomplete
             }
         }
         return try result.get()
     }
 
     /// Checks the declared size, then sets the output colour space and DCT scale.
-    private static func prepare(
+    static func prepare(
         _ decoder: OpaquePointer, minimumHeight: Int?, limits: DecodeLimits
     ) throws(ImageCodecError) -> OutputSize {
         let cinfo = cpl_jpeg_decoder_cinfo(decoder)
@@ -141,7 +150,7 @@ public enum JPEGDecoder {
 
     /// Naive CMYK to RGB (no colour profile): each channel is the light its ink lets through times
     /// the light black lets through. Photoshop writes Adobe-marked CMYK inverted, i.e. already as light.
-    private static func cmykToRGB(_ cmyk: [UInt8], size: OutputSize, inverted: Bool) -> PixelBuffer {
+    static func cmykToRGB(_ cmyk: [UInt8], size: OutputSize, inverted: Bool) -> PixelBuffer {
         let pixels = size.width * size.height
         let toLight: UInt32 = inverted ? 0 : 255  // XOR with 255 is 255 - ink
         let rgb = [UInt8](unsafeUninitializedCapacity: pixels * 3) { out, count in
@@ -160,7 +169,7 @@ public enum JPEGDecoder {
     }
 
     /// Turns a failed shim call into the matching error.
-    private static func check(_ status: Int32, _ decoder: OpaquePointer) throws(ImageCodecError) {
+    static func check(_ status: Int32, _ decoder: OpaquePointer) throws(ImageCodecError) {
         guard status != 0 else { return }
         let reason = String(cString: cpl_jpeg_decoder_message(decoder))
         switch cpl_jpeg_decoder_failure(decoder) {

@@ -1,10 +1,11 @@
 /// Reads the orientation from an APP1 Exif block: untrusted bytes, so every offset is checked and
-/// only IFD0 is read (no IFD chain or sub-IFD is followed, so no loop or recursion to bound).
+/// only IFD0 is read (no IFD chain or sub-IFD is followed, so no loop or recursion to bound); the
+/// thumbnail's IFD1, one link further, in `EXIFReader+Thumbnail.swift`.
 public enum EXIFReader {
-    private static let exifHeader: [UInt8] = [0x45, 0x78, 0x69, 0x66, 0x00, 0x00]  // "Exif\0\0"
+    static let exifHeader: [UInt8] = [0x45, 0x78, 0x69, 0x66, 0x00, 0x00]  // "Exif\0\0"
     private static let orientationTag: UInt16 = 0x0112
     private static let shortType: UInt16 = 3
-    private static let entrySize = 12
+    static let entrySize = 12
 
     /// The orientation in `app1` (the marker's payload, starting "Exif\0\0"); nil when absent, malformed or out of range.
     public static func orientation(inAPP1 app1: some Collection<UInt8>) -> ImageOrientation? {
@@ -38,7 +39,7 @@ public enum EXIFReader {
     }
 
     /// Bounds-checked integer reads in the file's byte order.
-    private struct Reader {
+    struct Reader {
         let bytes: [UInt8]
         let bigEndian: Bool
 

@@ -90,7 +90,7 @@ public struct SepiaRenderer: Sendable {
     }
 
     /// Encodes as `format`, by default JPEG, PNG when the image has alpha.
-    private func encode(_ image: PixelBuffer, as format: ImageFormat?) throws(ImageCodecError) -> EncodedImage {
+    func encode(_ image: PixelBuffer, as format: ImageFormat?) throws(ImageCodecError) -> EncodedImage {
         if (format ?? (image.hasAlpha ? .png : .jpeg)) == .png {
             return EncodedImage(data: try PNGEncoder.encode(image), format: .png, width: image.width, height: image.height)
         }

@@ -12,6 +12,12 @@ public enum ImageVariant: String, Sendable, Hashable, CaseIterable {
     case preview
     /// The full-size sepia image, made only when asked for.
     case sepia
+    /// The sepia thumbnail of the bytes arrived so far of a photo still downloading: held apart from
+    /// the cache (`ArrivedPreviews`), never written, gone once the photo's work ends.
+    case partial
+
+    /// The variants kept in the cache and the results store: all but `partial`.
+    public static let kept = allCases.filter { $0 != .partial }
 }
 
 /// Encoded image bytes with their format.

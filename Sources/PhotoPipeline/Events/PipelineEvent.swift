@@ -13,6 +13,9 @@ public struct PipelineEvent: Sendable {
         case photo(index: Int, state: PhotoState)
         /// A record being filtered has its unfiltered thumbnail (`ImageVariant.preview`) ready.
         case preview(index: Int)
+        /// A photo still downloading has a new sepia preview of its bytes arrived so far
+        /// (`ImageVariant.partial`), the `sequence`-th; `state` is the photo's state then.
+        case partialPreview(index: Int, sequence: Int, state: PhotoState)
         /// An operation started, or ended with an outcome.
         case operation(OperationEvent)
     }

@@ -5,6 +5,8 @@ import Locking
 /// What an `ImageDownloader` reports, on the transfer loop's thread.
 protocol ImageDownloaderDelegate: PhotoOperationDelegate {
     func downloader(_ downloader: ImageDownloader, didReceive progress: TransferProgress)
+    /// More of the body arrived while the photo is on screen: `arrivedBytes()` holds it for a preview.
+    func downloaderHasNewBytes(_ downloader: ImageDownloader)
     /// The transfer ended; a success's bytes were handed to the filtration first.
     func downloader(_ downloader: ImageDownloader, didFinishWith outcome: TransferOutcome)
 }
@@ -33,6 +35,8 @@ final class ImageDownloader: PhotoOperation, @unchecked Sendable {
     private let limits: TransferLimits
     private weak let delegate: (any ImageDownloaderDelegate)?
     private let lifecycle: Locked<Lifecycle>
+    /// The latest copy of the bytes arrived, for a preview, and when the next is worth taking.
+    private let arrived = Locked(ArrivedBytes())
 
     /// A download of `photoRecord` whose bytes go to `filtration` (which depends on it).
     init(
@@ -91,6 +95,13 @@ final class ImageDownloader: PhotoOperation, @unchecked Sendable {
                 guard let self else { return }
                 self.delegate?.downloader(self, didReceive: progress)
             },
+            arrived: ArrivedBytesWatcher(
+                wants: { [weak self] progress in self?.wantsArrivedBytes(progress) ?? false },
+                take: { [weak self] data in
+                    guard let self else { return }
+                    self.arrived.withLock { $0.take(data) }
+                    self.delegate?.downloaderHasNewBytes(self)
+                }),
             completion: { [weak self] outcome in
                 guard let self else { return }
                 self.finish(with: outcome)
@@ -98,6 +109,21 @@ final class ImageDownloader: PhotoOperation, @unchecked Sendable {
         lifecycle.withLock { $0.handle = handle }
         // A cancel that landed between `isCancelled` above and storing the handle had nothing to abort.
         if isCancelled { handle.cancel() }
+    }
+
+    /// Whether the bytes so far are worth a preview now: only for a row on screen, at the pace `ArrivedBytes` sets.
+    private func wantsArrivedBytes(_ progress: TransferProgress) -> Bool {
+        isForARowOnScreen && arrived.withLock { $0.wants(progress) }
+    }
+
+    /// The latest copy of the bytes arrived, for a preview (nil before any was taken).
+    func arrivedBytes() -> Data? {
+        arrived.withLock { $0.latest }
+    }
+
+    /// A preview was shown: the next needs more bytes (see `ArrivedBytes`); none after the `last`.
+    func arrivedPreviewShown(last: Bool) {
+        arrived.withLock { $0.shown(last: last) }
     }
 
     /// Marks the operation cancelled and aborts its transfer if one is running.

@@ -92,6 +92,13 @@ class PhotoOperation: Operation, @unchecked Sendable {
         didChangeValue(forKey: "isReady")
     }
 
+    /// Whether the last decision was for a row some viewer has on screen and is not scrolling past:
+    /// the rows worth a preview of what has arrived. Lock-free.
+    var isForARowOnScreen: Bool {
+        gateOpen.load(ordering: .acquiring)
+            && decidedPriority.load(ordering: .acquiring) == RowPriority.visible.queuePriority.rawValue
+    }
+
     /// False once the pipeline gave up on what this operation produces (memory is short): whatever
     /// it still delivers is not kept.
     var keepsResults: Bool {

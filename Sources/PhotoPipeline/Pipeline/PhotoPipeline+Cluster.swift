@@ -83,7 +83,7 @@ extension PhotoPipeline {
     /// it kept, and start what is still to do if a viewer here still wants it.
     func claimReleasedElsewhere(_ index: Int) {
         // Asked outside the lock: the store may ask the database.
-        let held: [(ImageCache.Key, String)] = ImageVariant.allCases.compactMap { variant in
+        let held: [(ImageCache.Key, String)] = ImageVariant.kept.compactMap { variant in
             let name = diskKey(index, variant)
             return results?.isHeld(name) == true ? (ImageCache.Key(index: index, variant: variant), name) : nil
         }

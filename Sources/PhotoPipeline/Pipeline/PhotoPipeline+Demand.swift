@@ -82,6 +82,7 @@ extension PhotoPipeline {
                 effects.cancel(operation)
             }
             state.demand.forgetAllWants()
+            state.arrived.forgetAll()
             effects.storeChanged(state.store.removeAllFromMemory())
             effects.publishStateChanges(in: state)
         }

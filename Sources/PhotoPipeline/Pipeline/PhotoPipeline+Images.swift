@@ -42,7 +42,15 @@ extension PhotoPipeline {
         guard records.indices.contains(index) else {
             throw .noSuchPhoto(index: index, count: records.count)
         }
-        return update { state, _ in state.store.image(for: .init(index: index, variant: variant)) }
+        guard variant == .partial else {
+            return update { state, _ in state.store.image(for: .init(index: index, variant: variant)) }
+        }
+        // A preview of what has arrived is never in the cache nor on disk: there or not at all.
+        let found: Result<CachedImage, PipelineError> = update { state, _ in
+            state.arrived.image(of: index).map { .success($0) }
+                ?? .failure(.notAvailable(index: index, variant: .partial, state: state.photoState(of: index)))
+        }
+        return try found.get()
     }
 
     /// Puts bytes read back from disk into the memory cache, or counts the miss (and forgets a

@@ -55,6 +55,10 @@ extension PhotoPipeline: ImageDownloaderDelegate, ImageFiltrationDelegate {
         }
     }
 
+    func downloaderHasNewBytes(_ downloader: ImageDownloader) {
+        makeArrivedPreview(for: downloader)
+    }
+
     func downloader(_ downloader: ImageDownloader, didFinishWith outcome: TransferOutcome) {
         // Hashed here, on the loop thread, not under the lock.
         let original = (try? outcome.result.get()).map { CachedImage(data: $0) }
@@ -76,10 +80,12 @@ extension PhotoPipeline: ImageDownloaderDelegate, ImageFiltrationDelegate {
                 if let original, downloader.keepsResults { keep(original, as: .original, of: index, in: &state, &effects) }
             case .failure(.cancelled):
                 ending = .cancelled
+                state.arrived.forget(index)
                 state.ledger.countAbort(of: index)
                 if let resumable = outcome.resumableData, downloader.keepsResults { state.store.partials.keep(resumable, for: index) }
             case .failure(let error):
                 ending = .failed
+                state.arrived.forget(index)
                 state.failures[index] = .init(reason: error.description, detail: error.detail)
                 forgetDemand(of: index, in: &state, &effects)
             }
@@ -112,6 +118,8 @@ extension PhotoPipeline: ImageDownloaderDelegate, ImageFiltrationDelegate {
             let index = filtration.index
             effects.watch(index, in: state)
             state.pending.remove(filtration)
+            // The final thumbnail, or why there is none, takes the place of any preview of what had arrived.
+            state.arrived.forget(index)
             if state.pending.filtrationsInProgress[index] == nil { state.store.filtrationEnded(index) }
             effects.reconsiderSlots()
             guard case .rendered(let result, let cpuSeconds) = outcome else {

@@ -58,7 +58,7 @@ public final class PhotoPipeline: Sendable {
                 continue
             }
             // What the results store kept from an earlier run is done already.
-            for variant in ImageVariant.allCases {
+            for variant in ImageVariant.kept {
                 let name = Self.diskKey(cacheKey: entry.cacheKey, variant: variant, configuration: configuration)
                 if claims.isShared { resultKeys[name] = .init(index: index, variant: variant) }
                 if disk?.contains(name) == true { onDisk[.init(index: index, variant: variant)] = name }
@@ -203,6 +203,7 @@ public final class PhotoPipeline: Sendable {
         case .thumbnail: "\(hash)-thumbnail-h\(configuration.thumbnailHeight)-i\(intensity)"
         case .preview: "\(hash)-preview-h\(configuration.thumbnailHeight)"
         case .sepia: "\(hash)-sepia-i\(intensity)"
+        case .partial: "\(hash)-partial"  // never written: see ArrivedPreviews
         }
     }
 

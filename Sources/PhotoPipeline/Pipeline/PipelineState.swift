@@ -22,6 +22,8 @@ struct PipelineState {
     var remote = RemoteWork()
     /// How many photos are in each state (kept from the published changes).
     var census = StateCensus()
+    /// Previews of photos still downloading, from the bytes arrived so far.
+    var arrived = ArrivedPreviews()
 
     /// Photo `index`'s state: failed, else what runs for it, else what the store holds of it (or
     /// what another instance working on it said, when that is further on).

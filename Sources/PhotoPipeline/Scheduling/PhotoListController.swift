@@ -13,8 +13,9 @@ public final class PhotoListController: Sendable {
     /// The shared engine.
     public let pipeline: PhotoPipeline
 
-    /// The rows last reported visible, and how the viewer has been moving.
-    private let viewport = Locked<(visible: ClosedRange<Int>?, motion: ScrollMotion)>((nil, ScrollMotion()))
+    /// The rows last reported visible, how the viewer has been moving, and how far it was read ahead.
+    private let viewport = Locked<(visible: ClosedRange<Int>?, motion: ScrollMotion, frontier: ReadAheadFrontier)>(
+        (nil, ScrollMotion(), ReadAheadFrontier()))
 
     /// Creates a viewer's controller; the eager strategy wants every row at once, in list order (as a
     /// cursor over the list: see `PhotoPipeline+Eager`).
@@ -51,6 +52,14 @@ public final class PhotoListController: Sendable {
     public func suspendAllOperations() {
         guard strategy != .eager, strategy != .serial else { return }
         pipeline.setSuspended(true, for: viewer)
+    }
+
+    /// A scroll began (the page's first report of it, before any rows): the tutorial suspends here.
+    /// A reader is not suspended (its next in-scroll report judges the move), so its rows on screen
+    /// and read ahead go on loading between its steps; anyone else is.
+    public func scrollBegan() {
+        if case .prefetch = strategy, case .reading = motion { return }
+        suspendAllOperations()
     }
 
     /// The tutorial's `resumeAllOperations`.
@@ -106,7 +115,8 @@ public final class PhotoListController: Sendable {
         viewport.withLock { state in
             state.visible = visible
             let kind = state.motion.observe(visible, at: now)
-            return (kind, state.motion.readAhead(of: visible, margin: strategy.prefetchMargin, at: now))
+            let proposed = state.motion.readAhead(of: visible, margin: strategy.prefetchMargin, at: now)
+            return (kind, state.frontier.readAhead(of: visible, kind: kind, proposed: proposed))
         }
     }
 

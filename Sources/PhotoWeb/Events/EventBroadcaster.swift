@@ -64,6 +64,7 @@ struct EventBroadcaster: Sendable {
         switch event.kind {
         case .photo(let index, let state): .photo(index, state)
         case .preview(let index): .photo(index, .filtering, preview: true)
+        case .partialPreview(let index, let sequence, let state): .partialPreview(index, state, sequence: sequence)
         case .operation(let operation):
             .init(name: .operation, data: EventPayloads.json(EventPayloads.Operation(operation, time: event.time, mine: mine)))
         }

@@ -15,5 +15,11 @@ extension EventOutbox {
                 name: .photo, data: EventPayloads.json(EventPayloads.Photo(index: index, state: state, record: record, preview: preview)),
                 photoIndex: index)
         }
+
+        /// A `photo` event with the `sequence`-th preview of what has arrived of row `index`. Never
+        /// folded into a later update of the row (which would drop the `partial` field): sent as it is.
+        static func partialPreview(_ index: Int, _ state: PhotoState, sequence: Int) -> Payload {
+            Payload(name: .photo, data: EventPayloads.json(EventPayloads.Photo(index: index, state: state, partial: sequence)))
+        }
     }
 }

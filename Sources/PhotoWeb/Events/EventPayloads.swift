@@ -5,7 +5,8 @@ import SampleOrigin
 /// The JSON bodies of events and API responses, as documented in the README's contract.
 enum EventPayloads {
     /// A row's state: `{"index", "state", "progress", "reason"}` (plus name and url in lists, and
-    /// `"preview": true` once a row being filtered has its unfiltered thumbnail).
+    /// `"preview": true` once a row being filtered has its unfiltered thumbnail, `"partial": N` when a
+    /// row still downloading has its N-th preview of the bytes arrived).
     struct Photo: Encodable {
         var index: Int
         var name: String?
@@ -16,9 +17,12 @@ enum EventPayloads {
         /// The technical text behind `reason`, for failed rows.
         var detail: String?
         var preview = false
+        /// A row still downloading: the sequence number of its latest sepia preview of the bytes arrived.
+        var partial: Int?
 
-        init(index: Int, state: PhotoState, record: PhotoRecord? = nil, preview: Bool = false) {
+        init(index: Int, state: PhotoState, record: PhotoRecord? = nil, preview: Bool = false, partial: Int? = nil) {
             self.preview = preview
+            self.partial = partial
             self.index = index
             self.name = record?.name
             self.url = record?.url
@@ -42,9 +46,10 @@ enum EventPayloads {
             try container.encode(reason, forKey: .reason)
             try container.encodeIfPresent(detail, forKey: .detail)
             if preview { try container.encode(true, forKey: .preview) }
+            try container.encodeIfPresent(partial, forKey: .partial)
         }
 
-        enum CodingKeys: String, CodingKey { case index, name, url, state, progress, reason, detail, preview }
+        enum CodingKeys: String, CodingKey { case index, name, url, state, progress, reason, detail, preview, partial }
     }
 
     /// `event: source` and the status part of `GET /api/photos`.

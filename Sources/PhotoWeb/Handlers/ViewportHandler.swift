@@ -74,7 +74,7 @@ struct ViewportHandler: Sendable {
         let controller = session.controller(on: pipeline, strategy: context.configuration.strategy)
         switch (report.scrolling, report.rows) {
         case (true, let rows?): controller.scrolled(to: rows)
-        case (true, nil): controller.suspendAllOperations()
+        case (true, nil): controller.scrollBegan()
         case (false, let rows?):
             session.onStop?(rows)
             controller.loadImagesForOnscreenRows(rows)

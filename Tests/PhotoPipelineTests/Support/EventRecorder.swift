@@ -101,6 +101,7 @@ extension PipelineEvent {
         switch kind {
         case .photo(let index, let state): "#\(index) \(state.name)"
         case .preview(let index): "#\(index) preview"
+        case .partialPreview(let index, let sequence, _): "#\(index) partial \(sequence)"
         case .operation(let operation): "\(operation.queue.rawValue) #\(operation.index) \(operation.outcome.rawValue)"
         }
     }

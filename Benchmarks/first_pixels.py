@@ -1,0 +1,115 @@
+"""Benchmark 13 (issue 29): after a jump, time to first pixels and to the final image, against the floor.
+
+The physical floor of a photo is one latency and one transfer: the sample origin's 150 ms, then the
+photo's bytes at 2 MB/s (about 315 ms for a 330 KB sample photo). The page, in headless Chromium
+1366x800 with a fresh server and cache, jumps to `--jumps` seeded random rows (a script sets
+`scrollTop` once, as a link or `?row=` does) and waits at each until every row on screen shows its
+final sepia thumbnail, then a second. For every row on screen at a stop that was not already done:
+first pixels (the first frame it shows a preview of its bytes arrived, or its final image) and final
+image, both from the jump, over its floor; by kind of photo (progressive JPEG, baseline JPEG with an
+Exif thumbnail, plain baseline JPEG, PNG), p50 and p95. The machine's load is printed beside the run.
+Printed, not judged.
+"""
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import random
+import tempfile
+import time
+from pathlib import Path
+
+import common
+from common import HOST, log, percentile, table
+from lazy_loading import ROW, STOP, STOP_TIMEOUT, browser
+
+LATENCY_MS, BANDWIDTH = 150, 2_000_000
+KINDS = ("progressive", "Exif thumbnail", "baseline", "PNG")
+
+
+def kind_of(file: str) -> str:
+    """The sample origin's kind of photo `file` (photo-NNN.jpg): see SampleLibrary.render."""
+    if file.endswith(".png"):
+        return "PNG"
+    return ("progressive", "Exif thumbnail", "baseline")[int(file[6:9]) % 3]
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--jumps", type=int, default=16, help="jumps to play (default 16)")
+    parser.add_argument("--seed", type=int, default=29, help="seed of the rows jumped to")
+    parser.add_argument("--binary", type=Path, help="the server (default: the release build of scripts/bench.sh)")
+    args = parser.parse_args()
+    if args.binary:
+        common.BINARY = args.binary.resolve()
+    log(f"13. First pixels and final image after a jump, against the floor (latency + bytes at 2 MB/s), "
+        f"{args.jumps} jumps, headless Chromium; load {os.getloadavg()[0]:.1f} at the start")
+    rows: list[dict] = []
+    with common.Server(["--sample-latency-ms", str(LATENCY_MS), "--sample-bandwidth", str(BANDWIDTH)]) as origin_host:
+        photos = json.loads(common.http("GET", origin_host.port, "/api/photos")[1])["photos"]
+        samples = next(Path(origin_host.cache).glob("sample-photos-*"))
+        files = {p["index"]: p["url"].rsplit("/", 1)[1] for p in photos}
+        sizes = {i: (samples / f).stat().st_size for i, f in files.items() if (samples / f).exists()}
+        with tempfile.TemporaryDirectory(prefix="classic-photos-first-pixels-") as folder:
+            source = Path(folder) / "photos.json"
+            source.write_text(json.dumps({p["name"]: p["url"] for p in photos}))
+            with common.Server(["--source", str(source), "--allow-source-host", HOST]) as server:
+                rows = play(server.port, len(photos), args.jumps, args.seed)
+    load = os.getloadavg()[0]
+    for row in rows:
+        row["floor"] = LATENCY_MS + sizes.get(row["index"], 0) / BANDWIDTH * 1000
+        row["kind"] = kind_of(files[row["index"]])
+    rows = [r for r in rows if r["index"] in sizes]  # the mis-named ones fail, as in the tutorial
+    out = []
+    for kind in KINDS + ("all",):
+        chosen = [r for r in rows if kind in ("all", r["kind"])]
+        if not chosen:
+            continue
+        first = [r["first"] / r["floor"] for r in chosen]
+        final = [r["final"] / r["floor"] for r in chosen]
+        out.append([kind, len(chosen), f"{percentile([r['floor'] for r in chosen], 50):.0f} ms",
+                    f"{percentile([r['first'] for r in chosen], 50):.0f} ms", f"{percentile(first, 50):.2f}x",
+                    f"{percentile(first, 95):.2f}x", f"{percentile([r['final'] for r in chosen], 50):.0f} ms",
+                    f"{percentile(final, 50):.2f}x", f"{percentile(final, 95):.2f}x"])
+    log(table(["photos", "rows", "floor p50", "first p50", "first/floor p50", "p95", "final p50",
+               "final/floor p50", "p95"], out))
+    log(f"(load {load:.1f} at the end; rows on screen at each stop that were not done before it; times from the jump, "
+        f"first pixels and final image as the page showed them, checked after every frame)")
+
+
+def play(port: int, count: int, jumps: int, seed: int) -> list[dict]:
+    """Jumps to `jumps` seeded rows on a fresh page; each row on screen at a stop, with its times."""
+    driver = browser()
+    try:
+        driver.get(f"http://{HOST}:{port}/")
+        timeout = STOP_TIMEOUT * 1000
+        driver.execute_async_script("""
+            const [rows, timeoutMs, done] = arguments;
+            window.__bench.rows = rows;
+            window.__bench.waitDone(timeoutMs).then(done);""", count, timeout)
+        height = driver.execute_script("return window.__bench.scroller().clientHeight")
+        driver.execute_script("window.__bench.listHeight = arguments[0]", height)
+        rng = random.Random(seed)
+        stops = []
+        for _ in range(jumps):
+            row = rng.randrange(0, count - height // ROW)
+            stops.append(driver.execute_async_script(STOP, row * ROW, 0, timeout, count))
+            time.sleep(1.0)
+        chain = driver.execute_script("return window.__bench.chain")
+    finally:
+        driver.quit()
+    rows = []
+    for stop in stops:
+        for i in range(stop["first"], stop["last"] + 1):
+            c = chain.get(str(i)) or {}
+            if c.get("screen") is None or c["screen"] < stop["stop"] or c.get("firstPixels") is None:
+                continue
+            if c["firstPixels"] < stop["stop"]:
+                continue  # already showing before this stop
+            rows.append({"index": i, "first": c["firstPixels"] - stop["stop"], "final": c["screen"] - stop["stop"]})
+    return rows
+
+
+if __name__ == "__main__":
+    main()

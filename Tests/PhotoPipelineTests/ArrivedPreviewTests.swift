@@ -1,0 +1,58 @@
+import Foundation
+import PhotoCodecs
+@testable import PhotoPipeline
+import TestOrigin
+import Testing
+
+@Suite("First pixels before the last byte: previews of a photo still arriving")
+struct ArrivedPreviewTests {
+    static let progressive = Array(try! JPEGEncoder.encode(SamplePhoto.make(seed: 3, width: 1600, height: 1067), quality: 85, progressive: true))
+
+    static func partials(of index: Int, in events: [PipelineEvent]) -> [(position: Int, sequence: Int)] {
+        events.enumerated().compactMap { position, event in
+            if case .partialPreview(index, let sequence, _) = event.kind { (position, sequence) } else { nil }
+        }
+    }
+
+    @Test func aRowOnScreenShowsPreviewsInOrderUntilItsFinalThumbnailReplacesThem() async throws {
+        // Given a progressive photo on screen whose origin sends half of it and holds the rest, and a
+        // second one held the same way that a viewer wants without having it on screen (eager)
+        let gate = OriginGate()
+        gate.open(.firstBytes)
+        let half = Self.progressive.count / 2
+        let harness = try PipelineHarness(photos: [
+            ("/p0.jpg", .gated(bytes: Self.progressive, firstBytes: half, gate: gate)),
+            ("/p1.jpg", .gated(bytes: Self.progressive, firstBytes: half, gate: gate)),
+        ])
+        defer { harness.close() }
+        harness.controller(strategy: .visible).loadImagesForOnscreenRows(0...0)
+        let eager = harness.controller(strategy: .eager)
+
+        // Then a preview of the bytes arrived comes while the rest is held, served apart from the cache
+        try await harness.recorder.wait(for: "a preview of row 0") { !Self.partials(of: 0, in: $0).isEmpty }
+        let partial = try harness.pipeline.image(.partial, of: 0)
+        #expect(partial.format == .jpeg)
+        #expect(throws: PipelineError.self) { try harness.pipeline.image(.thumbnail, of: 0) }
+        // And none for the row off screen, whose first half has arrived too
+        try await harness.recorder.wait(photo: 1, "half downloaded") { state in
+            if case .downloading(let progress?) = state { return progress >= 0.45 } else { return false }
+        }
+        #expect(Self.partials(of: 1, in: await harness.recorder.events).isEmpty)
+        eager.close()
+
+        // When the origin sends the rest
+        gate.open(.rest)
+        try await harness.recorder.wait(photo: 0, "filtered") { $0 == .filtered }
+
+        // Then the previews came in order, all before the final thumbnail, which is not a preview
+        let events = await harness.recorder.events
+        let previews = Self.partials(of: 0, in: events)
+        let filtered = try #require(events.firstIndex { if case .photo(0, .filtered) = $0.kind { true } else { false } })
+        #expect(previews.map(\.sequence) == Array(1...previews.count))
+        #expect(previews.allSatisfy { $0.position < filtered })
+        let thumbnail = try harness.pipeline.image(.thumbnail, of: 0)
+        #expect(thumbnail.data != partial.data)
+        // And the preview is gone: never served again, never kept as the final image
+        #expect(throws: PipelineError.self) { try harness.pipeline.image(.partial, of: 0) }
+    }
+}

@@ -1,0 +1,97 @@
+"""A scroll's end is reported as soon as it is known: a key's jump at once, the reader's own scroll at
+`scrollend`, and a script's step-by-step scroll (whose end nothing says) once, after it settles."""
+from __future__ import annotations
+
+from selenium.webdriver.common.action_chains import ActionChains
+from selenium.webdriver.common.keys import Keys
+from selenium.webdriver.common.actions.wheel_input import ScrollOrigin
+
+from test_page import ROW_HEIGHT, Page, wait_for
+from test_reading import RECORD_REPORTS
+
+# What the page had asked of the reporter when an event reached a listener added after the page's own.
+WATCH = """
+    window.__seen = [];
+    const list = document.getElementById('list');
+    for (const type of arguments[0]) {
+        list.addEventListener(type, () => {
+            const r = classicPhotos.reports;
+            window.__seen.push({ type, at: performance.now(), top: list.scrollTop,
+                                 pending: r.pending, sent: window.__reports.length });
+        });
+    }
+"""
+
+
+def stops(page: Page) -> list[dict]:
+    return [r for r in page.js("return window.__reports") if r["body"]["scrolling"] is False]
+
+
+def test_a_key_jump_is_reported_while_the_key_is_handled(server, driver):
+    # Given the page at rest at the top, the list focused, its reports recorded
+    page = Page(driver, server).open()
+    page.js(RECORD_REPORTS)
+    page.js(WATCH, ["keydown"])
+    listing = driver.find_element("id", "list")
+    page.js("arguments[0].focus()", listing)
+
+    # When the reader presses End (the page moves the list itself: its destination is known)
+    listing.send_keys(Keys.END)
+    page.wait_reported()
+
+    # Then the last rows were reported as a stop while that very key press was handled: no wait for
+    # stillness, and no suspension of the viewer's work first
+    seen = page.js("return window.__seen")[0]
+    reports = page.js("return window.__reports")
+    first, last = page.visible_range()
+    assert last == page.count - 1
+    asked = seen["pending"] or reports[seen["sent"] - 1]["body"]
+    assert asked["scrolling"] is False and (asked["first"], asked["last"]) == (first, last), (asked, seen)
+    assert not [r for r in reports if r["body"]["scrolling"]], reports
+
+
+def test_a_wheel_scroll_is_reported_at_its_scrollend(server, driver):
+    # Given the page at rest
+    page = Page(driver, server).open()
+    page.js(RECORD_REPORTS)
+    page.js(WATCH, ["scrollend"])
+
+    # When the reader turns the wheel (a real input event; the browser scrolls and says when it ended)
+    listing = driver.find_element("id", "list")
+    ActionChains(driver).scroll_from_origin(ScrollOrigin.from_element(listing), 0, 6 * ROW_HEIGHT).perform()
+    wait_for(driver, lambda d: d.execute_script("return window.__seen.length > 0"), 10, "no scrollend")
+    page.wait_reported()
+
+    # Then by the time `scrollend` reached a later listener the page had already asked for the stop
+    # report: sent, or waiting for the report before it to be answered
+    seen = page.js("return window.__seen")[0]
+    first, last = page.visible_range()
+    assert first > 0
+    asked = seen["pending"] or page.js("return window.__reports")[seen["sent"] - 1]["body"]
+    assert asked["scrolling"] is False and (asked["first"], asked["last"]) == (first, last), (asked, seen)
+
+
+def test_a_scripted_scroll_one_step_a_frame_is_one_scroll(server, driver):
+    # Given the page at rest
+    page = Page(driver, server).open()
+    page.js(RECORD_REPORTS)
+
+    # When a script moves the list down 60 rows, a little each frame for half a second (Chromium
+    # fires `scrollend` after every step)
+    driver.execute_async_script("""
+        const [to, ms, done] = arguments;
+        const list = document.getElementById('list');
+        const from = list.scrollTop, start = performance.now();
+        const step = () => {
+            const t = Math.min(1, (performance.now() - start) / ms);
+            list.scrollTop = Math.round(from + (to - from) * t);
+            if (t < 1) requestAnimationFrame(step); else done();
+        };
+        requestAnimationFrame(step);
+    """, 60 * ROW_HEIGHT, 500)
+    page.wait_reported()
+
+    # Then it was reported as one scroll: suspended first, and one stop, with the rows where it ended
+    reports = page.js("return window.__reports")
+    assert reports[0]["body"]["scrolling"] is True, reports
+    assert [(r["body"]["first"], r["body"]["last"]) for r in stops(page)] == [page.visible_range()], reports
