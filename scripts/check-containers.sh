@@ -261,7 +261,7 @@ PY
 
 expect 200 'viewer|<html' -- "$edge/"
 expect 200 '"status" *: *"ready"' -- "$edge/api/photos"
-expect 200 'app\.js|function' -- "$edge/static/app.js"
+expect 200 '^import |function' -- "$edge/static/app.js"
 expect 200 '.' -- "$edge/metrics"
 
 # Limits the app itself lacks, answered by the edge in the app's {"error": ...} form.
