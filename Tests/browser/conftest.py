@@ -228,12 +228,13 @@ def session_dir():
 
 
 def own_cache_dir(session_dir: Path, name: str) -> Path:
-    """A cache folder for one server: its disk cache of photos is its own (a server never starts with
-    another's work done), while the generated sample photos are shared, so they are made only once."""
+    """A new cache folder for one server: its disk cache of photos is its own (a server never starts with
+    another's work done, even one of the same name that ran before it: a class's `slow_server` found rows
+    another module's `slow_server` had filtered), while the generated sample photos are shared, so they are
+    made only once. A test that restarts a server on the same cache calls this once and reuses the folder."""
     shared_samples = session_dir / "samples" / "sample-photos-v2"
     shared_samples.mkdir(parents=True, exist_ok=True)
-    cache = session_dir / f"cache-{name}"
-    cache.mkdir(exist_ok=True)
+    cache = Path(tempfile.mkdtemp(prefix=f"cache-{name}-", dir=session_dir))
     link = cache / "sample-photos-v2"
     if not link.exists():
         link.symlink_to(shared_samples, target_is_directory=True)
