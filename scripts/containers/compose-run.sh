@@ -118,7 +118,9 @@ compose down -t 10
 step "cluster profile: PostgreSQL, app-a, app-b, app-c behind the edge on $EDGE_CLUSTER_PORT"
 # Photos for the origin: sample JPEGs the app generated into its cache volume above.
 volume=$(podman volume inspect --format '{{.Mountpoint}}' "${project}_cache")
-find "$volume" -name '*.jpg' -size +20k | sort | head -40 | while read -r path; do
+# (Read whole, then the first 40 taken: `| head -40` would end `sort` with SIGPIPE, which pipefail makes fatal.)
+mapfile -t samples < <(find "$volume" -name '*.jpg' -size +20k | sort)
+for path in "${samples[@]:0:40}"; do
     cp "$path" "$PHOTOS_DIR/$(basename "$path" | tr -c 'A-Za-z0-9._\n-' '_')"
 done
 photos=$(find "$PHOTOS_DIR" -name '*.jpg' | wc -l)
