@@ -37,7 +37,7 @@ struct EventBroadcaster: Sendable {
             }
             let payload = Self.payload(of: event)
             // A photo's update goes only to viewers whose list is near it (see ViewerSession.follow).
-            for session in viewers.all where payload.photoIndex.map(session.wants) ?? true {
+            for session in viewers.all where payload.row.map(session.wants) ?? true {
                 session.outbox.enqueue(payload)
             }
         }

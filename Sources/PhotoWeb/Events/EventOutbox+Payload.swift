@@ -7,6 +7,11 @@ extension EventOutbox {
         var name: OutgoingEvent.Name
         var data: Data
         var photoIndex: Int? = nil
+        /// The row an uncoalesced event is about (a preview): sent only to viewers near it, as updates are.
+        var aboutRow: Int? = nil
+
+        /// The row this event is about, if any: viewers far from it are not sent it.
+        var row: Int? { photoIndex ?? aboutRow }
 
         /// A `photo` event: row `index` is in `state` (`preview`: its unfiltered thumbnail is ready);
         /// with its `record`'s name and URL for a row the viewer has not been told of yet.
@@ -19,7 +24,7 @@ extension EventOutbox {
         /// A `photo` event with the `sequence`-th preview of what has arrived of row `index`. Never
         /// folded into a later update of the row (which would drop the `partial` field): sent as it is.
         static func partialPreview(_ index: Int, _ state: PhotoState, sequence: Int) -> Payload {
-            Payload(name: .photo, data: EventPayloads.json(EventPayloads.Photo(index: index, state: state, partial: sequence)))
+            Payload(name: .photo, data: EventPayloads.json(EventPayloads.Photo(index: index, state: state, partial: sequence)), aboutRow: index)
         }
     }
 }
