@@ -44,6 +44,9 @@ final class EventOutbox: Sendable {
         /// Closes the current stream's connection: called when its reader has fallen so far behind
         /// that it is cut off, since a writer stuck on a full socket would never see the cut.
         var cutConnection: (@Sendable () -> Void)?
+
+        /// Its stream went away (it had one) and no other is attached or being started; not closed.
+        var isDetached: Bool { everAttached && !attached && snapshotting == nil && !closing }
     }
 
     let limit: Int
@@ -231,14 +234,14 @@ final class EventOutbox: Sendable {
     /// attached or being started, for a viewer that never connected, and once closed).
     var detachedSince: ContinuousClock.Instant? {
         state.withLock { state in
-            state.everAttached && !state.attached && state.snapshotting == nil && !state.closing ? state.lastActivity : nil
+            state.isDetached ? state.lastActivity : nil
         }
     }
 
     /// Ends this outbox for good if its stream is gone (as `closeIfIdle` with no wait); returns whether it did.
     func closeIfDetached() -> Bool {
         state.withLock { state in
-            guard state.everAttached, !state.attached, state.snapshotting == nil, !state.closing else { return false }
+            guard state.isDetached else { return false }
             state.closing = true
             return true
         }

@@ -49,7 +49,7 @@ final class ViewerRegistry: Sendable {
     private func makeRoom() -> Bool {
         let gone = all.compactMap { session in session.outbox.detachedSince.map { (session, $0) } }
         for (session, _) in gone.sorted(by: { $0.1 < $1.1 }) where session.outbox.closeIfDetached() {
-            sessions.withLock { _ = $0.removeValue(forKey: session.id) }
+            _ = remove(session.id)
             session.close()
             return true
         }
