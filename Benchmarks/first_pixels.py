@@ -2,11 +2,11 @@
 
 The physical floor of a photo is one latency and one transfer: the sample origin's 150 ms, then the
 photo's bytes at 2 MB/s (about 315 ms for a 330 KB sample photo). The page, in headless Chromium
-1366x800 with a fresh server and cache, jumps to `--jumps` seeded random rows (a script sets
-`scrollTop` once, as a link or `?row=` does) and waits at each until every row on screen shows its
-final sepia thumbnail, then a second. For every row on screen at a stop that was not already done:
+1366x800 with a fresh server and cache, makes `--jumps` jumps as a person does (person_input.py: a
+shift-click in the scrollbar's track at a seeded random place, once End instead) and waits at
+each until every row on screen shows its final sepia thumbnail, then a second. For every row on screen at a stop that was not already done:
 first pixels (the first frame it shows a preview of its bytes arrived, or its final image) and final
-image, both from the jump, over its floor; by kind of photo (progressive JPEG, baseline JPEG with an
+image, both from the jump (the key or click, as the page saw it), over its floor; by kind of photo (progressive JPEG, baseline JPEG with an
 Exif thumbnail, plain baseline JPEG, PNG), p50 and p95. The machine's load is printed beside the run.
 Printed, not judged.
 """
@@ -21,8 +21,9 @@ import time
 from pathlib import Path
 
 import common
+import person_input
 from common import HOST, log, percentile, table
-from lazy_loading import ROW, STOP, STOP_TIMEOUT, browser
+from lazy_loading import STOP_TIMEOUT, browser
 
 LATENCY_MS, BANDWIDTH = 150, 2_000_000
 KINDS = ("progressive", "Exif thumbnail", "baseline", "PNG")
@@ -74,8 +75,30 @@ def main() -> None:
                     f"{percentile(final, 50):.2f}x", f"{percentile(final, 95):.2f}x"])
     log(table(["photos", "rows", "floor p50", "first p50", "first/floor p50", "p95", "final p50",
                "final/floor p50", "p95"], out))
+    chain = []
+    for kind in KINDS:
+        chosen = [r["links"] for r in rows if r["kind"] == kind]
+        medians = [percentile([c[f"{a}->{b}"] for c in chosen if f"{a}->{b}" in c], 50) for a, b in LINKS]
+        chain.append([kind, len(chosen)] + ["-" if m != m else f"{m:.0f}" for m in medians])
+    log("the links, medians by kind of photo (ms, page clock; the server's steps are the arrival of their events):")
+    log(table(["photos", "rows"] + [f"{a}->{b}" for a, b in LINKS], chain))
     log(f"(load {load:.1f} at the end; rows on screen at each stop that were not done before it; times from the jump, "
         f"first pixels and final image as the page showed them, checked after every frame)")
+
+
+# The links from a jump to a row's first pixels and to its final image (the server's steps are the
+# arrival of their events at the page).
+LINKS = (("jump", "report"), ("report", "scheduled"), ("scheduled", "firstByte"), ("firstByte", "partial"),
+         ("partial", "firstPixels"), ("lastByte", "filtered"), ("filtered", "screen"))
+
+
+def links_of(c: dict, start: float) -> dict[str, float]:
+    """Row chain `c`'s links after a jump at `start` (ms), those the page saw."""
+    t = {"jump": start, "firstPixels": c.get("firstPixels"), "screen": c.get("screen"),
+         "report": min((r for r in c.get("reports", []) if r >= start), default=None)}
+    for key in ("scheduled", "firstByte", "partial", "lastByte", "filtered"):
+        t[key] = c[key] if c.get(key) is not None and c[key] >= start else None
+    return {f"{a}->{b}": t[b] - t[a] for a, b in LINKS if t[a] is not None and t[b] is not None}
 
 
 def play(port: int, count: int, jumps: int, seed: int) -> list[dict]:
@@ -90,24 +113,28 @@ def play(port: int, count: int, jumps: int, seed: int) -> list[dict]:
             window.__bench.waitDone(timeoutMs).then(done);""", count, timeout)
         height = driver.execute_script("return window.__bench.scroller().clientHeight")
         driver.execute_script("window.__bench.listHeight = arguments[0]", height)
+        person_input.focus_list(driver)
         rng = random.Random(seed)
         stops = []
-        for _ in range(jumps):
-            row = rng.randrange(0, count - height // ROW)
-            stops.append(driver.execute_async_script(STOP, row * ROW, 0, timeout, count))
+        for n in range(jumps):
+            # Clicks in the scrollbar's track, and once End (where a key takes the list).
+            how = "key:End" if n == jumps // 2 else f"track:{rng.random():.4f}"
+            stops.append(person_input.jump(driver, how, timeout))
             time.sleep(1.0)
         chain = driver.execute_script("return window.__bench.chain")
     finally:
         driver.quit()
     rows = []
     for stop in stops:
+        start = stop["stop"]  # the key or the click, when the page saw it; else the scroll
         for i in range(stop["first"], stop["last"] + 1):
             c = chain.get(str(i)) or {}
-            if c.get("screen") is None or c["screen"] < stop["stop"] or c.get("firstPixels") is None:
+            if c.get("screen") is None or c["screen"] < start or c.get("firstPixels") is None:
                 continue
-            if c["firstPixels"] < stop["stop"]:
-                continue  # already showing before this stop
-            rows.append({"index": i, "first": c["firstPixels"] - stop["stop"], "final": c["screen"] - stop["stop"]})
+            if c["firstPixels"] < start:
+                continue  # already showing before this jump
+            rows.append({"index": i, "first": c["firstPixels"] - start, "final": c["screen"] - start,
+                         "links": links_of(c, start)})
     return rows
 
 

@@ -9,7 +9,8 @@ session), with the built-in sample origin (150 ms, 2 MB/s per transfer) behind a
   first    the first screen after the page loads (measured from navigation start)
   flick    a fast flick to the bottom (the whole list in about a second), one stop there
   reading  slow reading: half a screen every 2 s (each move a 300 ms smooth scroll), 10 stops
-  jumps    a jump to the middle, then to row 250
+  jumps    jumps as a person makes them (person_input.py): a shift-click in the scrollbar's track to
+           the middle, one to row 250, then End; the same input on both pages
 
 Figures per trace and page, over all runs: time to visible p50 / p95 (from each scroll stop until
 every row on screen shows its final image: the sepia thumbnail, or the failed image), bytes the
@@ -31,6 +32,7 @@ import time
 from pathlib import Path
 
 import common
+import person_input
 from common import HOST, log, mb, percentile, table
 from counting_proxy import CountingProxy
 from first_paint import file_server
@@ -64,21 +66,47 @@ PROBE = """
   // named its row, then what the event stream said of it (operation and photo events), then on screen.
   const chain = {};
   const mark = (i, link) => { const c = chain[i] || (chain[i] = { reports: [] }); if (c[link] == null) c[link] = performance.now(); };
+  // Each operation event's arrival on the page's clock less its time on the server's: the least of
+  // them is the clocks' offset (plus the quickest delivery), so a start is placed on the page's clock.
+  const lags = [];
+  const observe = (type, d) => {
+    if (!d || d.index == null) return;
+    if (type === 'operation' && typeof d.time === 'number') lags.push(performance.now() - d.time * 1000);
+    if (type === 'operation' && d.queue === 'download' && d.outcome === 'started') {
+      mark(d.index, 'scheduled');
+      const c = chain[d.index];
+      if (c.startedOnServer == null) c.startedOnServer = d.time * 1000;
+    }
+    if (type === 'operation' && d.queue === 'download' && d.outcome === 'finished') mark(d.index, 'lastByte');
+    if (type !== 'photo') return;
+    if (d.state === 'downloading' && d.progress > 0) mark(d.index, 'firstByte');
+    if (d.partial) mark(d.index, 'partial');
+    if (d.preview) mark(d.index, 'decoded');
+    if (d.state === 'filtered') mark(d.index, 'filtered');
+  };
+  // The page's events come from the browser's one event connection (a SharedWorker, through a
+  // MessagePort), or, without one, from an EventSource of its own: both are watched as they arrive.
+  const portMessage = Object.getOwnPropertyDescriptor(MessagePort.prototype, 'onmessage');
+  Object.defineProperty(MessagePort.prototype, 'onmessage', {
+    configurable: true, enumerable: true,
+    get() { return portMessage.get.call(this); },
+    set(handler) {
+      portMessage.set.call(this, typeof handler !== 'function' ? handler : function (e) {
+        const m = e.data;
+        try {
+          if (m && m.kind === 'event') observe(m.type, typeof m.data === 'string' ? JSON.parse(m.data) : m.data);
+        } catch (_) { /* not an event the probe reads */ }
+        return handler.call(this, e);
+      });
+    },
+  });
   const NativeEventSource = window.EventSource;
   window.EventSource = class extends NativeEventSource {
     constructor(url, options) {
       super(url, options);
-      this.addEventListener('operation', (e) => {
-        const d = JSON.parse(e.data);
-        if (d.queue === 'download' && d.outcome === 'started') mark(d.index, 'scheduled');
-        if (d.queue === 'download' && d.outcome === 'finished') mark(d.index, 'lastByte');
-      });
-      this.addEventListener('photo', (e) => {
-        const d = JSON.parse(e.data);
-        if (d.state === 'downloading' && d.progress > 0) mark(d.index, 'firstByte');
-        if (d.preview) mark(d.index, 'decoded');
-        if (d.state === 'filtered') mark(d.index, 'filtered');
-      });
+      for (const type of ['operation', 'photo']) {
+        this.addEventListener(type, (e) => { try { observe(type, JSON.parse(e.data)); } catch (_) { /* not JSON */ } });
+      }
     }
   };
   const nativeFetch = window.fetch;
@@ -93,7 +121,7 @@ PROBE = """
   const failedImages = new WeakSet();
   addEventListener('error', (e) => { if (e.target && e.target.tagName === 'IMG') failedImages.add(e.target); }, true);
   const bench = window.__bench = {
-    rows: 0, listHeight: 0, chain,
+    rows: 0, listHeight: 0, chain, lags,
     scroller() { return document.getElementById('list') || document.scrollingElement; },
     product() { return !!document.getElementById('list'); },
     visible() {
@@ -143,6 +171,44 @@ PROBE = """
           const rows = bench.allDone();
           if (rows) return resolve({ at: performance.now(), ...rows });
           if (performance.now() - start > timeoutMs) return resolve({ at: null, ...bench.visible() });
+          requestAnimationFrame(() => setTimeout(check, 0));
+        };
+        check();
+      });
+    },
+    // A jump made by real input (person_input.py): from now on each frame looks at the rows on screen
+    // (marking first pixels and final images) and at the scroll events; the jump's stop is its last
+    // scroll event, once no other came for 100 ms. `bench.jump` resolves with {stop, ttv, first,
+    // last, input, scrolled} once every row on screen is done after the stop ({ttv: null} after
+    // timeoutMs); the stop is the input's time (the key, the click) when the page saw it, else the scroll's.
+    arm(timeoutMs) {
+      const scrolls = [], inputs = [];
+      const onScroll = () => scrolls.push(performance.now());
+      const onInput = (e) => inputs.push(e.timeStamp);
+      addEventListener('scroll', onScroll, true);
+      addEventListener('keydown', onInput, true);
+      addEventListener('pointerdown', onInput, true);
+      const start = performance.now();
+      bench.jump = new Promise((resolve) => {
+        let doneAt = null, doneRows = null;
+        const finish = (result) => {
+          removeEventListener('scroll', onScroll, true);
+          removeEventListener('keydown', onInput, true);
+          removeEventListener('pointerdown', onInput, true);
+          resolve({ input: inputs.length ? inputs[0] : null, scrolls: scrolls.length, ...result });
+        };
+        const check = () => {
+          const now = performance.now();
+          const rows = bench.allDone();
+          const last = scrolls.length ? scrolls[scrolls.length - 1] : null;
+          if (last != null) {
+            if (doneAt != null && doneAt < last) doneAt = null;
+            if (rows && doneAt == null) { doneAt = now; doneRows = rows; }
+            // From the person's input (the key, the click) when the page saw it, else from the scroll.
+            const from = inputs.length && inputs[0] <= last ? inputs[0] : last;
+            if (doneAt != null && now - last >= 100) return finish({ stop: from, scrolled: last, ttv: doneAt - from, ...doneRows });
+          }
+          if (now - start > timeoutMs) return finish({ stop: last == null ? start : last, ttv: null, ...bench.visible() });
           requestAnimationFrame(() => setTimeout(check, 0));
         };
         check();
@@ -224,6 +290,14 @@ def browser_bytes(driver) -> int:
     return sum(finished.values()) + sum(n for request, n in received.items() if request not in finished)
 
 
+def jumps_played(rows: int, height: int) -> list[str]:
+    """The jumps trace, as a person makes it: a click in the scrollbar's track to the middle, one to
+    row 250, then End. (Not Page Down: the page's list moves its current row to the screen's last
+    row first, as a listbox does, where the plain page scrolls a screen.)"""
+    bottom = rows * ROW - height
+    return [f"track:{min(1.0, rows // 2 * ROW / bottom):.4f}", f"track:{min(1.0, 250 * ROW / bottom):.4f}", "key:End"]
+
+
 def play(driver, url: str, trace: str, rows: int, list_height: int) -> tuple[list[float | None], set[int], list[dict]]:
     """Loads `url` and plays `trace`: (ttv in ms per stop, rows on screen at a stop, the stops)."""
     driver.get(url)
@@ -244,8 +318,9 @@ def play(driver, url: str, trace: str, rows: int, list_height: int) -> tuple[lis
             waited = (stop["ttv"] or timeout) / 1000
             time.sleep(max(0.0, 2.0 - 0.3 - waited))
     elif trace == "jumps":
-        for row in (rows // 2, 250):
-            stops.append(driver.execute_async_script(STOP, min(bottom, row * ROW), 0, timeout, rows))
+        person_input.focus_list(driver)
+        for how in jumps_played(rows, height):
+            stops.append(person_input.jump(driver, how, timeout))
             time.sleep(1.0)
     seen = {i for stop in stops for i in range(stop["first"], stop["last"] + 1)}
     ttvs = [stop["ttv"] for stop in stops] if trace == "first" else [stop["ttv"] for stop in stops[1:]]
@@ -270,15 +345,16 @@ def chain(server_args: str, source: Path) -> None:
                     const m = e.name.match(/[/]photos[/]([0-9]+)[/]thumbnail$/);
                     if (m && chain[m[1]]) Object.assign(chain[m[1]], { asked: e.startTime, received: e.responseEnd });
                 }
-                return chain;""")
+                return { chain, offset: Math.min(...window.__bench.lags) };""")
         finally:
             driver.quit()
     rows = []
-    for name, stop in zip(("first screen", "jump to the middle", "jump to row 250"), stops):
+    names = ("first screen", "click to the middle", "click to row 250", "End")
+    for name, stop in zip(names, stops):
         per_link: dict[str, list[float]] = {}
         totals = []
         for i in range(stop["first"], stop["last"] + 1):
-            c = dict(links.get(str(i)) or {})
+            c = dict(links["chain"].get(str(i)) or {})
             if c.get("filtered") is None or c.get("screen") is None or c["filtered"] < stop["stop"]:
                 continue  # failed, or done before this stop
             c["stop"] = stop["stop"]
@@ -292,6 +368,12 @@ def chain(server_args: str, source: Path) -> None:
                 c[key] = previous = min(max(c.get(key) or previous, previous), c["filtered"])
             for a, b in LINKS:
                 per_link.setdefault(f"{a} -> {b}", []).append(c[b] - c[a])
+            if c.get("startedOnServer") is not None and c.get("scheduled") is not None:
+                # report -> scheduled, split where the server started the download (its clock placed on
+                # the page's by the quickest operation event's delivery).
+                started = c["startedOnServer"] + links["offset"]
+                per_link.setdefault("report -> started", []).append(started - c["report"])
+                per_link.setdefault("started -> event", []).append(c["scheduled"] - started)
             totals.append(c["screen"] - c["stop"])
             if c.get("asked") is not None and c["filtered"] <= c["asked"] <= c["screen"]:
                 for a, b in (("filtered", "asked"), ("asked", "received"), ("received", "screen")):
@@ -300,10 +382,13 @@ def chain(server_args: str, source: Path) -> None:
             continue
         split = [f"{statistics.median(per_link[k]):.0f}" if per_link.get(k) else "-"
                  for k in ("filtered -> asked", "asked -> received", "received -> screen")]
+        scheduled = [f"{statistics.median(per_link[k]):.0f}" if per_link.get(k) else "-"
+                     for k in ("report -> started", "started -> event")]
         rows.append([name, len(totals)] + [f"{statistics.median(per_link[f'{a} -> {b}']):.0f}" for a, b in LINKS]
-                    + [f"{statistics.median(totals):.0f}", " / ".join(split)])
+                    + [f"{statistics.median(totals):.0f}", " / ".join(scheduled), " / ".join(split)])
     log("chain of one photo, median over the rows of each stop (ms, page clock; event arrivals stand for the server's steps):")
-    log(table(["stop", "rows"] + [f"{a}->{b}" for a, b in LINKS] + ["total", "filtered->asked / ->received / ->screen"], rows))
+    log(table(["stop", "rows"] + [f"{a}->{b}" for a, b in LINKS] + ["total", "report->started / ->event",
+                                                           "filtered->asked / ->received / ->screen"], rows))
 
 
 def main() -> None:

@@ -42,6 +42,11 @@ struct ArrivedPreviews {
         entries[index]?.image
     }
 
+    /// The sequence number of photo `index`'s latest preview, if one is held.
+    func sequence(of index: Int) -> Int? {
+        entries[index].flatMap { $0.image == nil ? nil : $0.sequence }
+    }
+
     /// Drops photo `index`'s preview: its work ended (a preview being made then is not kept).
     mutating func forget(_ index: Int) {
         entries[index] = nil

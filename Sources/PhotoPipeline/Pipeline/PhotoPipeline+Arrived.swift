@@ -11,6 +11,16 @@ extension PhotoPipeline {
     /// The queue priority of a preview: after the final filtrations of rows on screen, before the rest.
     static let arrivedPreviewPriority = Operation.QueuePriority.high
 
+    /// The sequence numbers of the previews held for `rows` (by photo index): a viewer whose stream
+    /// starts after a preview was made learns of it from its snapshot, not only from the next one.
+    public func arrivedPreviewSequences(in rows: [Int]) -> [Int: Int] {
+        core.lock.withLock { state in
+            var sequences: [Int: Int] = [:]
+            for index in rows { sequences[index] = state.arrived.sequence(of: index) }
+            return sequences
+        }
+    }
+
     /// Starts a preview of what `downloader` has received, unless one of its photo is being made or
     /// the download is no longer the photo's. Called on the transfer loop's thread: returns at once.
     func makeArrivedPreview(for downloader: ImageDownloader) {

@@ -39,8 +39,12 @@ struct AppContext: Sendable {
         guard let pipeline = lane ?? library.pipeline else { return payloads }
         let strategy = session.strategy(default: configuration.strategy)
         let rows = session.snapshotRows(rowCount: pipeline.records.count).map(pipeline.states(in:)) ?? []
+        // A row on screen may have had a preview of its bytes arrived before this stream began.
+        let partials = pipeline.arrivedPreviewSequences(in: rows.filter { !$0.state.isFinal }.map(\.index))
         payloads.append(.init(name: .snapshot, data: EventPayloads.json(EventPayloads.Snapshot(
-            photos: rows.map { EventPayloads.Photo(index: $0.index, state: $0.state, record: pipeline.records[$0.index]) },
+            photos: rows.map {
+                EventPayloads.Photo(index: $0.index, state: $0.state, record: pipeline.records[$0.index], partial: partials[$0.index])
+            },
             count: pipeline.records.count, states: pipeline.stateCounts,
             strategy: strategy.name, prefetch: strategy.prefetchMarginForDisplay))))
         if let queues = session.currentQueues() {
