@@ -393,7 +393,7 @@ def chain(server_args: str, source: Path) -> None:
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--runs", type=int, default=2, help="sessions of each trace on each page (default 2)")
+    parser.add_argument("--runs", type=int, default=2, help="sessions of each trace on each page (default 2; 0: the chain alone)")
     parser.add_argument("--traces", default=",".join(TRACES), help=f"comma-separated, of {', '.join(TRACES)}")
     parser.add_argument("--binary", type=Path, help="the server (default: the release build of scripts/bench.sh)")
     parser.add_argument("--server-args", default="", help="extra arguments for the product's server")
@@ -429,6 +429,8 @@ def main() -> None:
                             session(figures, page, trace, proxy, source, files, index_of, len(photos), args.server_args)
                             log(f"  run {run + 1} {trace:8} {page:8} load {load:5.1f}  ttv {fmt(figures['ttv'][-1])} ...")
 
+    if not results:
+        return  # --runs 0: the chain alone
     rows = []
     for trace in traces:
         for page in ("product", "plain"):

@@ -12,7 +12,17 @@ export function createEventStream({ store, onOperation = () => {}, onSnapshot = 
   let connection = 'none';
   const seen = { total: 0 };
 
-  // Photo events come in bursts (download progress): they go to the store once per frame.
+  // Photo events come in bursts (download progress): they go to the store once per frame, the
+  // latest of each row's. A row's preview is said once, by one event: the progress that follows it
+  // in the same frame must not drop it (a camera photo's Exif thumbnail, made from the first bytes,
+  // was lost that way, and its row showed nothing until the final image).
+  function merged(earlier, photo) {
+    if (!earlier || (!earlier.partial && !earlier.preview)) return photo;
+    return Object.assign({}, photo, {
+      partial: Math.max(Number(photo.partial) || 0, Number(earlier.partial) || 0) || undefined,
+      preview: photo.preview || (earlier.preview && photo.state === earlier.state) || undefined,
+    });
+  }
   const pendingPhotos = new Map();
   let flushScheduled = false;
   function flushPhotos() {
@@ -24,7 +34,7 @@ export function createEventStream({ store, onOperation = () => {}, onSnapshot = 
   }
   function queuePhoto(photo) {
     if (!Number.isInteger(photo.index)) return;
-    pendingPhotos.set(photo.index, photo);
+    pendingPhotos.set(photo.index, merged(pendingPhotos.get(photo.index), photo));
     if (flushScheduled) return;
     flushScheduled = true;
     // requestAnimationFrame does not run in hidden tabs; the timeout keeps the store current there.

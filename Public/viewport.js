@@ -1,5 +1,6 @@
-// The viewport reporter: tells the server what is on screen. `scrolling: true` on the first scroll
-// event of a gesture (the server suspends this viewer's queued work, unless it is reading), then the
+// The viewport reporter: tells the server what is on screen. `scrolling: true` 50 ms into a scroll
+// (the server suspends this viewer's queued work, unless it is reading; a jump has ended by then and
+// reports only its stop), then the
 // rows on screen every REPORT_MS while the scroll goes on (the server measures the pace from them: a
 // reader's slow scroll keeps loading, with rows read ahead; a flick stays suspended), the visible
 // rows as soon as the scroll has ended (scroll-end.js: at `scrollend` for the reader's own scrolls,
@@ -14,10 +15,15 @@ import { STILLNESS_MS, createScrollEnd } from './scroll-end.js';
 
 // ScrollMotion.reportInterval on the server.
 const REPORT_MS = 100;
+// How long after a scroll began the server is told (it suspends the viewer's queued work): a jump
+// by the scrollbar ends (`scrollend`) within a few ms of its one scroll event, and its stop report
+// would otherwise wait for the answer to that first one, a round trip (36 ms under load, measured).
+const BEGAN_REPORT_MS = 50;
 
 /** Creates the viewport of the scrolling element `list`. */
 export function createViewport({ store, list, reporter, rowHeight }) {
   let progressTimer = null; // the next report during a scroll
+  let beganTimer = null; // the report that a scroll began
   let lastReportedFirst = null;
   let expectedTop = null; // the scrollTop of a jump the page made itself
   let resizeTimer = null;
@@ -77,7 +83,10 @@ export function createViewport({ store, list, reporter, rowHeight }) {
     expectedTop = null;
     if (!store.state.scrolling) {
       store.setScrolling(true);
-      reporter.report({ scrolling: true });
+      beganTimer = setTimeout(() => {
+        beganTimer = null;
+        if (store.state.scrolling) reporter.report({ scrolling: true });
+      }, BEGAN_REPORT_MS);
     }
     if (progressTimer == null) progressTimer = setTimeout(reportProgress, REPORT_MS);
     scrollEnd.moved(top);
@@ -96,6 +105,8 @@ export function createViewport({ store, list, reporter, rowHeight }) {
     top = Math.max(0, list.scrollTop);
     clearTimeout(progressTimer);
     progressTimer = null;
+    clearTimeout(beganTimer);
+    beganTimer = null;
     store.setScrolling(false);
     reportVisible();
   }

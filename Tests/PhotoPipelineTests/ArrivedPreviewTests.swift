@@ -38,6 +38,9 @@ struct ArrivedPreviewTests {
             if case .downloading(let progress?) = state { return progress >= 0.45 } else { return false }
         }
         #expect(Self.partials(of: 1, in: await harness.recorder.events).isEmpty)
+        // And a viewer whose stream begins now learns of the row's preview from its snapshot
+        let held = harness.pipeline.arrivedPreviewSequences(in: [0, 1])
+        #expect(held.keys.sorted() == [0] && held[0, default: 0] >= 1)
         eager.close()
 
         // When the origin sends the rest
@@ -54,5 +57,6 @@ struct ArrivedPreviewTests {
         #expect(thumbnail.data != partial.data)
         // And the preview is gone: never served again, never kept as the final image
         #expect(throws: PipelineError.self) { try harness.pipeline.image(.partial, of: 0) }
+        #expect(harness.pipeline.arrivedPreviewSequences(in: [0, 1]).isEmpty)
     }
 }

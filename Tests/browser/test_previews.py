@@ -99,3 +99,29 @@ def test_a_row_shows_sepia_previews_in_order_before_its_last_byte_then_the_final
     previews = [partial_number(s) for s in srcs[:-1]]
     assert srcs[-1].endswith("/photos/0/thumbnail"), srcs
     assert None not in previews and previews == sorted(set(previews)) and len(previews) >= 2, srcs
+
+
+def test_a_camera_photo_shows_its_exif_thumbnail_from_its_first_bytes(server, start_server, session_dir, driver):
+    # Given a list of one camera photo (baseline, a thumbnail in its Exif block) whose origin holds it
+    # once a tenth of it has gone: the thumbnail and the first rows, and progress events after them
+    photo = (session_dir / "samples" / "sample-photos-v2" / "photo-001.jpg").read_bytes()
+    assert photo[2:4] == b"\xff\xe1", "photo-001 is one of the sample origin's camera photos"
+    origin = HeldPhotoOrigin(photo, [len(photo) // 10])
+    try:
+        source = origin.write_source(session_dir / "camera-source.json")
+        server = start_server("camera", photo_count=1, latency_ms=20, bandwidth=20_000_000, source=str(source))
+        page = Page(driver, server).open()
+
+        # Then the row shows the whole photo in sepia from the Exif thumbnail, the rest still held
+        wait_for(driver, lambda d: "/partial?" in d.execute_script(SHOWN)["src"], WORK_TIMEOUT,
+                 "the row never showed the photo's Exif thumbnail")
+        shown = page.js(SHOWN)
+        red, green, blue = shown["mean"]
+        assert red > green > blue, f"the preview is not sepia: mean RGB {shown['mean']}"
+        assert origin.sent == origin.cuts[0] < len(photo)
+
+        # And the final image replaces it once the rest has come
+        origin.open_gate(0)
+        page.wait_filtered(0, 0)
+    finally:
+        origin.close()
