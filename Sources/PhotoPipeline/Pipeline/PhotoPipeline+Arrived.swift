@@ -1,4 +1,5 @@
 import Foundation
+import Locking
 import PhotoCodecs
 
 /// First pixels before the last byte: while a photo on screen downloads, its bytes so far are decoded
