@@ -35,6 +35,12 @@ export function createEventStream({ store, onOperation = () => {}, onSnapshot = 
   function queuePhoto(photo) {
     if (!Number.isInteger(photo.index)) return;
     pendingPhotos.set(photo.index, merged(pendingPhotos.get(photo.index), photo));
+    // A new image for a row (a preview, the final thumbnail) is asked for at once, not a frame later.
+    if (photo.partial || photo.state === 'filtered') {
+      flushScheduled = true;
+      flushPhotos();
+      return;
+    }
     if (flushScheduled) return;
     flushScheduled = true;
     // requestAnimationFrame does not run in hidden tabs; the timeout keeps the store current there.
