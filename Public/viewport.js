@@ -1,14 +1,14 @@
 // The viewport reporter: tells the server what is on screen. `scrolling: true` 50 ms into a scroll
 // (the server suspends this viewer's queued work, unless it is reading; a jump has ended by then and
-// reports only its stop), then the
-// rows on screen every REPORT_MS while the scroll goes on (the server measures the pace from them: a
-// reader's slow scroll keeps loading, with rows read ahead; a flick stays suspended), the visible
-// rows as soon as the scroll has ended (scroll-end.js: at `scrollend` for the reader's own scrolls,
-// else after 150 ms of stillness; the server runs loadImagesForOnscreenRows), and once at start, on
-// resize and after every snapshot. A jump the page makes itself (a key, a click on the timeline, the
-// row in the URL) is reported at once, without suspending. A script's scroll, even of one move, waits
-// for stillness: a script flinging the list in big steps looks like a jump at its first step, and
-// must not start work on that step's rows. The URL keeps the first visible row.
+// reports only its stop), then the rows on screen every REPORT_MS while the scroll goes on (the
+// server measures the pace from them: a reader's slow scroll keeps loading, with rows read ahead; a
+// flick stays suspended), the visible rows as soon as the scroll has ended (scroll-end.js: at
+// `scrollend` for the reader's own scrolls, else after 150 ms of stillness; the server runs
+// loadImagesForOnscreenRows), and once at start, on resize and after every snapshot. A jump the page
+// makes itself (a key, a click on the timeline, the row in the URL) is reported at once, without
+// suspending. A script's scroll, even of one move, waits for stillness: a script flinging the list in
+// big steps looks like a jump at its first step, and must not start work on that step's rows. The URL
+// keeps the first visible row.
 
 import { updateURL } from './config.js';
 import { STILLNESS_MS, createScrollEnd } from './scroll-end.js';
