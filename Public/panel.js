@@ -47,7 +47,7 @@ export function attachPanel({ store, root, timeline }) {
     if (!work || !(work.bytes || work.filterSeconds)) return;
     let text = formatBytes(work.bytes) + ' downloaded, ' + formatSeconds(work.filterSeconds) + ' of sepia filtering';
     if (waste && (waste.bytes || waste.filterSeconds)) {
-      text += '; ' + formatBytes(waste.bytes) + ' and ' + formatSeconds(waste.filterSeconds) + ' of it for rows not shown yet';
+      text += '; ' + formatBytes(waste.bytes) + ' and ' + formatSeconds(waste.filterSeconds) + ' of it for rows not seen yet';
     }
     setText($('page-cost'), text);
   }

@@ -10,14 +10,8 @@ extension PhotoPipeline {
     /// interest in every other row, and sets whether it is scrolling.
     ///
     /// Work another viewer still wants is never cancelled; a photo with no viewer left is.
-    /// `visible` rows are remembered as seen, so work on them does not count as waste.
-    public func setWanted(
-        _ rows: [RowRequest], for viewer: ViewerID, visible: ClosedRange<Int>?, suspended: Bool
-    ) {
+    public func setWanted(_ rows: [RowRequest], for viewer: ViewerID, suspended: Bool) {
         update { state, effects in
-            if let visible, !records.isEmpty {
-                state.ledger.markSeen(visible.clamped(to: 0...(records.count - 1)))
-            }
             let keep = Set(rows.map(\.index))
             for index in state.demand.rows(wantedBy: viewer).subtracting(keep) {
                 release(index, by: viewer, in: &state, &effects)
@@ -29,13 +23,9 @@ extension PhotoPipeline {
         }
     }
 
-    /// Adds `rows` to what `viewer` wants, keeping what it already wanted; `visible` rows are
-    /// remembered as seen.
-    public func want(_ rows: [RowRequest], for viewer: ViewerID, visible: ClosedRange<Int>? = nil) {
+    /// Adds `rows` to what `viewer` wants, keeping what it already wanted.
+    public func want(_ rows: [RowRequest], for viewer: ViewerID) {
         update { state, effects in
-            if let visible, !records.isEmpty {
-                state.ledger.markSeen(visible.clamped(to: 0...(records.count - 1)))
-            }
             for row in rows where records.indices.contains(row.index) {
                 want(row.index, row.priority, by: viewer, in: &state, &effects)
             }

@@ -14,13 +14,10 @@ extension PhotoPipeline {
     static let eagerScanLimit = 1_024
 
     /// Makes `viewer` want every row of the list, in order (the eager strategy), and asks for its
-    /// first window of them; `visible` rows are remembered as seen. Cheap at any list length: each
-    /// locked section looks at `eagerScanLimit` rows at most.
-    public func wantEverything(for viewer: ViewerID, visible: ClosedRange<Int>? = nil) {
+    /// first window of them. Cheap at any list length: each locked section looks at `eagerScanLimit`
+    /// rows at most.
+    public func wantEverything(for viewer: ViewerID) {
         let more = update { state, effects in
-            if let visible, !records.isEmpty {
-                state.ledger.markSeen(visible.clamped(to: 0...(records.count - 1)))
-            }
             state.demand.makeEager(viewer)
             state.demand.setScrolling(false, for: viewer)
             return feedEager(viewer, in: &state, &effects)

@@ -36,9 +36,11 @@ extension PhotoPipeline: ImageDownloaderDelegate, ImageFiltrationDelegate {
             default:
                 if state.pending.filtrationsInProgress[index] == nil { state.store.filtrationEnded(index) }
             }
-            effects.publish(.operation(OperationEvent(
+            let ended = OperationEvent(
                 queue: operation.queue, index: index, outcome: .cancelled, slot: nil,
-                viewers: state.requesters.take(operation))))
+                viewers: state.requesters.take(operation))
+            state.ledger.account(ended)
+            effects.publish(.operation(ended))
             effects.publishStateChanges(in: state)
         }
     }
@@ -149,8 +151,9 @@ extension PhotoPipeline: ImageDownloaderDelegate, ImageFiltrationDelegate {
         }
     }
 
-    /// Frees a started operation's lane, announces the state it leaves its photo in and its end, and
-    /// starts the photo again if its cancelled work is still wanted. Under the lock.
+    /// Frees a started operation's lane, announces the state it leaves its photo in and its end (its
+    /// cost counted for the viewers it worked for), and starts the photo again if its cancelled work
+    /// is still wanted. Under the lock.
     private func end(
         _ operation: PhotoOperation, _ outcome: OperationEvent.Outcome, bytes: Int64? = nil, cpuSeconds: Double? = nil,
         in state: inout PipelineState, _ effects: inout Effects
@@ -158,9 +161,12 @@ extension PhotoPipeline: ImageDownloaderDelegate, ImageFiltrationDelegate {
         let lane = state.pending.end(operation, outcome)
         effects.reconsiderSlots()
         effects.publishStateChanges(in: state)
-        effects.publish(.operation(OperationEvent(
+        let ended = OperationEvent(
             queue: operation.queue, index: operation.index, outcome: outcome, slot: lane,
-            viewers: state.requesters.take(operation), bytes: bytes, cpuSeconds: cpuSeconds)))
+            viewers: state.requesters.take(operation), bytes: bytes, cpuSeconds: cpuSeconds)
+        // Its cost counts for each viewer it worked for, in the same section as the server's totals.
+        state.ledger.account(ended)
+        effects.publish(.operation(ended))
         if outcome == .cancelled { restartIfStillWanted(operation.index, in: &state, &effects) }
     }
 }

@@ -111,10 +111,12 @@ public final class PhotoPipeline: Sendable {
         return core.lock.withLock { state in rows.map { ($0, state.photoState(of: $0)) } }
     }
 
-    /// One viewer's view of the queues.
+    /// One viewer's view of the queues, with its own work so far.
     public func queueStatus(for viewer: ViewerID) -> ViewerQueueStatus {
         core.lock.withLock { state in
             var status = ViewerQueueStatus()
+            let work = state.ledger.work(of: viewer)
+            (status.work, status.waste) = (work.total, work.waste)
             status.download.suspended = state.demand.isScrolling(viewer)
             status.filtration.suspended = status.download.suspended
             for index in state.demand.rows(wantedBy: viewer) {

@@ -43,8 +43,8 @@ struct EventBroadcaster: Sendable {
         }
     }
 
-    /// Sends an operation's start or end to every viewer, marked `mine` for those it was done for
-    /// (they also count its cost as their own work). Two encodings, each made once.
+    /// Sends an operation's start or end to every viewer, marked `mine` for those it was done for.
+    /// Two encodings, each made once.
     private func forward(_ operation: OperationEvent, of event: PipelineEvent) {
         let others = Self.payload(of: event)
         var own: EventOutbox.Payload?
@@ -53,7 +53,6 @@ struct EventBroadcaster: Sendable {
                 session.outbox.enqueue(others)
                 continue
             }
-            session.account(operation)
             if own == nil { own = Self.payload(of: event, mine: true) }
             session.outbox.enqueue(own ?? others)
         }

@@ -106,14 +106,15 @@ enum EventPayloads {
         var prefetch: Int
         /// What the operations done for this viewer cost since it came, and the part of it spent on
         /// rows it has not had on screen yet.
-        var work = ViewerWork.Amount()
-        var waste = ViewerWork.Amount()
+        var work: ViewerWork.Amount
+        var waste: ViewerWork.Amount
 
         init(_ status: ViewerQueueStatus, strategy: SchedulingStrategy) {
             download = Queue(pending: status.download.pending, executing: status.download.executing, suspended: status.download.suspended)
             filtration = Queue(pending: status.filtration.pending, executing: status.filtration.executing, suspended: status.filtration.suspended)
             self.strategy = strategy.name
             prefetch = strategy.prefetchMarginForDisplay
+            (work, waste) = (status.work, status.waste)
         }
     }
 

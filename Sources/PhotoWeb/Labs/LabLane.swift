@@ -84,7 +84,6 @@ final class LabLane: Sendable {
     ) async {
         for await event in events {
             // A lane's pipeline works for its one viewer: its operations are that viewer's own.
-            if case .operation(let operation) = event.kind { session.account(operation) }
             session.outbox.enqueue(EventBroadcaster.payload(of: event, mine: true))
             if case .photo(let index, let state) = event.kind, state.isFinal,
                let rows = stops.waiting, rows.contains(index), allDone(rows, in: pipeline) {

@@ -21,8 +21,9 @@ final class ViewerSession: Sendable {
         var covered: ClosedRange<Int>?
         /// The strategy this viewer asked for (its tab's URL or control); nil: the server's default.
         var chosen: SchedulingStrategy?
-        /// What the work done for this viewer cost, and how much of it went to rows it has not seen.
-        var work = ViewerWork()
+        /// The pipeline its controllers act on, kept while it has none (hidden): it keeps the record
+        /// of this viewer's own work until the viewer leaves.
+        var pipeline: PhotoPipeline?
     }
 
     /// Rows beyond each edge of the viewport that are kept up to date: a scroll this far lands on
@@ -65,6 +66,7 @@ final class ViewerSession: Sendable {
         replaced?.close()
         let made = PhotoListController(pipeline: pipeline, viewer: id, strategy: wanted)
         return state.withLock { state in
+            state.pipeline = pipeline
             if let controller = state.controller { return controller }
             state.controller = made
             return made
@@ -97,19 +99,12 @@ final class ViewerSession: Sendable {
         takeQueues(onlyIfChanged: false)
     }
 
-    /// Counts an operation done for this viewer (an `operation` event that names it).
-    func account(_ operation: OperationEvent) {
-        state.withLock { $0.work.add(operation) }
-    }
-
-    /// Reads the counts (outside this session's lock: the pipeline takes its own) and remembers
-    /// them as sent.
+    /// Reads the counts and this viewer's work (outside this session's lock: the pipeline takes its
+    /// own) and remembers them as sent.
     private func takeQueues(onlyIfChanged: Bool) -> EventPayloads.Queues? {
         guard let controller = state.withLock({ $0.controller }) else { return nil }
-        var queues = EventPayloads.Queues(controller.queueStatus, strategy: controller.strategy)
+        let queues = EventPayloads.Queues(controller.queueStatus, strategy: controller.strategy)
         return state.withLock { state in
-            queues.work = state.work.total
-            queues.waste = state.work.waste
             if onlyIfChanged, queues == state.lastQueues { return nil }
             state.lastQueues = queues
             return queues
@@ -128,7 +123,6 @@ final class ViewerSession: Sendable {
         let interest = Self.rows(around: visible, rowCount: rowCount)
         let previous = state.withLock { state in
             defer { state.interest = interest }
-            state.work.see(visible)
             return state.interest ?? state.covered
         }
         guard let previous else { return Array(interest) }
@@ -158,24 +152,25 @@ final class ViewerSession: Sendable {
     /// or not); the next `controller(on:strategy:)` makes a new one where the viewer was. Returns
     /// its queues now (empty), for the page's figures.
     func hide(default defaultStrategy: SchedulingStrategy) -> EventPayloads.Queues {
-        let controller = state.withLock { state -> PhotoListController? in
+        let (controller, pipeline) = state.withLock { state in
             state.lastQueues = nil
-            return state.controller.take()
+            return (state.controller.take(), state.pipeline)
         }
         controller?.close()
+        // Nothing is wanted for it now; what its work cost so far stays.
+        let status = pipeline?.queueStatus(for: id) ?? ViewerQueueStatus()
         return state.withLock { state in
-            var queues = EventPayloads.Queues(idle: state.chosen ?? defaultStrategy)
-            queues.work = state.work.total
-            queues.waste = state.work.waste
+            let queues = EventPayloads.Queues(status, strategy: state.chosen ?? defaultStrategy)
             state.lastQueues = queues
             return queues
         }
     }
 
-    /// The viewer left: cancel what only it wanted.
+    /// The viewer left: cancel what only it wanted, and forget what its work cost.
     func close() {
-        let controller = state.withLock { $0.controller }
+        let (controller, pipeline) = state.withLock { ($0.controller, $0.pipeline) }
         controller?.close()
+        pipeline?.forgetWork(of: id)
         outbox.close()
     }
 }
