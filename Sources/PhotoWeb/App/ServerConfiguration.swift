@@ -1,7 +1,7 @@
 import Foundation
-import Logging
-import PhotoPipeline
-import SampleOrigin
+public import Logging
+public import PhotoPipeline
+public import SampleOrigin
 
 /// Every setting of `classic-photos serve`, with documented defaults: one value, read once at start,
 /// used by `main` and the tests alike.

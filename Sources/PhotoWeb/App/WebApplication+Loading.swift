@@ -1,5 +1,5 @@
-import PhotoPipeline
-import SampleOrigin
+public import PhotoPipeline
+public import SampleOrigin
 
 extension WebApplication {
     /// On a first start: `made` of `total` sample photos are made. Open pages are told at each
