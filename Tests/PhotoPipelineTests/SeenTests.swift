@@ -2,6 +2,7 @@ import Foundation
 @testable import PhotoPipeline
 import TestOrigin
 import Testing
+import Locking
 
 /// "Seen" has one meaning and one record: a row on the viewer's screen at a stop or while it reads,
 /// never one it only passed in a flick; the viewer's waste and the server's are read from it.

@@ -1,3 +1,5 @@
+import Locking
+
 /// What each viewer saw and what its own work cost, kept in the `WorkLedger`: the one record behind
 /// the server's waste (`stats`) and each viewer's (`queueStatus(for:)`).
 extension PhotoPipeline {
