@@ -30,7 +30,7 @@ final class ClusterEventRelay: Sendable {
             case .operation(let operation) where operation.slot != nil:
                 running[operation.index] = (running[operation.index] ?? 1) > 1 ? running[operation.index]! - 1 : nil
             case .photo(let index, let state) where running[index] != nil:
-                send(RemoteStateMessage(cacheKey: pipeline.records[index].cacheKey, state: state))
+                send(RemoteStateMessage(cacheKey: pipeline.entries[index].cacheKey, state: state))
                 sent += 1
                 if sent % 1_000 == 0 { prune() }
             default:

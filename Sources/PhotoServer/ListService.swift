@@ -61,7 +61,7 @@ struct ListService: Service {
             }
             let pipeline = try await makePipeline(entries, limits: limits)
             cluster?.attach(pipeline)
-            let done = pipeline.records.filter { $0.state == .filtered }.count
+            let done = pipeline.stateCounts[PhotoState.filtered.name] ?? 0
             logger.info("data source loaded", metadata: [
                 "source": "\(location)", "photos": "\(entries.count)",
                 "unusable": "\(entries.filter { $0.problem != nil }.count)", "already filtered": "\(done)",

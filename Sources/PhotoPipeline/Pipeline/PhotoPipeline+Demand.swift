@@ -17,7 +17,7 @@ extension PhotoPipeline {
                 release(index, by: viewer, in: &state, &effects)
             }
             state.demand.setScrolling(suspended, for: viewer)
-            for row in rows where records.indices.contains(row.index) {
+            for row in rows where entries.indices.contains(row.index) {
                 want(row.index, row.priority, by: viewer, in: &state, &effects)
             }
         }
@@ -26,7 +26,7 @@ extension PhotoPipeline {
     /// Adds `rows` to what `viewer` wants, keeping what it already wanted.
     public func want(_ rows: [RowRequest], for viewer: ViewerID) {
         update { state, effects in
-            for row in rows where records.indices.contains(row.index) {
+            for row in rows where entries.indices.contains(row.index) {
                 want(row.index, row.priority, by: viewer, in: &state, &effects)
             }
         }
@@ -81,18 +81,17 @@ extension PhotoPipeline {
     /// Forgets photo `index`'s failure so that it is worked on again when a viewer next wants it;
     /// returns the record. A failed photo is never retried by itself: only this call does it.
     public func retry(_ index: Int) throws(PipelineError) -> PhotoRecord {
-        guard records.indices.contains(index) else { throw .noSuchPhoto(index: index, count: records.count) }
-        let notFailed: PhotoState? = update { state, effects in
-            guard state.failures[index] != nil else { return state.photoState(of: index) }
+        guard entries.indices.contains(index) else { throw .noSuchPhoto(index: index, count: entries.count) }
+        let outcome: Result<PhotoRecord, PipelineError> = update { state, effects in
+            guard state.failures[index] != nil else { return .failure(.notFailed(index: index, state: state.photoState(of: index))) }
             effects.watch(index, in: state)
             state.failures[index] = nil
             // Fetched again from the origin, as a new photo: what was kept of it may be what failed.
             state.store.forgetOriginal(index)
             effects.publishStateChanges(in: state)
-            return nil
+            return .success(record(index, in: state))
         }
-        if let notFailed { throw .notFailed(index: index, state: notFailed) }
-        return records[index]
+        return try outcome.get()
     }
 
     // MARK: Under the lock
@@ -116,7 +115,7 @@ extension PhotoPipeline {
         // A cancelled operation still winding down keeps the photo until it ends (its download's bytes
         // are not back yet to resume from); its end starts new ones if the photo is still wanted.
         guard !photoState.isFinal, !state.pending.isWindingDown(index), !state.remote.isWaiting(index) else { return }
-        let record = records[index]
+        let record = self.record(index, in: state)
         let download = state.pending.downloadsInProgress[index]
         let needsDownload = photoState == .new && download == nil
         var filtration = state.pending.filtrationsInProgress[index]

@@ -38,7 +38,7 @@ extension PhotoPipeline {
         guard var next = state.demand.eagerCursor(of: viewer) else { return false }
         var wanted = state.demand.wantedCount(by: viewer)
         var looked = 0
-        while next < records.count, wanted < eagerWindow, looked < Self.eagerScanLimit {
+        while next < entries.count, wanted < eagerWindow, looked < Self.eagerScanLimit {
             if !state.photoState(of: next).isFinal {
                 want(next, .background, by: viewer, in: &state, &effects)
                 wanted += 1
@@ -47,7 +47,7 @@ extension PhotoPipeline {
             looked += 1
         }
         state.demand.advanceEager(viewer, to: next)
-        return next < records.count && wanted < eagerWindow
+        return next < entries.count && wanted < eagerWindow
     }
 
     /// Forgets every viewer's interest in photo `index` (its work is done or failed); the eager

@@ -35,13 +35,13 @@ extension PhotoPipeline {
     }
 
     private func photoState(of index: Int) throws(PipelineError) -> PhotoState {
-        guard records.indices.contains(index) else { throw .noSuchPhoto(index: index, count: records.count) }
+        guard entries.indices.contains(index) else { throw .noSuchPhoto(index: index, count: entries.count) }
         return core.lock.withLock { $0.photoState(of: index) }
     }
 
     private func imageInMemory(_ variant: ImageVariant, of index: Int) throws(PipelineError) -> CachedImage? {
-        guard records.indices.contains(index) else {
-            throw .noSuchPhoto(index: index, count: records.count)
+        guard entries.indices.contains(index) else {
+            throw .noSuchPhoto(index: index, count: entries.count)
         }
         guard variant == .partial else {
             return update { state, _ in state.store.image(for: .init(index: index, variant: variant)) }
@@ -83,7 +83,7 @@ extension PhotoPipeline {
             throw error
         } catch {
             // The render throws only `PipelineError`; a cancelled wait would land here.
-            throw .notAvailable(index: index, variant: .sepia, state: records[index].state)
+            throw .notAvailable(index: index, variant: .sepia, state: record(index).state)
         }
     }
 

@@ -6,8 +6,8 @@ extension PhotoPipeline {
     /// `viewer` saw rows `rows` (its controller says when: at a stop, or while reading, never in a
     /// flick), so work on them is not waste, for it or for the server.
     public func see(_ rows: ClosedRange<Int>, by viewer: ViewerID) {
-        guard !records.isEmpty, rows.upperBound >= 0, rows.lowerBound < records.count else { return }
-        let rows = rows.clamped(to: 0...(records.count - 1))
+        guard !entries.isEmpty, rows.upperBound >= 0, rows.lowerBound < entries.count else { return }
+        let rows = rows.clamped(to: 0...(entries.count - 1))
         core.lock.withLock { $0.ledger.markSeen(rows, by: viewer) }
     }
 

@@ -132,7 +132,7 @@ public final class PhotoListController: Sendable {
     /// Visible rows top to bottom, then `readAhead.depth` rows in `readAhead.direction`, nearest first
     /// (none without a prefetch margin: the margin is the least a reader gets, 0 turns reading ahead off).
     func rowsToLoad(_ visible: ClosedRange<Int>, readAhead: (direction: Int, depth: Int)) -> [PhotoPipeline.RowRequest] {
-        let count = pipeline.records.count
+        let count = pipeline.entries.count
         guard count > 0, visible.lowerBound < count, visible.upperBound >= 0 else { return [] }
         let onScreen = visible.clamped(to: 0...(count - 1))
         let depth = strategy.prefetchMargin > 0 ? readAhead.depth : 0

@@ -34,14 +34,14 @@ struct AppContext: Sendable {
     /// length and state counts, this viewer's queues and the totals (a lab lane's viewer: its own pipeline's).
     func snapshot(for session: ViewerSession) -> [EventOutbox.Payload] {
         let lane = session.ownPipeline
-        let source = lane.map { EventPayloads.Source(status: "ready", count: $0.records.count) } ?? library.source
+        let source = lane.map { EventPayloads.Source(status: "ready", count: $0.entries.count) } ?? library.source
         var payloads: [EventOutbox.Payload] = [.init(name: .source, data: EventPayloads.json(source))]
         guard let pipeline = lane ?? library.pipeline else { return payloads }
         let strategy = session.strategy(default: configuration.strategy)
-        let rows = session.snapshotRows(rowCount: pipeline.records.count).map(pipeline.states(in:)) ?? []
+        let rows = session.snapshotRows(rowCount: pipeline.entries.count).map(pipeline.records(in:)) ?? []
         payloads.append(.init(name: .snapshot, data: EventPayloads.json(EventPayloads.Snapshot(
-            photos: rows.map { EventPayloads.Photo(index: $0.index, state: $0.state, record: pipeline.records[$0.index]) },
-            count: pipeline.records.count, states: pipeline.stateCounts,
+            photos: rows.map { EventPayloads.Photo(index: $0.index, state: $0.state, record: $0) },
+            count: pipeline.entries.count, states: pipeline.stateCounts,
             strategy: strategy.name, prefetch: strategy.prefetchMarginForDisplay))))
         if let queues = session.currentQueues() {
             payloads.append(.init(name: .queues, data: EventPayloads.json(queues)))

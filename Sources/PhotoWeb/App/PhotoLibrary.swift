@@ -44,15 +44,16 @@ final class PhotoLibrary: Sendable {
         return switch current {
         case .loading: EventPayloads.Source(status: "loading", count: 0, samples: samples.withLock { $0 })
         case .ready(let pipeline):
-            EventPayloads.Source(status: "ready", count: pipeline.records.count, skipped: skipped.isEmpty ? nil : skipped)
+            EventPayloads.Source(status: "ready", count: pipeline.entries.count, skipped: skipped.isEmpty ? nil : skipped)
         case .failed(let reason): EventPayloads.Source(status: "failed", count: 0, error: reason)
         }
     }
 
-    /// The rows in `page` (clamped to the list) with their current states.
+    /// The rows in `page` (clamped to the list) with their states, all read at one moment.
     func photos(in page: Range<Int>) -> [EventPayloads.Photo] {
-        guard let records = pipeline?.records else { return [] }
-        let rows = page.clamped(to: 0..<records.count)
-        return records[rows].map { EventPayloads.Photo(index: $0.index, state: $0.state, record: $0) }
+        guard let pipeline, !page.isEmpty else { return [] }
+        return pipeline.records(in: page.lowerBound...(page.upperBound - 1)).map {
+            EventPayloads.Photo(index: $0.index, state: $0.state, record: $0)
+        }
     }
 }

@@ -32,7 +32,7 @@ struct EventBroadcaster: Sendable {
             }
             if case .photo(let index, .failed(let reason, let detail)) = event.kind {
                 logger.warning("photo failed", metadata: [
-                    "index": "\(index)", "name": "\(pipeline.records[index].name)", "reason": "\(reason)", "detail": "\(detail)",
+                    "index": "\(index)", "name": "\(pipeline.entries[index].name)", "reason": "\(reason)", "detail": "\(detail)",
                 ])
             }
             let payload = Self.payload(of: event)

@@ -18,11 +18,11 @@ struct LabsHandler: Sendable {
         try context.admitNewViewer(for: request, peer: requestContext.peer)
         let sample = context.configuration.sample
         let labRequest = try LabRequest.parse(
-            body, available: pipeline.records.count,
+            body, available: pipeline.entries.count,
             defaults: SimulatedNetwork(latency: sample.latency, bandwidth: sample.bandwidth))
         let proxied = context.labs.origin != nil
         let basePath = context.configuration.basePath
-        let lab = try context.labs.create(labRequest, records: pipeline.records, base: pipeline.configuration) { record in
+        let lab = try context.labs.create(labRequest, records: pipeline.records(in: 0...(labRequest.photos - 1)), base: pipeline.configuration) { record in
             guard proxied, let file = record.url.range(of: "/images/").map({ record.url[$0.upperBound...] }) else { return record.url }
             return labRequest.network.applied(to: "\(basePath)/lab/images/\(file)")
         }

@@ -94,6 +94,6 @@ final class LabLane: Sendable {
 
     /// Whether every row of `rows` is sepia or failed.
     private static func allDone(_ rows: ClosedRange<Int>, in pipeline: PhotoPipeline) -> Bool {
-        rows.clamped(to: 0...max(0, pipeline.records.count - 1)).allSatisfy { pipeline.records[$0].state.isFinal }
+        pipeline.records(in: rows).allSatisfy { $0.state.isFinal }
     }
 }
