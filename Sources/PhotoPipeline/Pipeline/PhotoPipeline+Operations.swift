@@ -3,10 +3,23 @@ import HTTPTransfer
 import PhotoCodecs
 
 /// What the operations report back: lanes, the ledger, the store and events follow from here.
-/// Each callback runs on the operation's thread; anything slow (hashing an image) happens before
-/// the locked section.
-extension PhotoPipeline: ImageDownloaderDelegate, ImageFiltrationDelegate {
-    func operationDidStart(_ operation: PhotoOperation) {
+/// Each report is handled on the operation's thread; anything slow (hashing an image) happens
+/// before the locked section.
+extension PhotoPipeline: PhotoOperationDelegate {
+    func operationReported(_ report: OperationReport) {
+        switch report {
+        case .started(let operation): operationDidStart(operation)
+        case .cancelledBeforeStart(let operation): operationWasCancelledBeforeStart(operation)
+        case .claimedElsewhere(let operation): operationFoundClaimedElsewhere(operation)
+        case .progress(let downloader, let progress): self.downloader(downloader, didReceive: progress)
+        case .arrivedBytes(let downloader): makeArrivedPreview(for: downloader)
+        case .downloaded(let downloader, let outcome): self.downloader(downloader, didFinishWith: outcome)
+        case .preview(let filtration, let preview): self.filtration(filtration, didMakePreview: preview)
+        case .filtered(let filtration, let outcome): self.filtration(filtration, didFinishWith: outcome)
+        }
+    }
+
+    private func operationDidStart(_ operation: PhotoOperation) {
         update { state, effects in
             effects.watch(operation.index, in: state)
             // This instance's own work now says where the photo is.
@@ -45,9 +58,9 @@ extension PhotoPipeline: ImageDownloaderDelegate, ImageFiltrationDelegate {
         }
     }
 
-    // MARK: ImageDownloaderDelegate
+    // MARK: Downloads
 
-    func downloader(_ downloader: ImageDownloader, didReceive progress: TransferProgress) {
+    private func downloader(_ downloader: ImageDownloader, didReceive progress: TransferProgress) {
         update { state, effects in
             let index = downloader.index
             effects.watch(index, in: state)
@@ -57,11 +70,7 @@ extension PhotoPipeline: ImageDownloaderDelegate, ImageFiltrationDelegate {
         }
     }
 
-    func downloaderHasNewBytes(_ downloader: ImageDownloader) {
-        makeArrivedPreview(for: downloader)
-    }
-
-    func downloader(_ downloader: ImageDownloader, didFinishWith outcome: TransferOutcome) {
+    private func downloader(_ downloader: ImageDownloader, didFinishWith outcome: TransferOutcome) {
         // Hashed here, on the loop thread, not under the lock.
         let original = (try? outcome.result.get()).map { CachedImage(data: $0) }
         update { state, effects in
@@ -95,9 +104,9 @@ extension PhotoPipeline: ImageDownloaderDelegate, ImageFiltrationDelegate {
         }
     }
 
-    // MARK: ImageFiltrationDelegate
+    // MARK: Filtrations
 
-    func filtration(_ filtration: ImageFiltration, didMakePreview preview: EncodedImage) {
+    private func filtration(_ filtration: ImageFiltration, didMakePreview preview: EncodedImage) {
         let image = CachedImage(data: preview.data, format: preview.format)
         update { state, effects in
             let index = filtration.index
@@ -110,7 +119,7 @@ extension PhotoPipeline: ImageDownloaderDelegate, ImageFiltrationDelegate {
         }
     }
 
-    func filtration(_ filtration: ImageFiltration, didFinishWith outcome: ImageFiltration.Outcome) {
+    private func filtration(_ filtration: ImageFiltration, didFinishWith outcome: ImageFiltration.Outcome) {
         let thumbnail: CachedImage? = if case .rendered(.success(let encoded), _) = outcome {
             CachedImage(data: encoded.data, format: encoded.format)
         } else {
