@@ -27,7 +27,7 @@ final class ClusterEventRelay: Sendable {
             switch event.kind {
             case .operation(let operation) where operation.outcome == .started:
                 running[operation.index, default: 0] += 1
-            case .operation(let operation) where operation.slot != nil:
+            case .operation(let operation) where operation.track != nil:
                 running[operation.index] = (running[operation.index] ?? 1) > 1 ? running[operation.index]! - 1 : nil
             case .photo(let index, let state) where running[index] != nil:
                 send(RemoteStateMessage(cacheKey: pipeline.entries[index].cacheKey, state: state))

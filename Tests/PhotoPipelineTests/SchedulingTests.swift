@@ -31,7 +31,7 @@ struct SchedulingTests {
         scroller.suspendAllOperations()
         for index in 0...2 { scroller.startOperations(for: harness.pipeline.record(index)) }
 
-        // When another viewer's row is fully processed (the queues had free slots all along)
+        // When another viewer's row is fully processed (the queues had room all along)
         other.loadImagesForOnscreenRows(5...5)
         try await harness.recorder.wait(photo: 5, "filtered") { $0 == .filtered }
 

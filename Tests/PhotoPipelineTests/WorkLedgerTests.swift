@@ -53,9 +53,9 @@ struct WorkLedgerTests {
         // Given a download of photo 0 for the reader and a bystander, and one of photo 1 for the reader alone
         var ledger = WorkLedger()
         let bystander = ViewerID("bystander")
-        ledger.account(OperationEvent(queue: .download, index: 0, outcome: .finished, slot: 0, viewers: [viewer, bystander], bytes: 1_000))
-        ledger.account(OperationEvent(queue: .download, index: 1, outcome: .cancelled, slot: 1, viewers: [viewer], bytes: 300))
-        ledger.account(OperationEvent(queue: .download, index: 2, outcome: .started, slot: 2, viewers: [viewer]))
+        ledger.account(OperationEvent(queue: .download, index: 0, outcome: .finished, track: 0, viewers: [viewer, bystander], bytes: 1_000))
+        ledger.account(OperationEvent(queue: .download, index: 1, outcome: .cancelled, track: 1, viewers: [viewer], bytes: 300))
+        ledger.account(OperationEvent(queue: .download, index: 2, outcome: .started, track: 2, viewers: [viewer]))
 
         // When only the bystander sees photo 0
         ledger.markSeen(0...0, by: bystander)

@@ -63,11 +63,11 @@ final class ImageDownloader: PhotoOperation, @unchecked Sendable {
             state.claimed = true
         }
         didChangeValue(forKey: "isExecuting")
-        // A transfer slot of the shared bounds first: waiting for one holds no thread.
-        takeSlot { [weak self] granted in self?.beginTransfer(granted) }
+        // A transfer permit of the shared bounds first: waiting for one holds no thread.
+        takePermit { [weak self] granted in self?.beginTransfer(granted) }
     }
 
-    /// Starts the transfer once a slot is held; a download cancelled while it waited ends as never started.
+    /// Starts the transfer once a permit is held; a download cancelled while it waited ends as never started.
     private func beginTransfer(_ granted: Bool) {
         guard granted, !isCancelled else {
             report(.cancelledBeforeStart(self))
@@ -126,7 +126,7 @@ final class ImageDownloader: PhotoOperation, @unchecked Sendable {
     /// back, so a runner elsewhere that finds the photo free finds its original too; any other end
     /// gives the claim back first, so that work started on hearing of it finds the photo free.
     private func finish(with outcome: TransferOutcome) {
-        releaseSlot()
+        releasePermit()
         if case .success(let data) = outcome.result {
             lifecycle.withLock { $0.filtration }?.receiveOriginal(data)
             report(.downloaded(self, outcome))
@@ -148,7 +148,7 @@ final class ImageDownloader: PhotoOperation, @unchecked Sendable {
 
     private func finish() {
         releaseClaimIfHeld()
-        releaseSlot()
+        releasePermit()
         let wasExecuting = lifecycle.withLock { state in
             defer {
                 state.executing = false

@@ -70,9 +70,9 @@ final class ImageFiltration: PhotoOperation, @unchecked Sendable {
             report(.claimedElsewhere(self))
             return
         }
-        // A slot of the shared bounds on the cores; cancelling ends the wait.
-        guard waitForSlot(), !isCancelled else {
-            releaseSlot()
+        // A permit of the shared bounds on the cores; cancelling ends the wait.
+        guard waitForPermit(), !isCancelled else {
+            releasePermit()
             releaseClaim()
             report(.cancelledBeforeStart(self))
             return
@@ -89,7 +89,7 @@ final class ImageFiltration: PhotoOperation, @unchecked Sendable {
         }
         guard let original else {
             // The claim goes back before the end is reported: work started on hearing of it finds the photo free.
-            releaseSlot()
+            releasePermit()
             releaseClaim()
             report(.filtered(self, .nothingToFilter))
             return
@@ -105,7 +105,7 @@ final class ImageFiltration: PhotoOperation, @unchecked Sendable {
             result = .failure(error)
         }
         let cpuSeconds = clock.elapsed
-        releaseSlot()
+        releasePermit()
         // A thumbnail is kept (in a shared store, written) before the claim goes back; see ImageDownloader.
         if case .success = result {
             report(.filtered(self, .rendered(result, cpuSeconds: cpuSeconds)))

@@ -21,11 +21,11 @@ class PhotoOperation: Operation, @unchecked Sendable {
     /// Hears what happens to this operation (`report`).
     private weak let delegate: (any PhotoOperationDelegate)?
 
-    /// The process-wide bounds this operation takes a slot of before it works, if any.
+    /// The process-wide bounds this operation takes a permit of before it works, if any.
     let bounds: SharedBounds?
-    /// A wait for a slot not granted yet, and whether a slot is held (`PhotoOperation+Slots`).
-    let slotWait = Locked<WorkSlots.Ticket?>(nil)
-    let slotHeld = Atomic(false)
+    /// A wait for a permit not granted yet, and whether a permit is held (`PhotoOperation+Permits`).
+    let permitWait = Locked<WorkPermits.Ticket?>(nil)
+    let permitHeld = Atomic(false)
 
     private let gateOpen = Atomic(true)
     private let decidedPriority = Atomic(Operation.QueuePriority.normal.rawValue)
@@ -61,10 +61,10 @@ class PhotoOperation: Operation, @unchecked Sendable {
         return isCancelled || gateOpen.load(ordering: .acquiring)
     }
 
-    /// Marks the operation cancelled; a wait for a slot of the shared bounds ends at once.
+    /// Marks the operation cancelled; a wait for a permit of the shared bounds ends at once.
     override func cancel() {
         super.cancel()
-        withdrawSlotWait()
+        withdrawPermitWait()
     }
 
     /// Records the pipeline's decision (a nil `priority` keeps the last one); returns true when the

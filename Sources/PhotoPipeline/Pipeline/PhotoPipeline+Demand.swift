@@ -164,7 +164,7 @@ extension PhotoPipeline {
             updateScheduling(of: index, in: &state, &effects)
             return
         }
-        effects.reconsiderSlots()
+        effects.reconsiderPermits()
         if claims.isShared, askElsewhere(index, in: &state, &effects) { return }
         for operation in state.pending.operations(for: index) {
             withdraw(operation, in: &state, &effects)
@@ -174,7 +174,7 @@ extension PhotoPipeline {
     /// Takes `operation` out of progress and cancels it (once the lock is released). Under the lock.
     func withdraw(_ operation: PhotoOperation, in state: inout PipelineState, _ effects: inout Effects) {
         state.pending.remove(operation)
-        // Closed at once, so none starts in a slot another cancellation frees before it is cancelled too.
+        // Closed at once, so none starts in a permit another cancellation frees before it is cancelled too.
         effects.decided(operation, changed: operation.decide(priority: nil, mayStart: false))
         effects.cancel(operation)
     }
@@ -189,15 +189,15 @@ extension PhotoPipeline {
 
     /// Gives the photo's operations the highest priority among the viewers that want it, and opens
     /// their gate only while at least one of those viewers is not scrolling (and, for a download
-    /// nobody has on screen, only once it holds a slot).
+    /// nobody has on screen, only once it holds a permit).
     func updateScheduling(of index: Int, in state: inout PipelineState, _ effects: inout Effects) {
         let scheduling = state.demand.scheduling(of: index)
         for operation in state.pending.operations(for: index) {
-            // A download no viewer has on screen waits for a slot: the section's grant opens its gate.
-            let needsSlot = operation.queue == .download && scheduling.priority < .visible
+            // A download no viewer has on screen waits for a permit: the section's grant opens its gate.
+            let needsPermit = operation.queue == .download && scheduling.priority < .visible
             effects.decided(operation, changed: operation.decide(
-                priority: scheduling.priority, mayStart: scheduling.mayStart && !needsSlot))
+                priority: scheduling.priority, mayStart: scheduling.mayStart && !needsPermit))
         }
-        effects.reconsiderSlots()
+        effects.reconsiderPermits()
     }
 }

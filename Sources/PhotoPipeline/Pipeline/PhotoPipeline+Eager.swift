@@ -1,10 +1,10 @@
 /// The eager strategy without a want per row: an eager viewer wants the whole list in order, kept as
 /// a cursor (`Demand`), and asks for a window of rows at a time, enough to keep every background
-/// download slot and filter busy. A row that ends (done or failed) makes room for the next, so the
+/// download permit and filter busy. A row that ends (done or failed) makes room for the next, so the
 /// order is the list's and the cost of a section stays bounded at any list length.
 extension PhotoPipeline {
-    /// Rows at most an eager viewer has asked for at once: twice what the background slots and the
-    /// filters can run, so a freed slot always finds the next row queued.
+    /// Rows at most an eager viewer has asked for at once: twice what the background permits and the
+    /// filters can run, so a freed permit always finds the next row queued.
     public var eagerWindow: Int {
         2 * (max(1, configuration.maxConcurrentDownloads) + max(1, configuration.maxConcurrentFiltrations))
     }

@@ -98,7 +98,7 @@ extension PhotoPipeline {
             let operation = BlockOperation {
                 let render = { Result { () throws(ImageCodecError) in try renderer.fullSize(of: original.data) } }
                 // Within the process-wide filter bound too, as every filtration is.
-                continuation.resume(returning: bounds.map { $0.withFiltrationSlot(render) } ?? render())
+                continuation.resume(returning: bounds.map { $0.withFiltrationPermit(render) } ?? render())
             }
             operation.queuePriority = .veryHigh
             queue.addOperation(operation)

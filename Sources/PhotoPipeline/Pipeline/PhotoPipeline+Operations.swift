@@ -2,7 +2,7 @@ import Foundation
 import HTTPTransfer
 import PhotoCodecs
 
-/// What the operations report back: lanes, the ledger, the store and events follow from here.
+/// What the operations report back: tracks, the ledger, the store and events follow from here.
 /// Each report is handled on the operation's thread; anything slow (hashing an image) happens
 /// before the locked section.
 extension PhotoPipeline: PhotoOperationDelegate {
@@ -24,10 +24,10 @@ extension PhotoPipeline: PhotoOperationDelegate {
             effects.watch(operation.index, in: state)
             // This instance's own work now says where the photo is.
             state.remote.forgetReport(operation.index)
-            let lane = state.pending.start(operation)
-            effects.reconsiderSlots()
+            let track = state.pending.start(operation)
+            effects.reconsiderPermits()
             effects.publish(.operation(OperationEvent(
-                queue: operation.queue, index: operation.index, outcome: .started, slot: lane,
+                queue: operation.queue, index: operation.index, outcome: .started, track: track,
                 viewers: state.requesters.viewers(of: operation))))
             effects.publishStateChanges(in: state)
         }
@@ -39,7 +39,7 @@ extension PhotoPipeline: PhotoOperationDelegate {
             effects.watch(index, in: state)
             state.pending.remove(operation)
             _ = state.pending.end(operation, .cancelled)
-            effects.reconsiderSlots()
+            effects.reconsiderPermits()
             switch operation {
             case let download as ImageDownloader:
                 // It never ran: the bytes it was to resume from go back.
@@ -50,7 +50,7 @@ extension PhotoPipeline: PhotoOperationDelegate {
                 if state.pending.filtrationsInProgress[index] == nil { state.store.filtrationEnded(index) }
             }
             let ended = OperationEvent(
-                queue: operation.queue, index: index, outcome: .cancelled, slot: nil,
+                queue: operation.queue, index: index, outcome: .cancelled, track: nil,
                 viewers: state.requesters.take(operation))
             state.ledger.account(ended)
             effects.publish(.operation(ended))
@@ -132,7 +132,7 @@ extension PhotoPipeline: PhotoOperationDelegate {
             // The final thumbnail, or why there is none, takes the place of any preview of what had arrived.
             state.arrived.forget(index)
             if state.pending.filtrationsInProgress[index] == nil { state.store.filtrationEnded(index) }
-            effects.reconsiderSlots()
+            effects.reconsiderPermits()
             guard case .rendered(let result, let cpuSeconds) = outcome else {
                 // Nothing to filter: the download failed, or the stored original is gone. Not an
                 // operation that ran, so no event; the photo is fetched again if still wanted.
@@ -160,18 +160,18 @@ extension PhotoPipeline: PhotoOperationDelegate {
         }
     }
 
-    /// Frees a started operation's lane, announces the state it leaves its photo in and its end (its
+    /// Frees a started operation's track, announces the state it leaves its photo in and its end (its
     /// cost counted for the viewers it worked for), and starts the photo again if its cancelled work
     /// is still wanted. Under the lock.
     private func end(
         _ operation: PhotoOperation, _ outcome: OperationEvent.Outcome, bytes: Int64? = nil, cpuSeconds: Double? = nil,
         in state: inout PipelineState, _ effects: inout Effects
     ) {
-        let lane = state.pending.end(operation, outcome)
-        effects.reconsiderSlots()
+        let track = state.pending.end(operation, outcome)
+        effects.reconsiderPermits()
         effects.publishStateChanges(in: state)
         let ended = OperationEvent(
-            queue: operation.queue, index: operation.index, outcome: outcome, slot: lane,
+            queue: operation.queue, index: operation.index, outcome: outcome, track: track,
             viewers: state.requesters.take(operation), bytes: bytes, cpuSeconds: cpuSeconds)
         // Its cost counts for each viewer it worked for, in the same section as the server's totals.
         state.ledger.account(ended)

@@ -12,7 +12,7 @@ import Locking
 /// any thread.
 ///
 /// Shape: one lock (`PipelineCore`) around `PipelineState`, whose parts each own one fact (demand,
-/// operations and lanes, work ledger, image store, failures). Every change is a locked section that
+/// operations and tracks, work ledger, image store, failures). Every change is a locked section that
 /// decides and returns `Effects` (enqueue, cancel, gates, disk writes, events), carried out by
 /// `update` once the lock is released. Data flows forward: the download hands its bytes to the
 /// filtration that depends on it, and both report what they produced.
@@ -165,7 +165,7 @@ public final class PhotoPipeline: Sendable {
         let (result, effects) = core.lock.withLock { state in
             var effects = Effects(transport: transport)
             let result = section(&state, &effects)
-            if effects.slotsMayHaveChanged { grantDownloadSlots(in: &state, &effects) }
+            if effects.permitsMayHaveChanged { grantDownloadPermits(in: &state, &effects) }
             for move in effects.moves { state.census.move(from: move.before, to: move.now) }
             return (result, effects)
         }

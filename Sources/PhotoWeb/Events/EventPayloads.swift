@@ -177,7 +177,8 @@ enum EventPayloads {
         var queue: String
         var index: Int
         var outcome: String
-        var slot: Int?
+        /// The timeline track; `slot` on the wire (the contract's name).
+        var track: Int?
         var time: Double
         var mine: Bool
         /// A download's end: the bytes it fetched; a filtration's end: its CPU seconds.
@@ -188,7 +189,7 @@ enum EventPayloads {
             queue = event.queue.rawValue
             index = event.index
             outcome = event.outcome.rawValue
-            slot = event.slot
+            track = event.track
             self.time = (time * 1_000).rounded() / 1_000
             self.mine = mine
             bytes = event.bytes
@@ -200,14 +201,14 @@ enum EventPayloads {
             try container.encode(queue, forKey: .queue)
             try container.encode(index, forKey: .index)
             try container.encode(outcome, forKey: .outcome)
-            try container.encode(slot, forKey: .slot)
+            try container.encode(track, forKey: .track)
             try container.encode(time, forKey: .time)
             try container.encode(mine, forKey: .mine)
             try container.encodeIfPresent(bytes, forKey: .bytes)
             try container.encodeIfPresent(cpuSeconds, forKey: .cpuSeconds)
         }
 
-        enum CodingKeys: String, CodingKey { case queue, index, outcome, slot, time, mine, bytes, cpuSeconds }
+        enum CodingKeys: String, CodingKey { case queue, index, outcome, track = "slot", time, mine, bytes, cpuSeconds }
     }
 
     /// `event: shutdown`.
