@@ -55,7 +55,7 @@ export function createLaneTimeline(name) {
       if (outcome in counts) counts[outcome] += 1;
       context.fillStyle = COLOURS[outcome] || COLOURS.unknown;
       const left = x(item.start);
-      context.fillRect(left, top(item.queue, item.slot) + 1, Math.max(2, x(end) - left), LINE - 2);
+      context.fillRect(left, top(item.queue, item.track) + 1, Math.max(2, x(end) - left), LINE - 2);
     }
     canvas.setAttribute('aria-label', `${name}: operations in the last ${WINDOW_SECONDS} s: ${counts.running} running, ` +
       `${counts.finished} finished, ${counts.cancelled} cancelled, ${counts.failed} failed`);
