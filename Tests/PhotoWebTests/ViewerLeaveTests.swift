@@ -8,13 +8,16 @@ import PhotoServer
 struct ViewerLeaveTests {
     @Test func aViewerThatLeavesIsGoneAtOnceAndTheOthersCountFollows() async throws {
         try await WebHarness.with { harness in
-            // Given two viewers with their streams open, one of them with work under way
+            // Given two viewers with their streams open, one of them with work done and under way
             let staying = try await harness.newViewer()
             let leaving = try await harness.newViewer()
             let stayingEvents = try await EventStreamReader(port: harness.application.port, target: "/events?viewer=\(staying)")
             let leavingEvents = try await EventStreamReader(port: harness.application.port, target: "/events?viewer=\(leaving)")
             _ = try await stayingEvents.next { $0.name == "stats" && $0.json["viewers"] as? Int == 2 }
             try await harness.report(leaving, scrolling: false, rows: 0...1)
+            _ = try await leavingEvents.next { event in
+                event.name == "queues" && ((event.json["work"] as? [String: Any])?["bytes"] as? Int ?? 0) > 0
+            }
 
             // When the leaving one says so (as its page does on pagehide)
             let left = try await harness.request(.DELETE, "/api/viewers/\(leaving)")
@@ -22,6 +25,8 @@ struct ViewerLeaveTests {
             // Then it is gone at once: its stream ends, the other's count follows, and saying it again is a 404
             #expect(left.status == 204)
             #expect(harness.application.web.context.viewers.session(.init(leaving)) == nil)
+            // And the pipeline keeps no record of what its work cost
+            #expect(harness.pipeline.queueStatus(for: .init(leaving)).work == ViewerWork.Amount())
             while try await leavingEvents.next() != nil {}
             _ = try await stayingEvents.next { $0.name == "stats" && $0.json["viewers"] as? Int == 1 }
             let again = try await harness.request(.DELETE, "/api/viewers/\(leaving)")
