@@ -28,8 +28,7 @@ extension PhotoServer {
             }
             services += [
                 .init(service: ListService(web: web, cluster: cluster, loaded: loaded), serviceName: "photo-list"),
-                .init(service: ClosureService { await cancelWhenGracefulShutdown { await web.runTicks() } }, serviceName: "viewer-ticks"),
-                .init(service: ClosureService { await cancelWhenGracefulShutdown { await web.runLabTicks() } }, serviceName: "lab-ticks"),
+                .init(service: ClosureService { await cancelWhenGracefulShutdown { await web.runTicks() } }, serviceName: "ticks"),
                 .init(
                     service: MemoryMonitor(web: web, tick: web.configuration.tick, limit: web.configuration.effectiveMemoryLimit),
                     serviceName: "memory-monitor"),

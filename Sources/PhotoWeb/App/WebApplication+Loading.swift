@@ -8,14 +8,14 @@ extension WebApplication {
         let library = context.library
         guard library.noteSamples(made: made, total: total) else { return }
         let source = EventOutbox.Payload(name: .source, data: EventPayloads.json(library.source))
-        context.viewers.all.forEach { $0.outbox.enqueue(source) }
+        context.viewers.all(in: context.list).forEach { $0.outbox.enqueue(source) }
     }
 
     /// The photo list is loaded: its viewers get controllers on `pipeline`; `origin`, when the sample
     /// origin serves it, also serves the lab's browser lane.
     public func listLoaded(_ pipeline: PhotoPipeline, origin: SampleOrigin?) {
         finishLoading(.ready(pipeline), origin: origin)
-        for session in context.viewers.all {
+        for session in context.viewers.all(in: context.list) {
             _ = session.controller(on: pipeline, strategy: configuration.strategy)
         }
         requireSnapshots()
@@ -34,7 +34,7 @@ extension WebApplication {
 
     /// Every open stream learns the outcome: a fresh snapshot carries the list or the error.
     private func requireSnapshots() {
-        for session in context.viewers.all {
+        for session in context.viewers.all(in: context.list) {
             session.outbox.requireSnapshot()
         }
     }

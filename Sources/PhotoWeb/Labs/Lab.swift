@@ -33,7 +33,7 @@ final class Lab: Sendable {
         }
         let stats = pipeline.stats
         return LabPayloads.Lane(
-            viewer: lane.viewer?.rawValue, strategy: strategy.name,
+            viewer: lane.viewer?.id.rawValue, strategy: strategy.name,
             prefetch: { if case .prefetch(let margin) = strategy { margin } else { nil } }(),
             bytesDownloaded: stats.bytesDownloaded, bytesWasted: stats.wastedBytes,
             filterSecondsWasted: stats.wastedFilterSeconds, filterSeconds: stats.filterSeconds,
@@ -42,10 +42,10 @@ final class Lab: Sendable {
             downloads: stats.downloads.finished, filtered: stats.filtrations.finished, stops: lane.stops.all)
     }
 
-    /// Whether the page left: some lane's viewer has had no event stream for `timeout` (or never
-    /// opened one within `connectTimeout`).
-    func isAbandoned(now: ContinuousClock.Instant, timeout: Duration, connectTimeout: Duration) -> Bool {
-        lanes.contains { $0.closeIfIdle(now: now, timeout: timeout, connectTimeout: connectTimeout) }
+    /// Whether the page left: some lane's viewer was dropped by `viewers` (no event stream for its
+    /// channel's idle timeout) or left.
+    func isAbandoned(in viewers: ViewerRegistry) -> Bool {
+        lanes.contains { $0.lostViewer(in: viewers) }
     }
 
     /// Ends every lane at once: viewers gone, transfers aborted, memory released with the pipelines.
