@@ -27,6 +27,8 @@ struct AppContext: Sendable {
     let logger: Logger
     /// The other instances' PostgreSQL, when configured.
     let cluster: (any ClusterMembership)?
+    /// The built-in origin: the lab's networks and the browser lane's photos.
+    let origin: any OriginServing
 
     /// Where the page's static files are: `BASE/static/v/VERSION`, a prefix that changes with their content.
     var staticBase: String { "\(configuration.basePath)/static/v/\(staticFiles.version)" }

@@ -4,7 +4,6 @@ import Logging
 import Mustache
 import NIOCore
 import PhotoPipeline
-import SampleOrigin
 import ServiceLifecycle
 
 /// The HTTP side of the server: the routes, viewers, labs and event streams over one `AppContext`,
@@ -25,8 +24,10 @@ public final class WebApplication: Sendable {
     private let responder: RouterResponder<PhotoRequestContext>
 
     /// Reads the templates, the page's files and the TLS files; `cluster` is the instances' shared
-    /// database when configured.
-    public init(_ configuration: ServerConfiguration, cluster: (any ClusterMembership)?) async throws(ApplicationError) {
+    /// database when configured, `origin` the built-in origin (serving the list or not).
+    public init(
+        _ configuration: ServerConfiguration, cluster: (any ClusterMembership)?, origin: any OriginServing
+    ) async throws(ApplicationError) {
         let templates: MustacheLibrary
         do {
             templates = try await MustacheLibrary(directory: configuration.templatesDirectory)
@@ -57,12 +58,12 @@ public final class WebApplication: Sendable {
             settings: .init(
                 maxLabs: configuration.maxLabs, maxImageTransfers: configuration.maxLabImageTransfers,
                 lane: configuration.labLaneChannel, laneMemoryBudgetBytes: configuration.labLaneMemoryBudget),
-            bounds: configuration.makeSharedBounds(), viewers: viewers, logger: logger)
+            bounds: configuration.makeSharedBounds(), viewers: viewers, origin: origin, logger: logger)
         let context = AppContext(
             configuration: configuration, list: list, viewers: viewers, labs: labs, templates: templates,
             staticFiles: staticFiles, rateLimiter: ClientRateLimiter(perMinute: configuration.viewersPerMinute),
             retries: RetryLimits(perMinute: configuration.retriesPerMinute),
-            trustedProxies: trustedProxies, metrics: ServerMetrics(), logger: logger, cluster: cluster)
+            trustedProxies: trustedProxies, metrics: ServerMetrics(), logger: logger, cluster: cluster, origin: origin)
         openFilesLimit = OpenFilesLimit.raise()
         maxConnections = configuration.effectiveMaxConnections(openFilesLimit: openFilesLimit)
         limits = GuardedHTTP1Channel.Limits(

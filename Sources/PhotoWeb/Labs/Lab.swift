@@ -1,18 +1,17 @@
 import Foundation
 import PhotoPipeline
-import SampleOrigin
 
 /// One lab: lanes side by side over the same photos and simulated network, each cold (a pipeline of
 /// its own), driven by one scroll in the page.
 final class Lab: Sendable {
     let id: String
-    let network: SimulatedNetwork
+    let network: LabNetwork
     let photos: Int
     let lanes: [LabLane]
     /// The browser lane's image URLs, row by row.
     let browserImages: [String]
 
-    init(id: String, network: SimulatedNetwork, photos: Int, lanes: [LabLane], browserImages: [String]) {
+    init(id: String, network: LabNetwork, photos: Int, lanes: [LabLane], browserImages: [String]) {
         self.id = id
         self.network = network
         self.photos = photos
@@ -23,7 +22,7 @@ final class Lab: Sendable {
     /// The lab's settings and every lane's figures so far.
     var report: LabPayloads.Lab {
         LabPayloads.Lab(
-            lab: id, latencyMs: network.latencyMilliseconds, bandwidth: network.bandwidth, photos: photos,
+            lab: id, latencyMs: network.latencyMs, bandwidth: network.bandwidth, photos: photos,
             lanes: lanes.map(report(of:)))
     }
 

@@ -1,6 +1,5 @@
 import Foundation
 import PhotoPipeline
-import SampleOrigin
 import Locking
 import Logging
 
@@ -28,34 +27,28 @@ final class LabRegistry: Sendable {
     let imageTransfers: LabImageTransfers
     /// The server's viewers, the lanes' among them.
     let viewers: ViewerRegistry
+    /// The built-in origin, which simulates the lab's network when it serves the list.
+    let origin: any OriginServing
     let logger: Logger
 
     private struct State {
         var labs: [String: Lab] = [:]
         /// Labs being made: they count against the cap before they exist.
         var making = 0
-        var origin: SampleOrigin?
         /// The last lane's owner number in the shared bounds.
         var lastOwner = 0
     }
 
     private let state = Locked(State())
 
-    init(settings: Settings, bounds: SharedBounds, viewers: ViewerRegistry, logger: Logger) {
+    init(settings: Settings, bounds: SharedBounds, viewers: ViewerRegistry, origin: any OriginServing, logger: Logger) {
         self.settings = settings
         self.bounds = bounds
         self.viewers = viewers
+        self.origin = origin
         self.logger = logger
         imageTransfers = LabImageTransfers(limit: settings.maxImageTransfers)
     }
-
-    /// The built-in origin, once it serves: lanes then ask it for the lab's network, and the browser
-    /// lane's images come through this server.
-    func attach(_ origin: SampleOrigin?) {
-        state.withLock { $0.origin = origin }
-    }
-
-    var origin: SampleOrigin? { state.withLock { $0.origin } }
 
     /// Labs running now.
     var count: Int { state.withLock { $0.labs.count } }
@@ -73,18 +66,23 @@ final class LabRegistry: Sendable {
     func create(
         _ request: LabRequest, records: [PhotoRecord], base: PipelineConfiguration, browserImage: (PhotoRecord) -> String
     ) throws(APIError) -> Lab {
-        let (admitted, origin, firstOwner) = state.withLock { state in
-            guard state.labs.count + state.making < settings.maxLabs else { return (false, state.origin, 0) }
+        let (admitted, firstOwner) = state.withLock { state in
+            guard state.labs.count + state.making < settings.maxLabs else { return (false, 0) }
             state.making += 1
             defer { state.lastOwner += request.lanes.count }
-            return (true, state.origin, state.lastOwner + 1)
+            return (true, state.lastOwner + 1)
         }
         guard admitted else {
             throw .unavailable("the lab is busy: \(settings.maxLabs) labs run at once at most; try again in a minute (a lab ends when its page closes)")
         }
         let photos = Array(records.prefix(request.photos))
+        // The built-in origin, when it serves the list, sends the lanes' photos over the lab's network.
+        let simulated = origin.servesList
         let entries = photos.map { record in
-            PhotoEntry(name: record.name, url: origin != nil && !record.url.isEmpty ? request.network.applied(to: record.url) : record.url)
+            PhotoEntry(
+                name: record.name,
+                url: simulated && !record.url.isEmpty
+                    ? origin.url(record.url, latencyMs: request.network.latencyMs, bandwidth: request.network.bandwidth) : record.url)
         }
         var lanes: [LabLane] = []
         do throws(APIError) {
