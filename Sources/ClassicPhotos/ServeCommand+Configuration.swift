@@ -3,6 +3,8 @@ import HTTPTransfer
 import Logging
 import PhotoPipeline
 import PhotoWeb
+import PhotoCodecs
+import SampleOrigin
 
 /// A setting given a value it cannot take; the message names the flag and the value.
 struct SettingError: Error, CustomStringConvertible {

@@ -1,4 +1,8 @@
 import PhotoWeb
+import HTTPTransfer
+import PhotoCodecs
+import PhotoPipeline
+import SampleOrigin
 
 /// The defaults `serve --help` prints, read from `ServerConfiguration()` (and `Defaults`), where they
 /// are written once; a test checks the README's configuration table against them.

@@ -1,4 +1,4 @@
-import Foundation
+public import Foundation
 
 /// Who looks at a body before it has all arrived (to show a preview of it): at each progress report
 /// `wants` says whether a copy of the bytes so far is worth making now, and `take` receives it. Both

@@ -1,4 +1,4 @@
-import Foundation
+public import Foundation
 
 /// The bytes a cancelled transfer had received, with the version of the resource they belong to:
 /// enough to ask the origin for only the rest (`Range: bytes=N-` with `If-Range`). Nuke's name.

@@ -1,4 +1,4 @@
-import Foundation
+public import Foundation
 import Locking
 
 /// Runs HTTP(S) GETs on one thread that drives a shared libcurl multi handle, so a transfer in

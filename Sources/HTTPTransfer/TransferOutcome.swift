@@ -1,4 +1,4 @@
-import Foundation
+public import Foundation
 
 /// How a transfer started with `TransferLoop.start(_:limits:resumingFrom:progress:completion:)` ended.
 public struct TransferOutcome: Sendable {

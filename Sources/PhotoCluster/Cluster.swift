@@ -1,7 +1,7 @@
-import Logging
-import NIOCore
-import NIOPosix
-import PhotoPipeline
+public import Logging
+public import NIOCore
+public import NIOPosix
+public import PhotoPipeline
 import Locking
 
 /// Several instances on one PostgreSQL: the pipeline's seams given their shared forms, and the

@@ -1,7 +1,7 @@
-import Foundation
+public import Foundation
 import Logging
 import NIOCore
-import PhotoPipeline
+public import PhotoPipeline
 import PostgresNIO
 import Locking
 

@@ -1,6 +1,6 @@
 import Dispatch
 import Logging
-import PhotoPipeline
+public import PhotoPipeline
 import PostgresNIO
 
 /// Single flight across instances: a photo's work runs where its PostgreSQL session advisory lock

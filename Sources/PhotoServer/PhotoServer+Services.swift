@@ -1,6 +1,7 @@
 import PhotoCluster
 import PhotoWeb
 import ServiceLifecycle
+import NIOCore
 
 extension PhotoServer {
     /// The services of the server's group, in start order; a graceful shutdown goes through them in

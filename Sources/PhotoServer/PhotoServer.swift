@@ -1,8 +1,9 @@
 import Logging
 import PhotoCluster
-import PhotoPipeline
-import PhotoWeb
+public import PhotoPipeline
+public import PhotoWeb
 import ServiceLifecycle
+import UnixSignals
 
 /// The running server, wired from its configuration: the cluster's database when configured, the
 /// HTTP side (`WebApplication`) and one service group that runs the HTTP server (and its redirect

@@ -1,6 +1,6 @@
-import Logging
-import NIOCore
-import ServiceLifecycle
+public import Logging
+public import NIOCore
+public import ServiceLifecycle
 
 /// A Hummingbird application running in a service group of its own: started, its port known once
 /// it listens, stopped gracefully with a cut-off. Used by the sample origin and the web layer alike.

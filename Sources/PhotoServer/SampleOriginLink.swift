@@ -33,7 +33,7 @@ final class SampleOriginLink: OriginServing {
 
 extension SampleOriginConfiguration {
     /// The origin's configuration for the server's `settings`.
-    public init(_ settings: SampleSettings) {
+    init(_ settings: SampleSettings) {
         self.init(photoCount: settings.photoCount, latency: settings.latency, bandwidth: settings.bandwidth, directory: settings.directory)
     }
 }

@@ -1,9 +1,10 @@
 import Foundation
 import Locking
-import Hummingbird
+public import Hummingbird
 import Logging
-import NIOCore
-import ServiceLifecycle
+public import NIOCore
+public import ServiceLifecycle
+import NIOFoundationEssentialsCompat
 
 /// The built-in sample origin: a real HTTP server on loopback serving generated photos and a data
 /// source listing them, with latency and bandwidth per transfer so that scrolling visibly matters.

@@ -3,6 +3,7 @@ import Foundation
 import PhotoPipeline
 import PhotoWeb
 import Testing
+import ArgumentParser
 
 /// The defaults table (`Defaults`) is the one place its numbers are written: the `serve --help`
 /// text prints them, and the README says the same numbers.

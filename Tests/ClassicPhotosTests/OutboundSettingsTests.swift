@@ -3,6 +3,8 @@ import HTTPTransfer
 import PhotoPipeline
 @testable import PhotoWeb
 import Testing
+import ArgumentParser
+import SampleOrigin
 
 @Suite("serve: what downloads may reach, and how slowly")
 struct OutboundSettingsTests {

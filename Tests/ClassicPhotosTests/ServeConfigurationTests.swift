@@ -2,6 +2,8 @@
 import PhotoPipeline
 import PhotoWeb
 import Testing
+import ArgumentParser
+import SampleOrigin
 
 @Suite("serve: configuration")
 struct ServeConfigurationTests {

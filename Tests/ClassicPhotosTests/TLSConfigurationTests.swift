@@ -1,6 +1,8 @@
 @testable import ClassicPhotos
 import PhotoWeb
 import Testing
+import ArgumentParser
+import SampleOrigin
 
 @Suite("serve: HTTPS configuration")
 struct TLSConfigurationTests {

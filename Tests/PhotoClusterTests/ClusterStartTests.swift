@@ -1,6 +1,7 @@
 import Logging
 @testable import PhotoCluster
 import Testing
+import PostgresNIO
 
 /// What `--database-url` accepts, and the one-line reason an instance gives when it cannot start on
 /// it. (The cluster itself runs against a real PostgreSQL in Tests/cluster.)

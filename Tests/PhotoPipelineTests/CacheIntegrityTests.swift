@@ -4,6 +4,7 @@ import HTTPTransfer
 import Locking
 import Testing
 import TestOrigin
+import PhotoCodecs
 
 /// What a disk cache reported, in order.
 final class CacheReports: Sendable {

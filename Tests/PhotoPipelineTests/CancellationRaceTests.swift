@@ -2,6 +2,8 @@ import Foundation
 @testable import PhotoPipeline
 import TestOrigin
 import Testing
+import HTTPTransfer
+import Locking
 
 @Suite("Cancellation: no cancel is lost, however it races the start")
 struct CancellationRaceTests {

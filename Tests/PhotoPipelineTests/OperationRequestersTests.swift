@@ -2,6 +2,8 @@ import Foundation
 @testable import PhotoPipeline
 import TestOrigin
 import Testing
+import Locking
+import PhotoCodecs
 
 @Suite("Operation events name the viewers they worked for")
 struct OperationRequestersTests {

@@ -3,6 +3,7 @@ import PhotoCodecs
 @testable import PhotoPipeline
 import TestOrigin
 import Testing
+import HTTPTransfer
 
 @Suite("From URL to sepia thumbnail")
 struct PipelineEndToEndTests {

@@ -1,4 +1,6 @@
 import Foundation
+import PhotoPipeline
+import PhotoServer
 @testable import PhotoWeb
 import Testing
 

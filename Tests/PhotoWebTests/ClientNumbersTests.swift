@@ -1,6 +1,7 @@
 import Foundation
 @testable import PhotoWeb
 import Testing
+import PhotoServer
 
 /// Numbers a client sends are bounded before any arithmetic: the extremes are answered, never trapped on.
 @Suite("Numbers from clients")

@@ -2,6 +2,7 @@ import Foundation
 import Hummingbird
 @testable import PhotoWeb
 import Testing
+import PhotoServer
 
 /// The HTTP API's written contract (`Public/openapi.json`) and the server agree: every route is
 /// written down, nothing written down is missing, and the server serves the document.

@@ -134,7 +134,7 @@ struct EventOutboxTests {
 }
 
 extension EventOutbox.Item: Equatable {
-    public static func == (lhs: EventOutbox.Item, rhs: EventOutbox.Item) -> Bool {
+    static func == (lhs: EventOutbox.Item, rhs: EventOutbox.Item) -> Bool {
         switch (lhs, rhs) {
         case (.heartbeat, .heartbeat): true
         case (.event(let a), .event(let b)): a.id == b.id

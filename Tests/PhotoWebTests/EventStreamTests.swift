@@ -2,6 +2,7 @@ import HTTPTypes
 import Foundation
 @testable import PhotoWeb
 import Testing
+import PhotoServer
 
 @Suite("Server-sent events", .serialized)
 struct EventStreamTests {

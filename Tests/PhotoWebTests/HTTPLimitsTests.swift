@@ -5,6 +5,7 @@ import NIOCore
 import NIOEmbedded
 @testable import PhotoWeb
 import Testing
+import PhotoServer
 
 /// The limits a public demo URL needs, against the bare server on loopback: each refusal is the
 /// right answer, and a normal request is served afterwards.

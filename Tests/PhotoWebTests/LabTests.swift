@@ -5,6 +5,8 @@ import PhotoPipeline
 @testable import PhotoWeb
 import TestOrigin
 import Testing
+import HTTPTypes
+import PhotoServer
 
 @Suite("The lab: POST/GET/DELETE /api/labs, lanes of their own, the cap and tear-down", .serialized)
 struct LabTests {

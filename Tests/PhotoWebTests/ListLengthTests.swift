@@ -2,6 +2,7 @@ import Foundation
 @testable import PhotoWeb
 import PhotoPipeline
 import Testing
+import PhotoServer
 
 @Suite("Costs that do not grow with the list", .serialized)
 struct ListLengthTests {

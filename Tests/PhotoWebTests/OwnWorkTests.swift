@@ -2,6 +2,7 @@ import Foundation
 import PhotoPipeline
 @testable import PhotoWeb
 import Testing
+import PhotoServer
 
 /// Each viewer is told which operations were its own work, what they cost, and how much of that went
 /// to rows it has not seen; a shared link's strategy and first screen are served with the page.

@@ -2,6 +2,8 @@ import Foundation
 import PhotoCodecs
 @testable import PhotoWeb
 import Testing
+import HTTPTypes
+import PhotoServer
 
 @Suite("--photos-dir: a folder of the user's own photos", .serialized)
 struct PhotoFolderTests {

@@ -1,6 +1,8 @@
 import Foundation
 @testable import PhotoWeb
 import Testing
+import HTTPTypes
+import PhotoServer
 
 @Suite("Retries of failed photos are limited", .serialized)
 struct RetryLimitsTests {

@@ -1,6 +1,8 @@
 import Foundation
 @testable import PhotoWeb
 import Testing
+import HTTPTypes
+import PhotoServer
 
 @Suite("Preview images and POST /api/photos/N/retry", .serialized)
 struct RetryRoutesTests {

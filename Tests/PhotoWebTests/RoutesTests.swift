@@ -2,6 +2,8 @@ import HTTPTypes
 import Foundation
 @testable import PhotoWeb
 import Testing
+import PhotoPipeline
+import PhotoServer
 
 @Suite("HTTP routes", .serialized)
 struct RoutesTests {

@@ -1,6 +1,9 @@
 import Foundation
 @testable import PhotoWeb
 import Testing
+import PhotoPipeline
+import PhotoServer
+import SampleOrigin
 
 @Suite("One event stream carries several viewers", .serialized)
 struct SharedStreamTests {

@@ -1,6 +1,8 @@
 import Foundation
 @testable import PhotoWeb
 import Testing
+import PhotoPipeline
+import PhotoServer
 
 /// The server totals are one payload: the `stats` a tick sends, the snapshot's and `GET /api/stats`
 /// carry the same fields, since the page replaces its totals whole with each event (a field the tick

@@ -4,6 +4,7 @@ import Glibc
 #endif
 @testable import PhotoWeb
 import Testing
+import PhotoServer
 
 @Suite("Event streams nobody reads", .serialized, .timeLimit(.minutes(5)))
 struct UnreadStreamsTests {

@@ -1,6 +1,8 @@
 import Foundation
 @testable import PhotoWeb
 import Testing
+import PhotoPipeline
+import PhotoServer
 
 @Suite("Viewers leave and see their queues at once")
 struct ViewerLeaveTests {

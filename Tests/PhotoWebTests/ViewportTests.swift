@@ -2,6 +2,9 @@ import HTTPTypes
 import Foundation
 @testable import PhotoWeb
 import Testing
+import PhotoPipeline
+import PhotoServer
+import SampleOrigin
 
 @Suite("Viewport API", .serialized)
 struct ViewportTests {

@@ -1,4 +1,4 @@
-import Foundation
+public import Foundation
 
 /// Decodes JPEG or PNG data, picking the decoder from the magic bytes rather than a name or MIME type.
 public enum ImageDecoder {

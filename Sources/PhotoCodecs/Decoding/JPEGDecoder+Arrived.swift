@@ -1,5 +1,5 @@
 import CJPEG
-import Foundation
+public import Foundation
 
 extension JPEGDecoder {
     /// What the bytes of a JPEG that have arrived so far show.

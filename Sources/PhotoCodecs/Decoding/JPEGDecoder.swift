@@ -1,5 +1,5 @@
 import CJPEG
-import Foundation
+public import Foundation
 
 /// Decodes JPEG with libjpeg-turbo, at a reduced DCT scale when only a small image is needed.
 public enum JPEGDecoder {

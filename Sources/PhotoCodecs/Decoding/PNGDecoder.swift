@@ -1,5 +1,5 @@
 import CPNG
-import Foundation
+public import Foundation
 
 /// Decodes PNG with libpng's simplified API, which converts every PNG flavour to 8-bit RGB(A).
 public enum PNGDecoder {

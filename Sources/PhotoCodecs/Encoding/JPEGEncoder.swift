@@ -1,5 +1,5 @@
 import CJPEG
-import Foundation
+public import Foundation
 
 /// Encodes RGB pixels to JPEG with libjpeg-turbo.
 public enum JPEGEncoder {

@@ -1,5 +1,5 @@
 import CPNG
-import Foundation
+public import Foundation
 
 /// Encodes RGB or RGBA pixels to PNG with libpng's simplified API.
 public enum PNGEncoder {

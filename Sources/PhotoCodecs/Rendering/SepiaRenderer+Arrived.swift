@@ -1,4 +1,4 @@
-import Foundation
+public import Foundation
 
 /// A sepia preview of a photo still arriving, and what of it the preview shows.
 public struct ArrivedPreview: Sendable {

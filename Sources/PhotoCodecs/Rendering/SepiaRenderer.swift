@@ -1,4 +1,4 @@
-import Foundation
+public import Foundation
 
 /// An encoded image ready to serve.
 public struct EncodedImage: Sendable {

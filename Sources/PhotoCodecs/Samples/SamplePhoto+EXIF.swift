@@ -1,4 +1,4 @@
-import Foundation
+public import Foundation
 
 extension SamplePhoto {
     /// `jpeg` with an Exif APP1 block right after SOI whose IFD0 holds one SHORT orientation entry, as a

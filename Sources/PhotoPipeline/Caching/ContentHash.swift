@@ -1,4 +1,4 @@
-import Foundation
+public import Foundation
 
 /// A stable 64-bit FNV-1a hash in hex: ETags and cache file names that survive a restart.
 public enum ContentHash {

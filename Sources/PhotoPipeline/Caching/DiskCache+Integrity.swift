@@ -1,4 +1,5 @@
 import Foundation
+import Locking
 
 /// What the disk cache tells its owner: for the log, once per cause, and for `/healthz`.
 public enum DiskCacheEvent: Sendable, Equatable, CustomStringConvertible {

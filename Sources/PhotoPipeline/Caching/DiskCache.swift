@@ -1,4 +1,4 @@
-import Foundation
+public import Foundation
 import Locking
 
 /// Downloaded originals and sepia results kept on disk, so a restart does not fetch or filter again.

@@ -1,5 +1,5 @@
-import Foundation
-import PhotoCodecs
+public import Foundation
+public import PhotoCodecs
 
 /// The forms of a photo the pipeline keeps.
 public enum ImageVariant: String, Sendable, Hashable, CaseIterable {

@@ -1,4 +1,4 @@
-import Foundation
+public import Foundation
 
 /// Where finished results (originals, sepia thumbnails, previews, full-size sepia images) are kept
 /// beyond memory, by name. In one process: `DiskCache`, a folder. Several instances share one:

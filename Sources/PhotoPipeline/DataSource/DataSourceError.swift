@@ -1,4 +1,4 @@
-import HTTPTransfer
+public import HTTPTransfer
 
 /// Why a data source could not give a list of photos.
 public enum DataSourceError: Error, Sendable, Equatable, CustomStringConvertible {

@@ -1,5 +1,5 @@
-import Foundation
-import HTTPTransfer
+public import Foundation
+public import HTTPTransfer
 
 /// Reads the list of photos: the tutorial's property list (name -> image URL) or its JSON equivalent,
 /// from a file path or an http(s) URL.

@@ -1,4 +1,7 @@
 import Dispatch
+import Foundation
+import Locking
+import Synchronization
 
 /// Taking a slot of the process-wide bounds (`SharedBounds`) before the work, and giving it back after.
 extension PhotoOperation {

@@ -1,4 +1,5 @@
 import Foundation
+import Locking
 
 /// Several instances on one pipeline's worth of photos: what the pipeline hears of the others.
 ///

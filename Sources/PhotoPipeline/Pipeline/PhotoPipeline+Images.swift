@@ -1,5 +1,6 @@
 import Foundation
 import PhotoCodecs
+import Locking
 
 /// Handing out images: what the web layer serves. Asking never starts work the viewport did not ask
 /// for, except the full-size sepia image, which is made only on request.

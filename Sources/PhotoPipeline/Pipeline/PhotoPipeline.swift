@@ -1,6 +1,7 @@
 import Foundation
-import HTTPTransfer
+public import HTTPTransfer
 import PhotoCodecs
+import Locking
 
 /// The shared engine under every viewer: the records, one `PendingOperations`, the image store and
 /// the event stream.

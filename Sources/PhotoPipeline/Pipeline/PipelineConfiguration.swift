@@ -1,6 +1,6 @@
-import Foundation
-import HTTPTransfer
-import PhotoCodecs
+public import Foundation
+public import HTTPTransfer
+public import PhotoCodecs
 
 /// Everything the pipeline can be tuned by, with documented defaults. Read once at start.
 public struct PipelineConfiguration: Sendable {

@@ -1,4 +1,4 @@
-import PhotoCodecs
+public import PhotoCodecs
 
 /// Why the pipeline cannot hand out an image.
 public enum PipelineError: Error, Sendable, Equatable, CustomStringConvertible {

@@ -1,4 +1,4 @@
-import PhotoPipeline
+public import PhotoPipeline
 
 /// The defaults and ranges the command line, the API and the page share, written once: the
 /// `@Option` help prints them, the API and the command line validate against them, the page and

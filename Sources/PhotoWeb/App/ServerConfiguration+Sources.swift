@@ -1,4 +1,4 @@
-import HTTPTransfer
+public import HTTPTransfer
 import PhotoPipeline
 
 extension ServerConfiguration {

@@ -1,6 +1,6 @@
 import Foundation
-import Logging
-import PhotoPipeline
+public import Logging
+public import PhotoPipeline
 
 /// Every setting of `classic-photos serve`, with documented defaults: one value, read once at start,
 /// used by `main` and the tests alike.

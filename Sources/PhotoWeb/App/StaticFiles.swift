@@ -1,5 +1,6 @@
 import Foundation
 import PhotoPipeline
+import NIOCore
 
 /// The page's files (`Public/`), read once at start: each with its bytes, its gzip form, its
 /// content type and ETag, and one version for the whole set, so the page can name them under

@@ -1,4 +1,4 @@
-import PhotoPipeline
+public import PhotoPipeline
 
 extension WebApplication {
     /// On a first start: `made` of `total` sample photos are made. Open pages are told at each

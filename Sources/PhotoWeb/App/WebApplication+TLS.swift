@@ -1,8 +1,8 @@
 import Hummingbird
 import HummingbirdCore
 import Logging
-import NIOCore
-import ServiceLifecycle
+public import NIOCore
+public import ServiceLifecycle
 
 extension WebApplication {
     /// The server's channel: HTTPS (HTTP/2 and HTTP/1.1 by ALPN) with `certificates`, else plain HTTP/1.1.

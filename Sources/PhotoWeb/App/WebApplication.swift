@@ -1,10 +1,10 @@
 import Foundation
 import Hummingbird
-import Logging
+public import Logging
 import Mustache
-import NIOCore
-import PhotoPipeline
-import ServiceLifecycle
+public import NIOCore
+public import PhotoPipeline
+public import ServiceLifecycle
 
 /// The HTTP side of the server: the routes, viewers, labs and event streams over one `AppContext`,
 /// made from the configuration. It listens when `PhotoServer` runs `server` in its service group.

@@ -1,4 +1,4 @@
-import Foundation
+import Logging
 import PhotoPipeline
 
 extension PhotoChannel {

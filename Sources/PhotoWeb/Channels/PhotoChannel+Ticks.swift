@@ -1,5 +1,3 @@
-import Foundation
-
 extension PhotoChannel {
     /// One tick: every viewer gets its queue counts and everyone the totals when they changed, and
     /// quiet streams a heartbeat. (Viewers that left are dropped by `ViewerRegistry.dropIdle`.)

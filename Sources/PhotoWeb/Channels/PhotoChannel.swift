@@ -1,4 +1,3 @@
-import Foundation
 import Locking
 import Logging
 import PhotoPipeline

@@ -1,6 +1,7 @@
 import Foundation
 import Hummingbird
 import NIOCore
+import NIOFoundationEssentialsCompat
 
 /// The body of a `GET /events` response: one viewer's outbox written as server-sent events,
 /// with a `retry` hint first and comment heartbeats while idle. Ends when the outbox closes

@@ -2,6 +2,7 @@ import Foundation
 import Hummingbird
 import NIOCore
 import PhotoPipeline
+import NIOFoundationEssentialsCompat
 
 /// The body of a `GET /events/shared` response: a `retry` hint, the `stream` event naming the
 /// stream (its id for joins and leaves, and how many viewers it may carry), then its members'

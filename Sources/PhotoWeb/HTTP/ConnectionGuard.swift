@@ -6,6 +6,7 @@ import NIOHTTP1
 import NIOHTTPTypes
 import NIOHTTPTypesHTTP1
 import HTTPTypes
+import NIOFoundationEssentialsCompat
 
 /// The per-connection limits NIO's parser does not apply by itself, in front of Hummingbird's
 /// HTTP/1.1 channel:

@@ -3,6 +3,7 @@ import Foundation
 import HTTPTypes
 import Hummingbird
 import NIOCore
+import NIOFoundationEssentialsCompat
 
 extension Response {
     /// A 200 (or `status`) response with `value` as JSON, never cached.

@@ -3,6 +3,7 @@ import Hummingbird
 import Logging
 import NIOCore
 import NIOHTTP1
+import NIOFoundationEssentialsCompat
 
 /// Wraps every route: the one place errors become HTTP. Hummingbird's own (no route, a body over
 /// its limit) become an `APIError`; any `HTTPResponseError` (an `APIError`, a page's own answer such

@@ -1,5 +1,6 @@
 import Foundation
 import Hummingbird
+import PhotoPipeline
 
 /// `GET /healthz`: 200 once the photo list is loaded, 503 while it loads or when it failed. With
 /// a database, also this instance's name and whether PostgreSQL is connected or lost (still 200

@@ -2,6 +2,8 @@ import Foundation
 import Hummingbird
 import NIOCore
 import PhotoPipeline
+import NIOFoundationEssentialsCompat
+import PhotoCodecs
 
 /// `GET /photos/N/thumbnail`, `/photos/N/preview` (the thumbnail before sepia), `/photos/N/sepia`
 /// (full size, made on request) and `/photos/N/original`.

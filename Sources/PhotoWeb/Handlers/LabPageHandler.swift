@@ -1,5 +1,6 @@
 import Foundation
 import Hummingbird
+import Mustache
 
 /// `GET /lab`: the lab page (`Templates/lab.mustache`), which starts its lab with `POST /api/labs`.
 /// When `--max-labs` labs run already it answers 503 with the same page saying the lab is busy

@@ -1,6 +1,7 @@
 import Foundation
 import Hummingbird
 import PhotoPipeline
+import Logging
 
 /// `POST /api/labs`, `GET /api/labs/ID`, `DELETE /api/labs/ID`, and the browser lane's photos
 /// (`GET /lab/images/FILE?latency=&bandwidth=`, the built-in origin's bytes through this server).

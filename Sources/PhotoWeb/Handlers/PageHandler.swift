@@ -1,6 +1,7 @@
 import Foundation
 import Hummingbird
 import PhotoPipeline
+import Mustache
 
 /// `GET /`: the page, rendered from `Templates/index.mustache`. Each load is a new viewer
 /// (a `HEAD` is not: it gets the same headers without making one).

@@ -1,5 +1,6 @@
 import Hummingbird
 import PhotoPipeline
+import Logging
 
 /// `POST /api/photos/N/retry`: a failed photo is forgotten as failed and worked on again for every
 /// viewer that has it on screen (the others ask for it with their next viewport report). `202`;

@@ -1,6 +1,7 @@
 import Foundation
 import Hummingbird
 import NIOCore
+import NIOFoundationEssentialsCompat
 
 /// `GET /static/v/VERSION/PATH` (what the page names: cached for a year, the version changes with
 /// any file's content) and `GET /static/PATH` (the same files, revalidated by ETag each time); and

@@ -1,4 +1,4 @@
-import Hummingbird
+public import Hummingbird
 
 /// The built-in origin (the generated sample photos, or `--photos-dir`) as the web layer reaches it:
 /// `PhotoServer` hands in one backed by SampleOrigin, so PhotoWeb never imports the origin, as it

@@ -5,6 +5,8 @@ import NIOCore
 import PhotoPipeline
 @testable import PhotoServer
 @testable import PhotoWeb
+import NIOFoundationEssentialsCompat
+import SampleOrigin
 
 /// A real server on a loopback port of its own, on the built-in sample origin (a few small
 /// photos, low latency), with a cache folder of its own. `stop()` ends all of it.
