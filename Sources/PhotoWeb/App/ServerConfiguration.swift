@@ -1,7 +1,6 @@
 import Foundation
 public import Logging
 public import PhotoPipeline
-public import SampleOrigin
 
 /// Every setting of `classic-photos serve`, with documented defaults: one value, read once at start,
 /// used by `main` and the tests alike.
@@ -20,8 +19,8 @@ public struct ServerConfiguration: Sendable {
     public var strategy: SchedulingStrategy = Defaults.strategy
     /// Queue widths, thumbnail size, memory budget, download and decode limits.
     public var pipeline = PipelineConfiguration()
-    /// The built-in sample origin: photo count, latency, bandwidth.
-    public var sample: SampleOriginConfiguration
+    /// The built-in sample origin: photo count, latency, bandwidth, folder.
+    public var sample: SampleSettings
     /// Where generated sample photos are kept. Default `$XDG_CACHE_HOME/classic-photos` or `~/.cache/classic-photos`.
     public var cacheDirectory: String
     /// The page's static files. Default `Public` (relative to the working directory).
@@ -99,7 +98,7 @@ public struct ServerConfiguration: Sendable {
     /// The defaults, with the cache under the user's cache folder.
     public init() {
         cacheDirectory = Self.defaultCacheDirectory()
-        sample = SampleOriginConfiguration(directory: cacheDirectory)
+        sample = SampleSettings(directory: cacheDirectory)
     }
 
     /// The connection cap in force: the configured one, or what the open-files limit leaves after

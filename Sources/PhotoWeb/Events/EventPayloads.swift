@@ -1,6 +1,5 @@
 import Foundation
 import PhotoPipeline
-import SampleOrigin
 
 /// The JSON bodies of events and API responses, as documented in the README's contract.
 enum EventPayloads {
@@ -58,7 +57,7 @@ enum EventPayloads {
         var count: Int
         var error: String?
         /// With `--photos-dir`: the files not listed, when there are any.
-        var skipped: [SkippedFile]? = nil
+        var skipped: [SkippedPhoto]? = nil
         /// While loading on a first start: the sample photos made so far.
         var samples: SampleProgress? = nil
     }

@@ -28,7 +28,7 @@ struct RetryHandler: Sendable {
         // before this answer is written.
         let state = record.state
         context.logger.info("photo retried", metadata: ["index": "\(index)", "name": "\(record.name)"])
-        for session in context.viewers.all {
+        for session in context.viewers.all(in: context.list) {
             if let controller = session.existingController, controller.visibleRows?.contains(index) == true {
                 controller.startOperations(for: record)
             }

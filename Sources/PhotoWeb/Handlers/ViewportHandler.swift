@@ -33,7 +33,7 @@ struct ViewportHandler: Sendable {
     func handle(_ request: Request, context requestContext: PhotoRequestContext) async throws -> Response {
         let report = try Self.parse(try await request.body(limit: context.configuration.maxRequestBodyBytes))
         let session = try context.session(report.viewer)
-        let pipeline = try context.pipeline(for: session)
+        let pipeline = try session.channel.loadedPipeline()
         if let rows = report.rows, rows.upperBound >= pipeline.entries.count {
             throw APIError.unprocessable("rows \(rows.lowerBound)...\(rows.upperBound) are past the end of the list (\(pipeline.entries.count) photos, last row \(pipeline.entries.count - 1))")
         }
@@ -76,7 +76,7 @@ struct ViewportHandler: Sendable {
         case (true, let rows?): controller.scrolled(to: rows)
         case (true, nil): controller.scrollBegan()
         case (false, let rows?):
-            session.onStop?(rows)
+            session.channel.stops?.viewerStopped(on: rows, in: pipeline)
             controller.loadImagesForOnscreenRows(rows)
         case (false, nil): break  // refused by parse
         }

@@ -2,14 +2,12 @@ import Foundation
 import PhotoPipeline
 import Locking
 
-/// One viewer (a browser tab or a script): its controller on the shared pipeline and its outbox.
+/// One viewer (a browser tab, a script, a lab lane): its controller on its channel's pipeline and its outbox.
 final class ViewerSession: Sendable {
     let id: ViewerID
     let outbox: EventOutbox
-    /// The pipeline of the lab lane this viewer drives; nil for the server's own list.
-    let ownPipeline: PhotoPipeline?
-    /// Told of each scroll stop the viewer reports, before its rows are loaded (a lab lane times it).
-    let onStop: (@Sendable (ClosedRange<Int>) -> Void)?
+    /// The list it drives: the server's, or a lab lane's.
+    let channel: PhotoChannel
 
     private struct State {
         var controller: PhotoListController?
@@ -36,14 +34,10 @@ final class ViewerSession: Sendable {
     /// Lock order: a leaf. The controller and the pipeline are called after it is released.
     private let state = Locked(State())
 
-    init(
-        id: ViewerID, outbox: EventOutbox, ownPipeline: PhotoPipeline? = nil,
-        onStop: (@Sendable (ClosedRange<Int>) -> Void)? = nil
-    ) {
+    init(id: ViewerID, outbox: EventOutbox, channel: PhotoChannel) {
         self.id = id
         self.outbox = outbox
-        self.ownPipeline = ownPipeline
-        self.onStop = onStop
+        self.channel = channel
     }
 
     /// The viewer's controller, made on first use once the list is loaded, following the strategy

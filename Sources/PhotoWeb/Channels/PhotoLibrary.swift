@@ -1,6 +1,5 @@
 import Foundation
 import PhotoPipeline
-import SampleOrigin
 import Locking
 
 /// The photo list as the web layer sees it: loading, ready with its pipeline, or failed with why.
@@ -11,7 +10,7 @@ final class PhotoLibrary: Sendable {
         case failed(String)
     }
 
-    private let status = Locked((Status.loading, skipped: [SkippedFile]()))
+    private let status = Locked((Status.loading, skipped: [SkippedPhoto]()))
     /// On a first start, while the sample photos are made: how many of how many (for the page).
     private let samples = Locked<EventPayloads.SampleProgress?>(nil)
 
@@ -24,7 +23,7 @@ final class PhotoLibrary: Sendable {
         return nil
     }
 
-    func finish(with result: Status, skipped: [SkippedFile] = []) {
+    func finish(with result: Status, skipped: [SkippedPhoto] = []) {
         status.withLock { $0 = (result, skipped) }
     }
 
