@@ -54,4 +54,25 @@ struct ViewerLeaveTests {
             _ = try await events.next { isSuspended($0) == false }
         }
     }
+
+    @Test func aReportHandledWhileItsViewerLeavesLeavesNothingWantedForIt() async throws {
+        try await WebHarness.with { harness in
+            // Given a viewer whose report is being handled (its controller taken) when it leaves:
+            // a report that races its DELETE or its idle timeout
+            let id = try await harness.newViewer()
+            let session = try #require(harness.application.web.context.viewers.session(.init(id)))
+            let pipeline = harness.pipeline
+            session.withController(on: pipeline, strategy: .prefetch(margin: 3)) { controller in
+                harness.application.web.context.viewers.remove(session.id)?.close()
+
+                // When the report's rows reach the pipeline after the viewer has gone
+                controller.loadImagesForOnscreenRows(0...4)
+            }
+
+            // Then nothing is left wanted for it, nor any record of its work, and it gets no new controller
+            #expect(pipeline.pendingRows(of: .init(id)).isEmpty)
+            #expect(pipeline.queueStatus(for: .init(id)).work == ViewerWork.Amount())
+            #expect(session.controller(on: pipeline, strategy: .prefetch(margin: 3)) == nil)
+        }
+    }
 }

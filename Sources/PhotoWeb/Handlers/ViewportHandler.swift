@@ -71,14 +71,15 @@ struct ViewportHandler: Sendable {
                 }
             }
         }
-        let controller = session.controller(on: pipeline, strategy: context.configuration.strategy)
-        switch (report.scrolling, report.rows) {
-        case (true, let rows?): controller.scrolled(to: rows)
-        case (true, nil): controller.scrollBegan()
-        case (false, let rows?):
-            session.channel.stops?.viewerStopped(on: rows, in: pipeline)
-            controller.loadImagesForOnscreenRows(rows)
-        case (false, nil): break  // refused by parse
+        session.withController(on: pipeline, strategy: context.configuration.strategy) { controller in
+            switch (report.scrolling, report.rows) {
+            case (true, let rows?): controller.scrolled(to: rows)
+            case (true, nil): controller.scrollBegan()
+            case (false, let rows?):
+                session.channel.stops?.viewerStopped(on: rows, in: pipeline)
+                controller.loadImagesForOnscreenRows(rows)
+            case (false, nil): break  // refused by parse
+            }
         }
         // The page's queue figures and suspended badge follow the report now, not at the next tick.
         if let queues = session.queuesIfChanged() {

@@ -16,10 +16,12 @@ extension AppContext {
             // Its snapshot covers the rows around this screen, the ones the page shows first.
             _ = session.follow(first...last, rowCount: pipeline.entries.count)
         }
-        let controller = session.controller(on: pipeline, strategy: configuration.strategy)
-        guard controller.strategy != .eager, let first = indices.first, let last = indices.last else { return }
-        for record in pipeline.records(in: first...last) {
-            controller.startOperations(for: record)
+        guard let first = indices.first, let last = indices.last else { return }
+        session.withController(on: pipeline, strategy: configuration.strategy) { controller in
+            guard controller.strategy != .eager else { return }
+            for record in pipeline.records(in: first...last) {
+                controller.startOperations(for: record)
+            }
         }
     }
 }

@@ -22,6 +22,8 @@ final class ViewerSession: Sendable {
         /// The pipeline its controllers act on, kept while it has none (hidden): it keeps the record
         /// of this viewer's own work until the viewer leaves.
         var pipeline: PhotoPipeline?
+        /// The viewer left: no controller is made for it any more.
+        var closed = false
     }
 
     /// Rows beyond each edge of the viewport that are kept up to date: a scroll this far lands on
@@ -43,11 +45,12 @@ final class ViewerSession: Sendable {
     /// The viewer's controller, made on first use once the list is loaded, following the strategy
     /// the viewer chose or else `strategy` (the server's default). Made outside this session's lock
     /// (an eager controller asks the pipeline for every row as it is made); a controller of another
-    /// strategy is replaced, and what only it wanted is cancelled.
-    func controller(on pipeline: PhotoPipeline, strategy defaultStrategy: SchedulingStrategy) -> PhotoListController {
+    /// strategy is replaced, and what only it wanted is cancelled. Nil once the viewer has left.
+    func controller(on pipeline: PhotoPipeline, strategy defaultStrategy: SchedulingStrategy) -> PhotoListController? {
         // Decided under the lock: keep the controller, or take out one of another strategy.
         let (current, replaced, wanted) = state.withLock { state -> (PhotoListController?, PhotoListController?, SchedulingStrategy) in
             let wanted = state.chosen ?? defaultStrategy
+            guard !state.closed else { return (nil, nil, wanted) }
             guard let controller = state.controller else { return (nil, nil, wanted) }
             if controller.strategy == wanted { return (controller, nil, wanted) }
             state.controller = nil
@@ -58,13 +61,37 @@ final class ViewerSession: Sendable {
         // Done after it: the old controller's work is given up before the new one asks for any
         // (both speak for the same viewer).
         replaced?.close()
+        guard !isClosed else { return nil }
         let made = PhotoListController(pipeline: pipeline, viewer: id, strategy: wanted)
-        return state.withLock { state in
+        let kept = state.withLock { state -> PhotoListController? in
+            guard !state.closed else { return nil }
             state.pipeline = pipeline
             if let controller = state.controller { return controller }
             state.controller = made
             return made
         }
+        // It left while the controller was made (an eager one asks for rows as it is made).
+        if kept == nil { release(made, on: pipeline) }
+        return kept
+    }
+
+    /// Tells the viewer's controller what `body` says, unless the viewer has left. A viewer that leaves
+    /// while `body` runs (a report racing its `DELETE` or its idle timeout) has what `body` asked for
+    /// given up after it: `close` marks it closed before it gives its work up, so either `close` sees
+    /// `body`'s wants or this sees the mark.
+    func withController(on pipeline: PhotoPipeline, strategy defaultStrategy: SchedulingStrategy, _ body: (PhotoListController) -> Void) {
+        guard let controller = controller(on: pipeline, strategy: defaultStrategy) else { return }
+        body(controller)
+        if isClosed { release(controller, on: pipeline) }
+    }
+
+    /// Whether the viewer has left.
+    var isClosed: Bool { state.withLock { $0.closed } }
+
+    /// Gives up what `controller` asked for on this viewer's behalf and forgets what its work cost.
+    private func release(_ controller: PhotoListController, on pipeline: PhotoPipeline) {
+        controller.close()
+        pipeline.forgetWork(of: id)
     }
 
     /// Records the strategy this viewer asked for; the next `controller(on:strategy:)` follows it.
@@ -160,11 +187,14 @@ final class ViewerSession: Sendable {
         }
     }
 
-    /// The viewer left: cancel what only it wanted, and forget what its work cost.
+    /// The viewer left: cancel what only it wanted, and forget what its work cost. Marked closed
+    /// first, under the lock (see `withController`).
     func close() {
-        let (controller, pipeline) = state.withLock { ($0.controller, $0.pipeline) }
-        controller?.close()
-        pipeline?.forgetWork(of: id)
+        let (controller, pipeline) = state.withLock { state in
+            state.closed = true
+            return (state.controller, state.pipeline)
+        }
+        if let controller, let pipeline { release(controller, on: pipeline) } else { pipeline?.forgetWork(of: id) }
         outbox.close()
     }
 }
