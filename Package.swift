@@ -8,7 +8,7 @@
 //   PhotoCodecs          JPEG / PNG decode and encode, sepia, resampling
 //   PhotoPipeline        records, data source, operations, PendingOperations, cache, events
 //   SampleOrigin         the built-in origin: generated photos over real HTTP with latency
-//   PhotoWeb             HTTP only: Hummingbird routes, templates, server-sent events, viewer sessions, labs
+//   PhotoWeb             HTTP only: Hummingbird routes, templates, server-sent events, channels (the list, lab lanes)
 //   PhotoCluster         several instances on one PostgreSQL: claims, shared results, events
 //   PhotoServer          the composition: configuration, cluster, list loading, one ServiceGroup
 //   ClassicPhotos        the `classic-photos` executable
@@ -103,7 +103,6 @@ let package = Package(
             dependencies: [
                 "PhotoPipeline",
                 "HTTPTransfer",
-                "SampleOrigin",
                 "Locking",
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "NIOCore", package: "swift-nio"),
@@ -165,7 +164,6 @@ let package = Package(
                 "PhotoWeb",
                 "PhotoPipeline",
                 "PhotoCodecs",
-                "SampleOrigin",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
             ],

@@ -75,7 +75,7 @@ const timeline = createTimelineView({
     viewport.reveal(index, 'top');
     list.focus({ preventScroll: true });
   },
-  onLanes: (lanes) => panel && panel.showLanes(lanes),
+  onTracks: (tracks) => panel && panel.showTracks(tracks),
 });
 panel = attachPanel({ store, root: document, timeline });
 attachStrategyControl({ store, select: $('strategy-select'), prefetch: $('prefetch-input'), note: $('strategy-note') });
@@ -182,10 +182,10 @@ window.classicPhotos = Object.freeze({
       paused: timeline.paused,
       cancelledRunning: items.filter((i) => i.kind === 'bar' && i.outcome === 'cancelled').length,
       cancelledQueued: items.filter((i) => i.kind === 'mark').length,
-      lanes: timeline.lanes,
-      slotsUsed: {
-        download: Math.max(0, ...items.filter((i) => i.kind === 'bar' && i.queue === 'download').map((i) => i.slot + 1)),
-        filtration: Math.max(0, ...items.filter((i) => i.kind === 'bar' && i.queue === 'filtration').map((i) => i.slot + 1)),
+      tracks: timeline.tracks,
+      tracksUsed: {
+        download: Math.max(0, ...items.filter((i) => i.kind === 'bar' && i.queue === 'download').map((i) => i.track + 1)),
+        filtration: Math.max(0, ...items.filter((i) => i.kind === 'bar' && i.queue === 'filtration').map((i) => i.track + 1)),
       },
     };
   },

@@ -1,9 +1,9 @@
 // "Explain the figures": writes each figure's description (its aria-describedby, the text its
 // tooltip shows on hover) under it, so every explanation is reachable without a pointer and
 // without making figures Tab stops (only controls are, as the WAI-ARIA practices ask).
-// Descriptions of table cells, timeline lanes and badges go in one list after their block.
+// Descriptions of table cells, timeline tracks and badges go in one list after their block.
 
-const GROUPED = 'th, td, .tl-lane, .badge';
+const GROUPED = 'th, td, .tl-track, .badge';
 const BLOCK = 'table, .timeline, .queues';
 
 /** Wires the toggle `button` to write or remove the explanations of the `.has-tip` figures in `root`. */

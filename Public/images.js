@@ -37,7 +37,7 @@ function preloadedImages() {
 
 /** Creates the loader. `onLoaded(index)` is called when row `index` has a new image to show. */
 export function createImages({ store, onLoaded }) {
-  const queue = new Set(); // indices waiting for a load slot
+  const queue = new Set(); // indices waiting for their turn to load
   const inFlight = new Map(); // url -> index
   // Urls fetched by this page, starting with the first screen's thumbnails the server had ready:
   // the page links them as preloads, so the browser has them (or is fetching them) already and a

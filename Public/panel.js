@@ -1,6 +1,6 @@
 // The panel's figures: this page's queues (with why they are suspended) and the server's totals
 // for all viewers. What each figure means is written once, in the template, as its description.
-// Each figure has one source: the server's latest `queues` or `stats` event, or the timeline's lanes.
+// Each figure has one source: the server's latest `queues` or `stats` event, or the timeline's tracks.
 
 import { formatBytes, formatCount, formatSeconds, plural, setText } from './format.js';
 
@@ -47,7 +47,7 @@ export function attachPanel({ store, root, timeline }) {
     if (!work || !(work.bytes || work.filterSeconds)) return;
     let text = formatBytes(work.bytes) + ' downloaded, ' + formatSeconds(work.filterSeconds) + ' of sepia filtering';
     if (waste && (waste.bytes || waste.filterSeconds)) {
-      text += '; ' + formatBytes(waste.bytes) + ' and ' + formatSeconds(waste.filterSeconds) + ' of it for rows not shown yet';
+      text += '; ' + formatBytes(waste.bytes) + ' and ' + formatSeconds(waste.filterSeconds) + ' of it for rows not seen yet';
     }
     setText($('page-cost'), text);
   }
@@ -69,12 +69,12 @@ export function attachPanel({ store, root, timeline }) {
     setText($('stat-ahead-downloads'), formatCount(stats.wastedDownloads));
     setText($('stat-ahead-cpu'), formatSeconds(stats.wastedFilterSeconds));
     setText($('stat-viewers'), plural(stats.viewers, 'viewer'));
-    timeline.setLanes(Number(stats.maxConcurrentDownloads) || 1, Number(stats.maxConcurrentFiltrations) || 1);
+    timeline.setTracks(Number(stats.maxConcurrentDownloads) || 1, Number(stats.maxConcurrentFiltrations) || 1);
   }
 
-  /** The timeline's lanes, one per slot configured or seen in use: "Most at once". */
-  function showLanes(lanes) {
-    setText($('stat-concurrency'), plural(lanes.download, 'download') + ' · ' + plural(lanes.filtration, 'filter'));
+  /** The timeline's tracks, one per operation a queue runs at once, as configured or seen in use: "Most at once". */
+  function showTracks(tracks) {
+    setText($('stat-concurrency'), plural(tracks.download, 'download') + ' · ' + plural(tracks.filtration, 'filter'));
   }
 
   // This page's own operations: the server's count (its queues events' `work`, which includes work
@@ -98,7 +98,7 @@ export function attachPanel({ store, root, timeline }) {
   });
 
   return {
-    showLanes,
+    showTracks,
     get suspendedSeen() { return suspendedSeen; },
   };
 }

@@ -106,12 +106,11 @@ export function createStore({ viewer, requestedStrategy, serverStrategy }) {
       emit('source');
     },
 
-    /** A snapshot: the list's length, the rows near this tab's viewport (all of them from a server
-     * that sends no `count`) and the counts of each state. Keeps names (and so the rows' identity)
-     * when it is the same list. */
+    /** A snapshot: the list's length, the rows near this tab's viewport and the counts of each
+     * state. Keeps names (and so the rows' identity) when it is the same list. */
     setSnapshot(data) {
       const raws = (Array.isArray(data.photos) ? data.photos : []).filter((p) => p && typeof p === 'object');
-      const count = Number.isInteger(data.count) && data.count >= 0 ? data.count : raws.length;
+      const count = Number.isInteger(data.count) && data.count >= 0 ? data.count : 0;
       const rows = raws.map((raw, i) => ({ raw, index: Number.isInteger(raw.index) ? raw.index : i }))
         .filter((row) => row.index >= 0 && row.index < count);
       const old = state.photos;
@@ -125,12 +124,7 @@ export function createStore({ viewer, requestedStrategy, serverStrategy }) {
         photos[index] = photoFrom(raw, index, previous && !previous.unknown ? previous : null);
       }
       state.photos = photos;
-      if (data.states && typeof data.states === 'object') {
-        state.counts = countsFrom(data.states);
-      } else {
-        state.counts = zeroCounts();
-        for (const { index } of rows) state.counts[photos[index].state] += 1;
-      }
+      state.counts = countsFrom(data.states || {});
       if (state.activeRow >= count) state.activeRow = Math.max(0, count - 1);
       noteStrategy(data);
       emit('list', { same });

@@ -1,5 +1,5 @@
-// The timeline's model: operations as bars in their slots, and operations cancelled while still
-// queued as marks (they never had a slot). Times are the server's; the model keeps the offset to
+// The timeline's model: operations as bars on their tracks, and operations cancelled while still
+// queued as marks (they never had a track). Times are the server's; the model keeps the offset to
 // the page's clock. It knows no DOM.
 
 export const WINDOW_SECONDS = 20; // what the timeline shows at once
@@ -10,8 +10,8 @@ const MAX_ITEMS = 2500;
 export function createTimelineModel() {
   const listeners = new Set();
   const emit = (kind, item) => { for (const fn of listeners) fn(kind, item); };
-  let items = []; // { id, kind: 'bar' | 'mark', queue, slot, index, start, end, outcome, own, bytes }
-  const open = new Map(); // "queue:slot" -> bar
+  let items = []; // { id, kind: 'bar' | 'mark', queue, track, index, start, end, outcome, own, bytes }
+  const open = new Map(); // "queue:track" -> bar
   let offset = null; // server time minus page time, in seconds
   let nextId = 1;
 
@@ -38,7 +38,7 @@ export function createTimelineModel() {
     open.clear();
   }
 
-  /** Takes one `operation` event: `{queue, index, outcome, slot, time}` (and `bytes`, `mine` when
+  /** Takes one `operation` event: `{queue, index, outcome, slot, time}` (`slot`: the track it ran on) (and `bytes`, `mine` when
    * the server sends them). */
   function add(op) {
     const time = Number(op.time);
@@ -55,7 +55,7 @@ export function createTimelineModel() {
     const own = op.mine === true;
     if (!Number.isInteger(op.slot)) {
       // Cancelled while still queued: a mark at the moment of cancel on the queue it waited in.
-      const mark = { kind: 'mark', queue, slot: null, index, start: time, end: time, outcome: 'cancelled', own, bytes: null };
+      const mark = { kind: 'mark', queue, track: null, index, start: time, end: time, outcome: 'cancelled', own, bytes: null };
       push(mark);
       return;
     }
@@ -63,7 +63,7 @@ export function createTimelineModel() {
     if (op.outcome === 'started') {
       const previous = open.get(key);
       if (previous) end(previous, time, 'unknown');
-      const bar = { kind: 'bar', queue, slot: op.slot, index, start: time, end: null, outcome: null, own, bytes: null };
+      const bar = { kind: 'bar', queue, track: op.slot, index, start: time, end: null, outcome: null, own, bytes: null };
       open.set(key, bar);
       push(bar);
       return;
@@ -73,7 +73,7 @@ export function createTimelineModel() {
       open.delete(key);
     } else {
       // It started before this page connected: show what is known.
-      bar = { kind: 'bar', queue, slot: op.slot, index, start: time - 0.05, end: null, outcome: null, own, bytes: null };
+      bar = { kind: 'bar', queue, track: op.slot, index, start: time - 0.05, end: null, outcome: null, own, bytes: null };
       push(bar);
     }
     end(bar, time, op.outcome, op);

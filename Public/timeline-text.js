@@ -1,4 +1,4 @@
-// What a timeline bar or mark says: the row, the queue and slot, the bytes, how long and how it ended.
+// What a timeline bar or mark says: the row, the queue and track, the bytes, how long and how it ended.
 
 import { formatBytes, formatSeconds } from './format.js';
 
@@ -9,7 +9,7 @@ const OUTCOMES = {
   unknown: 'end not seen',
 };
 
-/** One operation in words, e.g. "Download of #12 (IMG_0012.jpg), slot 2: finished after 840 ms, 1.20 MB". */
+/** One operation in words, e.g. "Download of #12 (IMG_0012.jpg), track 2: finished after 840 ms, 1.20 MB". */
 export function describeOperation(item, photo, now) {
   const what = (item.queue === 'download' ? 'Download' : 'Sepia filter') + ' of #' + (item.index + 1)
     + (photo ? ' (' + photo.name + ')' : '');
@@ -18,7 +18,7 @@ export function describeOperation(item, photo, now) {
   if (item.kind === 'mark') {
     return what + ': cancelled while still queued, it never ran' + whose + '. Select to show the row.';
   }
-  const where = ', slot ' + (item.slot + 1);
+  const where = ', track ' + (item.track + 1);
   if (item.end == null) {
     return what + where + ': running for ' + formatSeconds(Math.max(0, now - item.start)) + whose + '. Select to show the row.';
   }

@@ -1,5 +1,5 @@
-// The timeline view: one lane per slot of each queue (the server's concurrency) and, above each
-// queue's slots, a lane for operations cancelled while still queued, drawn as marks. Every bar and
+// The timeline view: one track per operation each queue runs at once (the server's concurrency)
+// and, above each queue's tracks, one for operations cancelled while still queued, drawn as marks. Every bar and
 // mark is a button that tells on hover and focus what it was, and scrolls the list to its row when
 // used; together they are one Tab stop (a roving tabindex: the newest bar, or the one last
 // focused), and arrow keys move between them. Bars sit at fixed offsets on a strip that slides as time passes; it can be paused and
@@ -8,22 +8,22 @@
 import { WINDOW_SECONDS, HISTORY_SECONDS } from './timeline-model.js';
 import { describeOperation } from './timeline-text.js';
 
-const PLOT = 120; // px: the plot's fixed height (app.css), which the lanes share
-const MAX_LANE = 14; // px per lane at most
+const PLOT = 120; // px: the plot's fixed height (app.css), which the tracks share
+const MAX_TRACK_HEIGHT = 14; // px per track at most
 const GAP = 6; // px between the two queues
-const LABELLED = 11; // px: lanes at least this tall get a label each; thinner ones one per queue
+const LABELLED = 11; // px: tracks at least this tall get a label each; thinner ones one per queue
 
 /** Creates the view in `root` (#timeline) over `model`; `onSelect(index)` for a used bar. */
-export function createTimelineView({ root, controls, model, store, tips, onSelect, onLanes }) {
+export function createTimelineView({ root, controls, model, store, tips, onSelect, onTracks }) {
   const part = (role) => root.querySelector('[data-role="' + role + '"]');
   const labels = part('labels');
   const plot = part('plot');
   const strip = part('strip');
   const axis = part('axis');
   const elements = new Map(); // item id -> element
-  let lanes = { download: 0, filtration: 0 };
-  // The server's configured slots, and the most seen in use: rows on screen start downloads beyond
-  // the configured prefetch slots (within the server's transfer bound), and get lanes of their own.
+  let tracks = { download: 0, filtration: 0 };
+  // The server's configured tracks, and the most seen in use: rows on screen start downloads beyond
+  // the prefetch permits (within the server's transfer bound), and get tracks of their own.
   let configured = { download: 0, filtration: 0 };
   const seen = { download: 0, filtration: 0 };
   let pps = 1; // pixels per second
@@ -45,23 +45,23 @@ export function createTimelineView({ root, controls, model, store, tips, onSelec
   const shown = (item) => root.dataset.filter !== 'mine' || item.own;
   const focusedInside = () => root.contains(document.activeElement);
 
-  let lane = MAX_LANE; // px per lane: the plot's height shared by every lane
-  const laneTop = (queue, slot) => (queue === 'download' ? 0 : (lanes.download + 1) * lane + GAP)
-    + (slot == null ? 0 : (slot + 1) * lane);
+  let trackHeight = MAX_TRACK_HEIGHT; // px per track: the plot's height shared by every track
+  const trackTop = (queue, track) => (queue === 'download' ? 0 : (tracks.download + 1) * trackHeight + GAP)
+    + (track == null ? 0 : (track + 1) * trackHeight);
   const viewEnd = () => (pausedAt == null ? model.serverNow() : pausedAt - back);
   const sheet = root.closest('details');
   const visibleNow = () => !document.hidden && (!sheet || sheet.open);
 
   function place(item, el) {
-    if (item.slot != null && item.slot >= lanes[item.queue] && item.slot < 32) {
-      seen[item.queue] = Math.max(seen[item.queue], item.slot + 1);
-      applyLanes();
+    if (item.track != null && item.track >= tracks[item.queue] && item.track < 32) {
+      seen[item.queue] = Math.max(seen[item.queue], item.track + 1);
+      applyTracks();
     }
     if (epoch == null) epoch = item.start;
     const end = item.end == null ? viewEnd() : item.end;
     el.style.left = ((item.start - epoch) * pps).toFixed(1) + 'px';
     if (item.kind === 'bar') el.style.width = Math.max(3, (end - item.start) * pps).toFixed(1) + 'px';
-    el.style.top = laneTop(item.queue, item.slot) + 'px';
+    el.style.top = trackTop(item.queue, item.track) + 'px';
   }
 
   function label(item, el) {
@@ -97,32 +97,32 @@ export function createTimelineView({ root, controls, model, store, tips, onSelec
     schedule();
   }
 
-  // Every lane gets an equal share of the fixed plot; labels name each slot while they fit, else
-  // each queue's block of slots.
-  function layoutLanes() {
-    lane = Math.min(MAX_LANE, (PLOT - GAP) / (lanes.download + lanes.filtration + 2));
-    root.style.setProperty('--lane', lane.toFixed(2) + 'px');
+  // Every track gets an equal share of the fixed plot; labels name each track while they fit, else
+  // each queue's block of tracks.
+  function layoutTracks() {
+    trackHeight = Math.min(MAX_TRACK_HEIGHT, (PLOT - GAP) / (tracks.download + tracks.filtration + 2));
+    root.style.setProperty('--track', trackHeight.toFixed(2) + 'px');
     const rows = [];
     for (const queue of ['download', 'filtration']) {
       const name = queue === 'download' ? 'Download' : 'Sepia';
-      if (lane >= LABELLED) {
-        rows.push({ queue, slot: null, span: 1, text: 'queued', tip: 'tip-lane-queued' });
-        for (let slot = 0; slot < lanes[queue]; slot += 1) rows.push({ queue, slot, span: 1, text: name + ' ' + (slot + 1), tip: 'tip-lane-' + queue });
+      if (trackHeight >= LABELLED) {
+        rows.push({ queue, track: null, span: 1, text: 'queued', tip: 'tip-track-queued' });
+        for (let track = 0; track < tracks[queue]; track += 1) rows.push({ queue, track, span: 1, text: name + ' ' + (track + 1), tip: 'tip-track-' + queue });
       } else {
-        rows.push({ queue, slot: 0, span: lanes[queue], text: name + ' 1–' + lanes[queue], tip: 'tip-lane-' + queue });
+        rows.push({ queue, track: 0, span: tracks[queue], text: name + ' 1–' + tracks[queue], tip: 'tip-track-' + queue });
       }
     }
     labels.replaceChildren(...rows.map((row) => {
       const el = document.createElement('div');
-      el.className = 'tl-lane has-tip' + (row.slot == null ? ' queued' : '');
-      const height = row.span * lane;
-      el.style.top = (laneTop(row.queue, row.slot) + Math.max(0, (height - 12) / 2)).toFixed(1) + 'px';
+      el.className = 'tl-track has-tip' + (row.track == null ? ' queued' : '');
+      const height = row.span * trackHeight;
+      el.style.top = (trackTop(row.queue, row.track) + Math.max(0, (height - 12) / 2)).toFixed(1) + 'px';
       el.textContent = row.text;
       el.setAttribute('aria-describedby', row.tip);
       return el;
     }));
     for (const item of model.items) { const el = elements.get(item.id); if (el) place(item, el); }
-    if (onLanes) onLanes({ ...lanes });
+    if (onTracks) onTracks({ ...tracks });
   }
 
   function resize() {
@@ -220,28 +220,28 @@ export function createTimelineView({ root, controls, model, store, tips, onSelec
   for (const radio of controls.filter) radio.addEventListener('change', () => { if (radio.checked) setFilter(radio.value === 'mine'); });
   new ResizeObserver(() => resize()).observe(plot);
   document.addEventListener('visibilitychange', () => schedule(true));
-  // A lane for each slot configured, and for each slot seen in use (rows on screen start downloads
-  // beyond the configured prefetch slots): what the panel's "Most at once" says too.
-  function applyLanes() {
+  // A track for each operation a queue runs at once as configured, and for each track seen in use
+  // (rows on screen start downloads beyond the prefetch permits): what the panel's "Most at once" says too.
+  function applyTracks() {
     const download = Math.max(configured.download, seen.download);
     const filtration = Math.max(configured.filtration, seen.filtration);
-    if (download === lanes.download && filtration === lanes.filtration) return;
-    lanes = { download, filtration };
-    layoutLanes();
+    if (download === tracks.download && filtration === tracks.filtration) return;
+    tracks = { download, filtration };
+    layoutTracks();
   }
 
   model.subscribe(onModel);
   setFilter(false);
 
   return {
-    /** The number of slots of each queue (the server's concurrency). */
-    setLanes(download, filtration) {
+    /** The number of tracks of each queue (the server's concurrency). */
+    setTracks(download, filtration) {
       configured = { download: Math.max(1, Math.min(32, download | 0)), filtration: Math.max(1, Math.min(32, filtration | 0)) };
-      applyLanes();
+      applyTracks();
     },
     schedule,
     get paused() { return pausedAt != null; },
-    /** The lanes drawn per queue. */
-    get lanes() { return { ...lanes }; },
+    /** The tracks drawn per queue. */
+    get tracks() { return { ...tracks }; },
   };
 }

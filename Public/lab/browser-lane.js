@@ -3,8 +3,6 @@
 // connections to itself, so this lane fetches from a second name of the server (127.0.0.1 and
 // localhost are two hosts to the browser): its images do not queue behind the lab's own requests.
 
-import { showRow } from './rows.js';
-
 /** The second name of this server the browser lane's images come from, where there is one. */
 const OTHER_NAME = { '127.0.0.1': 'localhost', localhost: '127.0.0.1', '[::1]': 'localhost' };
 
@@ -18,18 +16,17 @@ export function laneImageURL(path, run) {
   return address.href;
 }
 
-/** Runs the browser lane `spec` ({images}) of run `run` over `cells` / `images`. */
-export function browserLane(spec, { images, cells, run, onChange }) {
-  const loaded = cells.map(() => false);
+/** Runs the browser lane `spec` ({images}) of run `run`: its rows' states go to `store` (the page
+ * lists them itself), the images shown in `images` to `model`. */
+export function browserLane(spec, { images, store, model, run }) {
+  store.setSnapshot({ count: images.length, photos: [], states: { new: images.length } });
   images.forEach((img, index) => {
     img.loading = 'lazy';
     img.decoding = 'async';
     img.className = 'browser-sepia';
     const settle = (state) => () => {
-      loaded[index] = true;
-      cells[index].dataset.shown = 'final';
-      showRow(cells[index], index, state);
-      onChange();
+      store.updatePhotos([{ index, state }]);
+      model.markShown(index);
     };
     img.addEventListener('load', settle('filtered'), { once: true });
     img.addEventListener('error', settle('failed'), { once: true });
@@ -37,7 +34,6 @@ export function browserLane(spec, { images, cells, run, onChange }) {
   });
   const urls = new Map(images.map((img, index) => [img.src, index]));
   return {
-    isShown: (first, last) => loaded.slice(first, last + 1).every(Boolean),
     report() {},
     close() { images.forEach((img) => img.removeAttribute('src')); },
     /** This run's images' Resource Timing entries, with their rows. */

@@ -98,7 +98,7 @@ function build(created) {
   const onChange = () => { current.clock.changed(); current.waiters.forEach((wake) => wake()); };
   const onGone = (reason) => { if (lab === current) say(`The lab ended on the server (${reason}). Run it again.`); };
   current.lanes = created.lanes.map((spec) => createLane(spec, { rows: created.photos, rowHeight: ROW_HEIGHT, run: created.lab, onChange, onGone }));
-  current.clock = createStopClock(current.lanes);
+  current.clock = createStopClock(current.lanes.map((lane) => lane.model));
   heads.style.setProperty('--lanes', String(current.lanes.length));
   lists.style.setProperty('--lanes', String(current.lanes.length));
   current.lanes.forEach((lane) => { heads.append(lane.head); lists.append(lane.list); });
@@ -208,7 +208,7 @@ async function play(name) {
     }
     // A stop where the lanes already are (the flick's first) is not a new one: its clock runs already.
     const rows = visibleRows(current);
-    const stops = current.lanes[0].stops;
+    const { stops } = current.lanes[0].model.state;
     const last = stops[stops.length - 1];
     if (current.scrolling || !last || last.first !== rows.first || last.last !== rows.last) stop(current);
     // An impatient step waits for the lanes a little, or not at all, before its dwell.
@@ -246,7 +246,7 @@ window.classicPhotosLab = Object.freeze({
   get lanes() {
     return lab ? lab.lanes.map((lane) => ({
       strategy: lane.spec.strategy,
-      stops: lane.stops.map(({ first, last, at, ms, abandoned, notDone, bound }) => ({ first, last, at, ms, abandoned, notDone, bound })),
+      stops: lane.model.state.stops.map(({ first, last, at, ms, abandoned, notDone, bound }) => ({ first, last, at, ms, abandoned, notDone, bound })),
       shared: lane.events ? lane.events.shared : null,
       reports: lane.reporter ? { sent: lane.reporter.sent, acknowledged: lane.reporter.acknowledged, errors: lane.reporter.errors } : null,
     })) : [];

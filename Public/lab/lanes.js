@@ -1,10 +1,14 @@
-// One lane of the lab: its head (name and live figures) and its list of rows. A server lane is a
-// viewer on the page's one event stream (server-lane.js); the browser lane is a plain list of lazy
-// <img> on connections of its own (browser-lane.js). Either says when a row shows its final image.
+// One lane of the lab: its head (name and live figures) and its list of rows, views of the lane's
+// two stores: its rows' states (store.js, as the list's) and its model (lane-store.js: the rows
+// shown, its stops, its cancellations). A server lane is a viewer on the page's one event stream
+// (server-lane.js); the browser lane is a plain list of lazy <img> on connections of its own
+// (browser-lane.js). Either tells the model when a row shows its final image.
 
 import { setText } from '../format.js';
+import { createStore } from '../store.js';
+import { createLaneStore } from './lane-store.js';
 import { createLaneTimeline } from './timeline.js';
-import { rowText } from './rows.js';
+import { rowText, showRow } from './rows.js';
 import { serverLane } from './server-lane.js';
 import { browserLane } from './browser-lane.js';
 
@@ -13,19 +17,8 @@ const LABELS = { eager: 'eager', visible: 'visible', prefetch: 'prefetch', seria
 /** A lane's display name: "prefetch (3)" for a prefetch lane. */
 export const laneName = (spec) => spec.strategy === 'prefetch' ? `prefetch (${spec.prefetch})` : LABELS[spec.strategy] || spec.strategy;
 
-/** Makes lane `spec` ({viewer, strategy, prefetch, images}) of a lab run `run` over `rows` rows. */
-export function createLane(spec, { rows, rowHeight, run, onChange, onGone }) {
-  const name = laneName(spec);
-  const head = document.createElement('section');
-  head.className = 'lane-head';
-  head.dataset.strategy = spec.strategy;
-  head.setAttribute('aria-label', `${name} lane figures`);
-  head.innerHTML = '<h2></h2><p class="lane-figures" data-figures></p>';
-  setText(head.querySelector('h2'), name);
-  const list = document.createElement('ol');
-  list.className = 'lane-list';
-  list.dataset.strategy = spec.strategy;
-  list.setAttribute('aria-label', `${name} lane`);
+/** The lane's rows: an <li> per row, with its image and its words. */
+function createRows(rows, rowHeight) {
   const cells = [];
   const images = [];
   for (let i = 0; i < rows; i += 1) {
@@ -45,11 +38,46 @@ export function createLane(spec, { rows, rowHeight, run, onChange, onGone }) {
     cells.push(li);
     images.push(img);
   }
+  return { cells, images };
+}
+
+/** Makes lane `spec` ({viewer, strategy, prefetch, images}) of a lab run `run` over `rows` rows;
+ * `onChange()` when one of its rows shows its final image. */
+export function createLane(spec, { rows, rowHeight, run, onChange, onGone }) {
+  const name = laneName(spec);
+  const head = document.createElement('section');
+  head.className = 'lane-head';
+  head.dataset.strategy = spec.strategy;
+  head.setAttribute('aria-label', `${name} lane figures`);
+  head.innerHTML = '<h2></h2><p class="lane-figures" data-figures></p>';
+  setText(head.querySelector('h2'), name);
+  const list = document.createElement('ol');
+  list.className = 'lane-list';
+  list.dataset.strategy = spec.strategy;
+  list.setAttribute('aria-label', `${name} lane`);
+  const { cells, images } = createRows(rows, rowHeight);
   list.append(...cells);
-  const timeline = spec.strategy === 'browser' ? null : createLaneTimeline(`${name} lane`);
+
+  const store = createStore({
+    viewer: spec.viewer || null,
+    requestedStrategy: null,
+    serverStrategy: { strategy: spec.strategy, prefetch: spec.prefetch || 0 },
+  });
+  const model = createLaneStore(rows);
+  const paint = (index) => {
+    const photo = store.state.photos[index];
+    if (photo && !photo.unknown) showRow(cells[index], index, photo.state, photo.progress);
+  };
+  store.subscribe((kind, detail) => {
+    if (kind === 'list') cells.forEach((_, index) => paint(index));
+    else if (kind === 'photos') detail.forEach(paint);
+  });
+  model.subscribe((kind) => { if (kind === 'shown') onChange(); });
+
+  const timeline = spec.strategy === 'browser' ? null : createLaneTimeline(`${name} lane`, model);
   if (timeline) head.append(timeline.element);
   const lane = spec.strategy === 'browser'
-    ? browserLane(spec, { images, cells, run, onChange })
-    : serverLane(spec, { images, cells, onChange, timeline, onGone });
-  return Object.assign(lane, { spec, name, head, list, timeline, stops: [], figures: head.querySelector('[data-figures]') });
+    ? browserLane(spec, { images, store, model, run })
+    : serverLane(spec, { images, store, model, timeline, onGone });
+  return Object.assign(lane, { spec, name, head, list, timeline, store, model, figures: head.querySelector('[data-figures]') });
 }

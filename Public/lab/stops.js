@@ -2,21 +2,22 @@
 // scroll stops; a lane's stop ends in the first frame in which every row on screen shows its final
 // image in that lane (the sepia thumbnail loaded, or the failed mark). A stop the lane had not
 // finished when the next one came is abandoned; one still open when the trace ends is not done,
-// with the bound the trace waited, and counted: none is dropped.
+// with the bound the trace waited, and counted: none is dropped. The stops are kept in each lane's
+// store (lane-store.js).
 
-/** A clock over `lanes` (each with `isShown(first, last)` and a `stops` array it fills). */
-export function createStopClock(lanes) {
-  const open = new Map(); // lane -> its open stop
+/** A clock over the lane stores `models`. */
+export function createStopClock(models) {
+  const open = new Map(); // lane store -> its open stop
   let frame = 0;
 
   function check() {
     frame = 0;
     // Read after the frame's work: the rows' images that loaded are painted in this frame.
     const now = performance.now();
-    for (const [lane, stop] of open) {
-      if (!lane.isShown(stop.first, stop.last)) continue;
-      stop.ms = now - stop.at;
-      open.delete(lane);
+    for (const [model, stop] of open) {
+      if (!model.isShown(stop.first, stop.last)) continue;
+      open.delete(model);
+      model.updateStop(stop, { ms: now - stop.at });
     }
     if (open.size) schedule();
   }
@@ -28,12 +29,10 @@ export function createStopClock(lanes) {
     /** Scrolling stopped with rows first...last on screen: each lane's clock starts. */
     stop({ first, last }) {
       const at = performance.now();
-      for (const lane of lanes) {
-        const previous = open.get(lane);
-        if (previous) previous.abandoned = true;
-        const stop = { first, last, at, ms: null, abandoned: false, notDone: false, bound: null };
-        lane.stops.push(stop);
-        open.set(lane, stop);
+      for (const model of models) {
+        const previous = open.get(model);
+        if (previous) model.updateStop(previous, { abandoned: true });
+        open.set(model, model.addStop({ first, last, at }));
       }
       schedule();
     },
@@ -43,10 +42,7 @@ export function createStopClock(lanes) {
     get settled() { return open.size === 0; },
     /** The trace ended: stops still open are not done, with the bound the trace waited. */
     end(boundMs) {
-      for (const stop of open.values()) {
-        stop.notDone = true;
-        stop.bound = boundMs;
-      }
+      for (const [model, stop] of open) model.updateStop(stop, { notDone: true, bound: boundMs });
       open.clear();
     },
   };

@@ -38,15 +38,15 @@ function stopsText(stops) {
 /** One lane's figures: its stops as the page timed them; its bytes from the server's report of it
  * (`report`) or, for the browser lane, Resource Timing (`seen`: the rows that have been on screen). */
 export function laneFigures(lane, report, seen) {
-  const stops = lane.stops;
+  const { stops } = lane.model.state;
   if (lane.spec.strategy !== 'browser') {
     return {
       stops,
-      downloaded: report ? report.bytesDownloaded : 0,
-      wasted: report ? report.bytesWasted : 0,
-      wastedCPU: report ? report.filterSecondsWasted : 0,
-      aborted: report ? report.transfersAborted : 0,
-      cancelled: report ? report.operationsCancelled : 0,
+      downloaded: report.bytesDownloaded,
+      wasted: report.bytesWasted,
+      wastedCPU: report.filterSecondsWasted,
+      aborted: report.transfersAborted,
+      cancelled: report.operationsCancelled,
     };
   }
   const bytes = lane.fetchedBytes();

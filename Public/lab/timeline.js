@@ -10,8 +10,9 @@ const LINE = 7; // px per slot
 const GAP = 4; // px between the two queues
 const COLOURS = { running: '#1a66c9', finished: '#6b4a2b', cancelled: '#d9822b', failed: '#a3261b', unknown: '#9a8f80' };
 
-/** A timeline for one lane: `add(op)` takes its `operation` events, `draw()` paints the window. */
-export function createLaneTimeline(name) {
+/** A timeline for one lane: `add(op)` takes its `operation` events (its cancellations counted in
+ * the lane's store `lane`), `draw()` paints the window. */
+export function createLaneTimeline(name, lane) {
   const model = createTimelineModel({ isOwn: () => true });
   const canvas = document.createElement('canvas');
   canvas.className = 'lane-timeline';
@@ -27,6 +28,8 @@ export function createLaneTimeline(name) {
   const element = document.createElement('div');
   element.className = 'lane-timeline-box';
   element.append(canvas, axis);
+  // Every cancellation since the lane started (the canvas shows the last 20 s only).
+  lane.subscribe((kind) => { if (kind === 'cancelled') element.dataset.cancelled = String(lane.state.cancelled); });
   /** This page's counts of the lane's operations, by how they ended (what the canvas's label says). */
   const counts = { running: 0, finished: 0, cancelled: 0, failed: 0 };
   const slots = { download: 1, filtration: 1 };
@@ -55,7 +58,7 @@ export function createLaneTimeline(name) {
       if (outcome in counts) counts[outcome] += 1;
       context.fillStyle = COLOURS[outcome] || COLOURS.unknown;
       const left = x(item.start);
-      context.fillRect(left, top(item.queue, item.slot) + 1, Math.max(2, x(end) - left), LINE - 2);
+      context.fillRect(left, top(item.queue, item.track) + 1, Math.max(2, x(end) - left), LINE - 2);
     }
     canvas.setAttribute('aria-label', `${name}: operations in the last ${WINDOW_SECONDS} s: ${counts.running} running, ` +
       `${counts.finished} finished, ${counts.cancelled} cancelled, ${counts.failed} failed`);
@@ -66,8 +69,7 @@ export function createLaneTimeline(name) {
     counts,
     add(op) {
       if (Number.isInteger(op.slot)) slots[op.queue] = Math.max(slots[op.queue] || 1, op.slot + 1);
-      // Every cancellation since the lane started (the canvas shows the last 20 s only).
-      if (op.outcome === 'cancelled') element.dataset.cancelled = String(Number(element.dataset.cancelled || 0) + 1);
+      if (op.outcome === 'cancelled') lane.noteCancelled();
       model.add(op);
     },
     draw() { model.prune(); draw(); },

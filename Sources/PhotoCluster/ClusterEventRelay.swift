@@ -27,10 +27,10 @@ final class ClusterEventRelay: Sendable {
             switch event.kind {
             case .operation(let operation) where operation.outcome == .started:
                 running[operation.index, default: 0] += 1
-            case .operation(let operation) where operation.slot != nil:
+            case .operation(let operation) where operation.track != nil:
                 running[operation.index] = (running[operation.index] ?? 1) > 1 ? running[operation.index]! - 1 : nil
             case .photo(let index, let state) where running[index] != nil:
-                send(RemoteStateMessage(cacheKey: pipeline.records[index].cacheKey, state: state))
+                send(RemoteStateMessage(cacheKey: pipeline.entries[index].cacheKey, state: state))
                 sent += 1
                 if sent % 1_000 == 0 { prune() }
             default:

@@ -41,7 +41,7 @@ final class ClusterListener: Sendable {
 
     /// Listens for `pipeline` until cancelled, reconnecting after a loss.
     func run(_ pipeline: PhotoPipeline) async {
-        let indices = Dictionary(pipeline.records.map { ($0.cacheKey, $0.index) }, uniquingKeysWith: { first, _ in first })
+        let indices = Dictionary(pipeline.entries.enumerated().map { ($1.cacheKey, $0) }, uniquingKeysWith: { first, _ in first })
         var attempt = 0
         while !Task.isCancelled {
             do {

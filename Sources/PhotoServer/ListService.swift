@@ -15,6 +15,8 @@ struct ListService: Service {
     let cluster: Cluster?
     /// Completed once the list has loaded or failed.
     let loaded: Completion<Void>
+    /// The built-in origin as the HTTP layer sees it, told when the origin starts.
+    let link: SampleOriginLink
 
     func run() async {
         // A data source that drips holds the loading: a shutdown cancels its transfer.
@@ -41,10 +43,11 @@ struct ListService: Service {
             } else {
                 let web = web
                 // A first start makes the photos for seconds: open pages say how far it is.
-                let started = try await RunningOrigin.start(configuration.sample, folder: configuration.photosDirectory) { made, total in
+                let started = try await RunningOrigin.start(.init(configuration.sample), folder: configuration.photosDirectory) { made, total in
                     web.noteSamples(made: made, total: total)
                 }
                 origin = started
+                link.attach(started.origin)
                 location = started.dataSourceURL
                 logger.info("sample origin serving", metadata: ["url": "\(location)", "folder": "\(configuration.photosDirectory ?? "generated samples")"])
                 for skipped in started.origin.skipped {
@@ -61,15 +64,15 @@ struct ListService: Service {
             }
             let pipeline = try await makePipeline(entries, limits: limits)
             cluster?.attach(pipeline)
-            let done = pipeline.records.filter { $0.state == .filtered }.count
+            let done = pipeline.stateCounts[PhotoState.filtered.name] ?? 0
             logger.info("data source loaded", metadata: [
                 "source": "\(location)", "photos": "\(entries.count)",
                 "unusable": "\(entries.filter { $0.problem != nil }.count)", "already filtered": "\(done)",
             ])
-            web.listLoaded(pipeline, origin: origin?.origin)
+            web.listLoaded(pipeline)
         } catch {
             logger.error("data source failed", metadata: ["reason": "\(error)"])
-            web.listFailed("\(error)", origin: origin?.origin)
+            web.listFailed("\(error)")
         }
         return origin
     }

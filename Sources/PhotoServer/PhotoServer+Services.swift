@@ -9,6 +9,7 @@ extension PhotoServer {
     struct Services {
         let web: WebApplication
         let cluster: Cluster?
+        let origin: SampleOriginLink
         let loaded: Completion<Void>
         let stopping: Completion<Void>
         let handlingSignals: Bool
@@ -28,9 +29,8 @@ extension PhotoServer {
                 }, serviceName: "https-redirect"))
             }
             services += [
-                .init(service: ListService(web: web, cluster: cluster, loaded: loaded), serviceName: "photo-list"),
-                .init(service: ClosureService { await cancelWhenGracefulShutdown { await web.runTicks() } }, serviceName: "viewer-ticks"),
-                .init(service: ClosureService { await cancelWhenGracefulShutdown { await web.runLabTicks() } }, serviceName: "lab-ticks"),
+                .init(service: ListService(web: web, cluster: cluster, loaded: loaded, link: origin), serviceName: "photo-list"),
+                .init(service: ClosureService { await cancelWhenGracefulShutdown { await web.runTicks() } }, serviceName: "ticks"),
                 .init(
                     service: MemoryMonitor(web: web, tick: web.configuration.tick, limit: web.configuration.effectiveMemoryLimit),
                     serviceName: "memory-monitor"),

@@ -46,15 +46,17 @@ public final class PhotoServer: Sendable {
     public static func start(_ configuration: ServerConfiguration, handlingSignals: Bool = false) async throws -> PhotoServer {
         let cluster = try await connectCluster(configuration)
         let web: WebApplication
+        let origin = SampleOriginLink()
         do {
-            web = try await WebApplication(configuration, cluster: cluster.map(ClusterLink.init))
+            web = try await WebApplication(configuration, cluster: cluster.map(ClusterLink.init), origin: origin)
         } catch {
             cluster?.stop()
             throw error
         }
         let loaded = Completion<Void>(), stopping = Completion<Void>()
         let mainPort = Completion<Int?>(), redirectPort = Completion<Int?>()
-        let services = Services(web: web, cluster: cluster, loaded: loaded, stopping: stopping, handlingSignals: handlingSignals)
+        let services = Services(
+            web: web, cluster: cluster, origin: origin, loaded: loaded, stopping: stopping, handlingSignals: handlingSignals)
         var groupConfiguration = ServiceGroupConfiguration(
             services: services.all(mainPort: mainPort, redirectPort: redirectPort),
             gracefulShutdownSignals: handlingSignals ? [.sigterm, .sigint] : [],

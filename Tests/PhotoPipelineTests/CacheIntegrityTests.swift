@@ -52,7 +52,7 @@ struct CacheIntegrityTests {
         func filter(_ rows: ClosedRange<Int>, _ pipeline: PhotoPipeline, _ controller: PhotoListController) async throws {
             let recorder = EventRecorder(pipeline)
             controller.loadImagesForOnscreenRows(rows)
-            for index in rows where pipeline.records[index].state != .filtered {
+            for index in rows where pipeline.record(index).state != .filtered {
                 try await recorder.wait(photo: index, "filtered") { $0 == .filtered }
             }
         }
@@ -86,12 +86,12 @@ struct CacheIntegrityTests {
 
         // Then the three are dropped at start (their rows are downloaded, the originals being whole),
         // and the fourth when first read: it is never served, and its row is downloaded from then on
-        #expect(second.records.map(\.state) == [.downloaded, .downloaded, .downloaded, .filtered])
+        #expect(second.records(in: 0...(second.entries.count - 1)).map(\.state) == [.downloaded, .downloaded, .downloaded, .filtered])
         #expect(reports.all.count == 3 && reports.all.allSatisfy { if case .damaged = $0 { true } else { false } })
         #expect(throws: PipelineError.notAvailable(index: 3, variant: .thumbnail, state: .downloaded)) {
             try second.image(.thumbnail, of: 3)
         }
-        #expect(second.records[3].state == .downloaded)
+        #expect(second.record(3).state == .downloaded)
         #expect(reports.all.last == .damaged(name: fixture.name(3, .thumbnail), reason: "checksum mismatch"))
         #expect(!FileManager.default.fileExists(atPath: fixture.file(3, .thumbnail).path))
 
@@ -149,7 +149,7 @@ struct CacheIntegrityTests {
 
         // Then, its thumbnail kept nowhere, it does not stay filtered
         try await recorder.wait(photo: 0, "new again") { $0 == .new }
-        #expect(pipeline.records[0].state == .new)
+        #expect(pipeline.record(0).state == .new)
         #expect(throws: PipelineError.self) { try pipeline.image(.thumbnail, of: 0) }
 
         // And once writes work again, the row is made again and kept
@@ -161,7 +161,7 @@ struct CacheIntegrityTests {
         }
         cache.flush()
         #expect(cache.contains(fixture.name(0, .thumbnail)))
-        #expect(pipeline.records[0].state == .filtered)
+        #expect(pipeline.record(0).state == .filtered)
         #expect(try pipeline.image(.thumbnail, of: 0).format == .jpeg)
         pipeline.shutdown()
     }

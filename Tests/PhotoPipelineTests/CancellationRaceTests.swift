@@ -32,7 +32,7 @@ struct CancellationRaceTests {
         #expect(cancelled(.download, 0, in: events) == rounds)
         #expect(cancelled(.filtration, 0, in: events) == rounds)
         #expect(harness.loop.activeTransfers == 0)
-        #expect(harness.pipeline.records[0].state == .new)
+        #expect(harness.pipeline.record(0).state == .new)
         #expect(!controller.pendingRows.contains(0))
     }
 

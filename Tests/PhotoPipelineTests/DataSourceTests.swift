@@ -40,8 +40,8 @@ struct DataSourceTests {
         let entries = try PhotoDataSource.parse(Data(#"{"n": 42, "ok": "http://127.0.0.1/x.jpg"}"#.utf8), location: "x.json")
         #expect(entries.first { $0.name == "n" }?.problem == "the URL is not a string")
         let pipeline = PhotoPipeline(entries: entries, loop: TransferLoop(name: "unused"))
-        #expect(pipeline.records[0].state == .failed(reason: "the URL is not a string"))
-        #expect(pipeline.records[1].state == .new)
+        #expect(pipeline.record(0).state == .failed(reason: "the URL is not a string"))
+        #expect(pipeline.record(1).state == .new)
     }
 
     @Test(arguments: [

@@ -5,7 +5,7 @@ import Testing
 
 @Suite("Eager as a window over the list; the state census")
 struct EagerWindowTests {
-    /// One slot of each kind: the eager window is 2 * (1 + 1) = 4 rows.
+    /// One permit of each kind: the eager window is 2 * (1 + 1) = 4 rows.
     static let narrow = PipelineConfiguration(maxConcurrentDownloads: 1, maxConcurrentFiltrations: 1)
 
     /// `count` photos whose origin holds every transfer after its first bytes until `gate` opens.

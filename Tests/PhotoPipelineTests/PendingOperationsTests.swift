@@ -78,13 +78,9 @@ struct PendingOperationsTests {
 
 /// Filtrations for the in-progress table, never run.
 enum ImageFiltrationStub {
-    final class NoDelegate: ImageFiltrationDelegate {
-        func operationDidStart(_ operation: PhotoOperation) {}
-        func operationWasCancelledBeforeStart(_ operation: PhotoOperation) {}
+    final class NoDelegate: PhotoOperationDelegate {
+        func operationReported(_ report: OperationReport) {}
         func operationMayRun(_ operation: PhotoOperation) -> Bool { true }
-        func operationFoundClaimedElsewhere(_ operation: PhotoOperation) {}
-        func filtration(_ filtration: ImageFiltration, didMakePreview preview: EncodedImage) {}
-        func filtration(_ filtration: ImageFiltration, didFinishWith outcome: ImageFiltration.Outcome) {}
     }
 
     static let delegate = NoDelegate()

@@ -67,10 +67,10 @@ struct PipelineEndToEndTests {
         #expect(fullPixels.width == 1600 && fullPixels.height == 1067)
     }
 
-    @Test func theFullSizeRenderTakesASlotOfTheSharedFilterBound() async throws {
-        // Given a photo done, and shared bounds whose one filter slot another pipeline holds
-        let filtrations = WorkSlots(capacity: 1, reservedForHost: 1)
-        let bounds = SharedBounds(transfers: WorkSlots(capacity: 4, reservedForHost: 1), filtrations: filtrations, holder: .host)
+    @Test func theFullSizeRenderTakesAPermitOfTheSharedFilterBound() async throws {
+        // Given a photo done, and shared bounds whose one filter permit another pipeline holds
+        let filtrations = WorkPermits(capacity: 1, reservedForHost: 1)
+        let bounds = SharedBounds(transfers: WorkPermits(capacity: 4, reservedForHost: 1), filtrations: filtrations, holder: .host)
         let harness = try PipelineHarness(
             photos: [("/big.jpg", .body(contentType: "image/jpeg", bytes: TestPhotos.jpeg(seed: 3, width: 640, height: 480)))],
             configuration: PipelineConfiguration(maxConcurrentDownloads: 4, maxConcurrentFiltrations: 2, sharedBounds: bounds))
@@ -79,7 +79,7 @@ struct PipelineEndToEndTests {
         try await harness.recorder.wait(photo: 0, "filtered") { $0 == .filtered }
         #expect(filtrations.acquire(.host) { _ in } == .granted)
 
-        // When the full-size image is asked for, its render waits for that slot
+        // When the full-size image is asked for, its render waits for that permit
         let render = Task { try await harness.pipeline.fullSizeSepia(of: 0) }
         let deadline = ContinuousClock.now + .seconds(60)
         while filtrations.waiting == 0 {
@@ -88,7 +88,7 @@ struct PipelineEndToEndTests {
         }
         #expect(filtrations.usage.held == 1)
 
-        // Then once the slot is free it renders, and gives the slot back
+        // Then once the permit is free it renders, and gives the permit back
         filtrations.release(.host)
         let full = try await render.value
         let pixels = try ImageDecoder.decode(full.data, minimumHeight: nil, limits: DecodeLimits())

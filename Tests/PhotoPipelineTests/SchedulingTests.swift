@@ -29,9 +29,9 @@ struct SchedulingTests {
 
         // Given a viewer that is scrolling, with operations queued for three rows
         scroller.suspendAllOperations()
-        for index in 0...2 { scroller.startOperations(for: harness.pipeline.records[index]) }
+        for index in 0...2 { scroller.startOperations(for: harness.pipeline.record(index)) }
 
-        // When another viewer's row is fully processed (the queues had free slots all along)
+        // When another viewer's row is fully processed (the queues had room all along)
         other.loadImagesForOnscreenRows(5...5)
         try await harness.recorder.wait(photo: 5, "filtered") { $0 == .filtered }
 
@@ -80,7 +80,7 @@ struct SchedulingTests {
         // And the record is back at rest, the rows that never started were cancelled, the new rows load
         try await harness.recorder.wait(photo: 4, "filtered") { $0 == .filtered }
         try await harness.recorder.wait(photo: 5, "filtered") { $0 == .filtered }
-        #expect(harness.pipeline.records[0].state == .new)
+        #expect(harness.pipeline.record(0).state == .new)
         let started = await harness.recorder.operations(.download, .started)
         #expect(!started.contains(1) && !started.contains(2))
         #expect(Set(await harness.recorder.operations(.download, .cancelled)).isSuperset(of: [0, 1, 2]))
@@ -158,8 +158,8 @@ struct SchedulingTests {
         let scroller = harness.controller()
         let reader = harness.controller()
         scroller.suspendAllOperations()
-        scroller.startOperations(for: harness.pipeline.records[0])
-        scroller.startOperations(for: harness.pipeline.records[1])
+        scroller.startOperations(for: harness.pipeline.record(0))
+        scroller.startOperations(for: harness.pipeline.record(1))
 
         reader.loadImagesForOnscreenRows(1...1)
 

@@ -36,7 +36,7 @@ struct SerialStrategyTests {
         // Given bounds of 2 transfers, 1 reserved for the host, and a guest pipeline whose transfers are held
         let gate = OriginGate()
         let bounds = SharedBounds(
-            transfers: WorkSlots(capacity: 2, reservedForHost: 1), filtrations: WorkSlots(capacity: 2, reservedForHost: 1),
+            transfers: WorkPermits(capacity: 2, reservedForHost: 1), filtrations: WorkPermits(capacity: 2, reservedForHost: 1),
             holder: .guest)
         let harness = try PipelineHarness(
             photos: SchedulingTests.photos(4, held: [0, 1, 2, 3], by: gate),
@@ -51,11 +51,11 @@ struct SerialStrategyTests {
             events.contains { if case .operation(let op) = $0.kind { op.queue == .download && op.outcome == .started } else { false } }
         }
 
-        // Then one transfer runs (whichever the queue started first), the others wait for a slot
+        // Then one transfer runs (whichever the queue started first), the others wait for a permit
         // (started by the queue, but not running in the timeline); the host's reserve stays free
         #expect(bounds.transfers.usage == (held: 1, byGuests: 1))
         #expect(await harness.recorder.operations(.download, .started).count == 1)
-        // And as each transfer ends, the next takes its slot, until all are done
+        // And as each transfer ends, the next takes its permit, until all are done
         gate.openAll()
         for index in 0...3 {
             try await harness.recorder.wait(photo: index, "filtered") { $0 == .filtered }

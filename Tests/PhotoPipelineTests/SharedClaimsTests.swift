@@ -100,7 +100,7 @@ struct SharedClaimsTests {
         let harness = try PipelineHarness(
             photos: [("/p00.jpg", .body(contentType: "image/jpeg", bytes: bytes))], claims: others, results: store)
         defer { harness.close() }
-        let downloadKey = "download \(harness.pipeline.records[0].cacheKey)"
+        let downloadKey = "download \(harness.pipeline.entries[0].cacheKey)"
         others.hold(downloadKey)
 
         // When a viewer here wants it
@@ -128,7 +128,7 @@ struct SharedClaimsTests {
         let harness = try PipelineHarness(
             photos: [("/p00.jpg", .body(contentType: "image/jpeg", bytes: TestPhotos.jpeg()))], claims: others, results: SharedStore())
         defer { harness.close() }
-        let downloadKey = "download \(harness.pipeline.records[0].cacheKey)"
+        let downloadKey = "download \(harness.pipeline.entries[0].cacheKey)"
         others.hold(downloadKey)
         harness.controller().loadImagesForOnscreenRows(0...0)
         #expect(try await others.nextWaited() == downloadKey)

@@ -35,6 +35,6 @@ struct WorkClaimingTests {
         }
         #expect(harness.origin.requestCount("/p00.jpg") == 0)
         #expect(harness.pipeline.stats.downloads.started == 0)
-        #expect(harness.pipeline.records[0].state == .new)
+        #expect(harness.pipeline.record(0).state == .new)
     }
 }

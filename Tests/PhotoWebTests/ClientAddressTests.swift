@@ -29,7 +29,7 @@ struct ClientAddressTests {
     }
 
     @Test func aViewerThatNeverConnectsIsForgottenSoonerThanOneWhoseStreamWentAway() {
-        let registry = ViewerRegistry(maxViewers: 2, idleTimeout: .seconds(30), connectTimeout: .seconds(5))
+        let registry = TestViewers(maxViewers: 2, idleTimeout: .seconds(30), connectTimeout: .seconds(5))
         let never = registry.create()!
         let connected = registry.create()!
         let generation = connected.outbox.attach(lastEventID: nil) { [] }

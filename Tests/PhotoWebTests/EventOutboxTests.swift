@@ -74,7 +74,7 @@ struct EventOutboxTests {
     @Test func theSnapshotIsMadeWithoutTheOutboxLockAndWhatArrivesMeanwhileFollowsIt() async {
         // Given a snapshot whose making reaches other locks and sees an event arrive
         // (the registry's dropIdle takes every outbox's lock; enqueue takes this one's)
-        let registry = ViewerRegistry(maxViewers: 4, idleTimeout: .seconds(30))
+        let registry = TestViewers(maxViewers: 4, idleTimeout: .seconds(30))
         let session = registry.create()!
         let outbox = session.outbox
 
@@ -97,7 +97,7 @@ struct EventOutboxTests {
     }
 
     @Test func aViewerWhoseStreamIsGoneLongEnoughIsDropped() {
-        let registry = ViewerRegistry(maxViewers: 2, idleTimeout: .seconds(30))
+        let registry = TestViewers(maxViewers: 2, idleTimeout: .seconds(30))
         let kept = registry.create()!
         let gone = registry.create()!
         #expect(registry.create() == nil)  // at capacity
@@ -111,7 +111,7 @@ struct EventOutboxTests {
 
     @Test func aViewerWhoseStreamClosedMakesRoomAtOnceForANewOne() {
         // Given a full server: one viewer still connecting, one reading, two whose streams closed
-        let registry = ViewerRegistry(maxViewers: 4, idleTimeout: .seconds(30))
+        let registry = TestViewers(maxViewers: 4, idleTimeout: .seconds(30))
         let connecting = registry.create()!
         let reading = registry.create()!
         _ = reading.outbox.attach(lastEventID: nil) { [] }

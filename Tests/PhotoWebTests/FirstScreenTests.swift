@@ -30,7 +30,7 @@ struct FirstScreenTests {
     @Test func aPageLoadStartsTheRowsAtItsRowBeforeItReports() async throws {
         try await WebHarness.with(photoCount: 30) { harness in
             // Given a list whose rows 10-19 are not done (some may be failed from the start)
-            let expected = Set((10...19).filter { harness.pipeline.records[$0].state == .new })
+            let expected = Set((10...19).filter { harness.pipeline.record($0).state == .new })
             let stream = harness.pipeline.events.subscribe()
 
             // When a page is loaded at row 11 (1-based, as the page's URL keeps it), and nothing reports
@@ -51,7 +51,7 @@ struct FirstScreenTests {
             let viewer = try await harness.newViewer()
             // A report of rows 20-21 is the first work, and the only work, there is
             try await harness.report(viewer, scrolling: false, rows: 20...21)
-            let expected = Set((20...21).filter { harness.pipeline.records[$0].state == .new })
+            let expected = Set((20...21).filter { harness.pipeline.record($0).state == .new })
             let started = try await Self.started(expected, in: stream)
             #expect(started.isSubset(of: Set(20...29)))  // the rows on screen, then read ahead below
         }

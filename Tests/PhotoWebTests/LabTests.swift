@@ -152,10 +152,10 @@ struct LabTests {
             // The list's photos are on a loopback origin: named, as an operator would with --allow-source-host.
             $0.pipeline.transferLimits.allowedSources = AllowedSources(entries: [AllowedSources.Entry(origin: origin.url("/"))!])
             $0.pipeline.maxConcurrentDownloads = 2
-            // The labs' pages never open their streams: they must outlive the test, not end and free their slots.
+            // The labs' pages never open their streams: they must outlive the test, not end and give their permits back.
             $0.labIdleTimeout = .seconds(3_600)
             $0.viewerConnectTimeout = .seconds(3_600)
-            // Held transfers must not fail as stalled either: the labs hold their slots until the end.
+            // Held transfers must not fail as stalled either: the labs hold their permits until the end.
             $0.pipeline.transferLimits.lowSpeedTime = .seconds(3_600)
         }) { harness in
             // When four labs of two eager lanes each want the 8 held photos
@@ -164,7 +164,7 @@ struct LabTests {
                 #expect(lab.status == 201)
             }
             let transfers = harness.application.web.context.labs.bounds.transfers
-            try await eventually("the labs hold every slot guests may") { transfers.usage.byGuests == transfers.guestCapacity }
+            try await eventually("the labs hold every permit guests may") { transfers.usage.byGuests == transfers.guestCapacity }
 
             // Then a viewer of the list still gets its rows, while the labs' transfers stay held
             let viewer = try await harness.newViewer()

@@ -51,9 +51,18 @@ struct OwnWorkTests {
 
             // Rows 0-1 on screen, 2-3 prefetched: four downloads and four filtrations for the reader.
             try await harness.report(reader, scrolling: false, rows: 0...1)
-            let (counted, queues) = try await Self.operations(in: readerEvents) { event in
-                event.name == "queues" && (Self.amount(event, "work")["filtrations"] as? Int) == 4
+            // Read until a queues event counts the four filtrations and their four ends have come: the
+            // ledger counts an operation as it ends, so a tick's queues event may come before its event.
+            var counted: [[String: Any]] = []
+            var fourDone: EventStreamReader.Event?
+            while fourDone == nil || counted.filter({ Self.text($0, "queue") == "filtration" && Self.text($0, "outcome") == "finished" }).count < 4 {
+                let (more, last) = try await Self.operations(in: readerEvents) { event in
+                    event.name == "queues" || (event.name == "operation" && Self.text(event.json, "queue") == "filtration")
+                }
+                counted += more
+                if last.name == "queues", (Self.amount(last, "work")["filtrations"] as? Int) == 4 { fourDone = last }
             }
+            let queues = try #require(fourDone)
             var downloads: [[String: Any]] = [], filtrations: [[String: Any]] = []
             for operation in counted where Self.text(operation, "outcome") == "finished" {
                 #expect((operation["mine"] as? Bool) == true)

@@ -1,5 +1,6 @@
 import Foundation
 @testable import PhotoServer
+import PhotoWeb
 @testable import SampleOrigin
 import Locking
 import Testing
@@ -11,7 +12,7 @@ struct SampleProgressTests {
         // Given an empty folder
         let folder = FileManager.default.temporaryDirectory.appendingPathComponent("sample-progress-\(UUID())")
         defer { try? FileManager.default.removeItem(at: folder) }
-        var configuration = SampleOriginConfiguration(directory: folder.path)
+        var configuration = SampleOriginConfiguration(SampleSettings(directory: folder.path))
         configuration.photoCount = 12
         let seen = Locked<[(made: Int, total: Int)]>([])
 

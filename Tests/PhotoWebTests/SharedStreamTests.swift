@@ -68,7 +68,7 @@ struct SharedStreamTests {
             #expect(try await harness.request(.DELETE, "/api/streams/\(stream)/viewers/\(viewer)").status == 204)
             #expect(try await harness.request(.DELETE, "/api/streams/\(stream)/viewers/\(viewer)").status == 404)
             try await harness.report(viewer, scrolling: false, rows: 0...0)
-            try await waitUntil { harness.pipeline.records[0].state.isFinal }
+            try await waitUntil { harness.pipeline.record(0).state.isFinal }
 
             // When it joins again with the last id it had
             #expect(try await join(harness, stream, viewer, lastEventID: UInt64(lastSeen)).status == 204)

@@ -30,7 +30,7 @@ def number(text: str) -> int:
 
 def test_every_figure_agrees_with_its_source_and_the_timeline(own_server, driver):
     page = Page(driver, own_server).open()
-    # Rows on screen start downloads beyond the prefetch slots: a jump far down starts a screenful.
+    # Rows on screen start downloads beyond the prefetch permits: a jump far down starts a screenful.
     page.scroll_to([150 * ROW_HEIGHT])
     page.wait_reported()
     first, last = page.visible_range()
@@ -41,19 +41,19 @@ def test_every_figure_agrees_with_its_source_and_the_timeline(own_server, driver
         return { stats: classicPhotos.stats, timeline: classicPhotos.timeline, concurrency: text('stat-concurrency'),
                  hits: text('stat-cache-hits'), cells: Object.fromEntries([...document.querySelectorAll('#panel td[id]')].map((td) => [td.id, td.textContent])),
                  panel: document.getElementById('panel').innerText,
-                 lanes: [...document.querySelectorAll('#timeline .tl-lane:not(.queued)')].map((e) => e.textContent),
+                 tracks: [...document.querySelectorAll('#timeline .tl-track:not(.queued)')].map((e) => e.textContent),
                  ftTip: document.getElementById('tip-ft-pending').textContent };
     """)
     stats, timeline = shown["stats"], shown["timeline"]
-    # "Most at once" is the timeline's lanes, and no bar is drawn outside them.
+    # "Most at once" is the timeline's tracks, and no bar is drawn outside them.
     downloads, filters = (number(part) for part in shown["concurrency"].split("·"))
-    assert (downloads, filters) == (timeline["lanes"]["download"], timeline["lanes"]["filtration"]), shown
-    assert timeline["slotsUsed"]["download"] <= downloads and timeline["slotsUsed"]["filtration"] <= filters, shown
+    assert (downloads, filters) == (timeline["tracks"]["download"], timeline["tracks"]["filtration"]), shown
+    assert timeline["tracksUsed"]["download"] <= downloads and timeline["tracksUsed"]["filtration"] <= filters, shown
     assert downloads >= stats["maxConcurrentDownloads"] and filters >= stats["maxConcurrentFiltrations"], shown
-    assert timeline["slotsUsed"]["download"] > stats["maxConcurrentDownloads"], \
-        f"a screenful should have run beyond the {stats['maxConcurrentDownloads']} prefetch slots: {shown}"
-    labelled = max(number(label.split("–")[-1].split(" ")[-1]) for label in shown["lanes"] if label.startswith("Download"))
-    assert labelled == downloads, shown["lanes"]
+    assert timeline["tracksUsed"]["download"] > stats["maxConcurrentDownloads"], \
+        f"a screenful should have run beyond the {stats['maxConcurrentDownloads']} prefetch permits: {shown}"
+    labelled = max(number(label.split("–")[-1].split(" ")[-1]) for label in shown["tracks"] if label.startswith("Download"))
+    assert labelled == downloads, shown["tracks"]
     # Each total cell is the server's figure; the cache figure says what it counts, with no
     # "misses" that would contradict the downloads made.
     for queue, prefix in (("downloads", "dl"), ("filtrations", "ft")):

@@ -27,7 +27,8 @@ public enum QueueKind: String, Sendable, CaseIterable {
     case filtration
 }
 
-/// An operation's start or end, with the queue slot it ran in (one timeline lane per slot).
+/// An operation's start or end, with the timeline track it ran on (a queue has one track per
+/// operation it can run at once).
 public struct OperationEvent: Sendable, Equatable {
     /// What became of the operation.
     public enum Outcome: String, Sendable {
@@ -40,8 +41,8 @@ public struct OperationEvent: Sendable, Equatable {
     public var index: Int
     /// Started, or how it ended.
     public var outcome: Outcome
-    /// The lane (0 ..< queue concurrency) it occupied; nil for operations cancelled before they started.
-    public var slot: Int?
+    /// The track (0 ..< queue concurrency) it occupied; nil for operations cancelled before they started.
+    public var track: Int?
     /// The viewers it worked for: every viewer that wanted its photo while it existed.
     public var viewers: Set<ViewerID> = []
     /// At a download's end: the bytes this transfer fetched from the network (resumed bytes not counted).
@@ -50,10 +51,10 @@ public struct OperationEvent: Sendable, Equatable {
     public var cpuSeconds: Double?
 
     public init(
-        queue: QueueKind, index: Int, outcome: Outcome, slot: Int?,
+        queue: QueueKind, index: Int, outcome: Outcome, track: Int?,
         viewers: Set<ViewerID> = [], bytes: Int64? = nil, cpuSeconds: Double? = nil
     ) {
-        (self.queue, self.index, self.outcome, self.slot) = (queue, index, outcome, slot)
+        (self.queue, self.index, self.outcome, self.track) = (queue, index, outcome, track)
         (self.viewers, self.bytes, self.cpuSeconds) = (viewers, bytes, cpuSeconds)
     }
 }

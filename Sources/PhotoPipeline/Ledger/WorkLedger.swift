@@ -1,6 +1,12 @@
+import Foundation
+
 /// What the work on each photo cost (bytes, downloads, aborted transfers, filter CPU time, bytes a
-/// resume saved) and which photos a viewer has had on screen: the server totals and the waste (work
-/// on photos nobody saw) are derived from here and kept nowhere else.
+/// resume saved), what each viewer's own work cost, and which rows each viewer has seen: the server
+/// totals, the waste (work on rows nobody saw) and each viewer's share of both are derived from here
+/// and kept nowhere else.
+///
+/// Seen means a person saw the row: it was on the viewer's screen at a stop or while it read at a
+/// reading pace, never only passed in a flick (`PhotoListController` decides, from its reports).
 ///
 /// A value type with no lock of its own: the pipeline keeps it behind its one lock.
 struct WorkLedger {
@@ -16,12 +22,33 @@ struct WorkLedger {
     }
 
     private(set) var work: [Int: PhotoWork] = [:]
-    /// Rows some viewer has had on screen: work on any other row is waste.
-    private var seen = Set<Int>()
+    /// Rows some viewer has seen: work on any other row is waste.
+    private var seen = IndexSet()
+    /// Each viewer's own work, and its waste on the rows it has not seen.
+    private var viewers: [ViewerID: ViewerWork] = [:]
 
-    /// Rows `rows` have been on some viewer's screen.
-    mutating func markSeen(_ rows: ClosedRange<Int>) {
-        seen.formUnion(rows)
+    /// `viewer` saw rows `rows`.
+    mutating func markSeen(_ rows: ClosedRange<Int>, by viewer: ViewerID) {
+        seen.insert(integersIn: rows)
+        viewers[viewer, default: ViewerWork()].see(rows)
+    }
+
+    /// An operation ended: its cost counts for every viewer it worked for.
+    mutating func account(_ operation: OperationEvent) {
+        guard operation.outcome != .started else { return }
+        for viewer in operation.viewers {
+            viewers[viewer, default: ViewerWork()].add(operation)
+        }
+    }
+
+    /// `viewer`'s own work and waste so far.
+    func work(of viewer: ViewerID) -> ViewerWork {
+        viewers[viewer] ?? ViewerWork()
+    }
+
+    /// Forgets `viewer`'s own work: it left.
+    mutating func forget(_ viewer: ViewerID) {
+        viewers[viewer] = nil
     }
 
     /// `bytes` more arrived from the network for photo `index`.

@@ -2,15 +2,6 @@ import Foundation
 import HTTPTransfer
 import Locking
 
-/// What an `ImageDownloader` reports, on the transfer loop's thread.
-protocol ImageDownloaderDelegate: PhotoOperationDelegate {
-    func downloader(_ downloader: ImageDownloader, didReceive progress: TransferProgress)
-    /// More of the body arrived while the photo is on screen: `arrivedBytes()` holds it for a preview.
-    func downloaderHasNewBytes(_ downloader: ImageDownloader)
-    /// The transfer ended; a success's bytes were handed to the filtration first.
-    func downloader(_ downloader: ImageDownloader, didFinishWith outcome: TransferOutcome)
-}
-
 /// The tutorial's `ImageDownloader`: fetches one photo's bytes with libcurl and hands them on to the
 /// `ImageFiltration` that depends on it.
 ///
@@ -33,7 +24,6 @@ final class ImageDownloader: PhotoOperation, @unchecked Sendable {
     let resumingFrom: ResumableData?
     private let loop: TransferLoop
     private let limits: TransferLimits
-    private weak let delegate: (any ImageDownloaderDelegate)?
     private let lifecycle: Locked<Lifecycle>
     /// The latest copy of the bytes arrived, for a preview, and when the next is worth taking.
     private let arrived = Locked(ArrivedBytes())
@@ -42,14 +32,13 @@ final class ImageDownloader: PhotoOperation, @unchecked Sendable {
     init(
         photoRecord: PhotoRecord, resumingFrom: ResumableData?, handingOnTo filtration: ImageFiltration?,
         loop: TransferLoop, limits: TransferLimits, claims: any WorkClaiming, bounds: SharedBounds? = nil,
-        delegate: any ImageDownloaderDelegate
+        delegate: (any PhotoOperationDelegate)?
     ) {
         self.resumingFrom = resumingFrom
         self.loop = loop
         self.limits = limits
-        self.delegate = delegate
         lifecycle = Locked(Lifecycle(filtration: filtration))
-        super.init(photoRecord: photoRecord, queue: .download, claims: claims, bounds: bounds)
+        super.init(photoRecord: photoRecord, queue: .download, claims: claims, bounds: bounds, delegate: delegate)
     }
 
     override var isAsynchronous: Bool { true }
@@ -60,12 +49,12 @@ final class ImageDownloader: PhotoOperation, @unchecked Sendable {
     /// the transfer completes, fails or is cancelled.
     override func start() {
         guard !isCancelled else {
-            delegate?.operationWasCancelledBeforeStart(self)
+            report(.cancelledBeforeStart(self))
             finish()
             return
         }
-        guard claim(reportingTo: delegate) else {
-            delegate?.operationFoundClaimedElsewhere(self)
+        guard claim() else {
+            report(.claimedElsewhere(self))
             finish()
             return
         }
@@ -74,18 +63,18 @@ final class ImageDownloader: PhotoOperation, @unchecked Sendable {
             state.claimed = true
         }
         didChangeValue(forKey: "isExecuting")
-        // A transfer slot of the shared bounds first: waiting for one holds no thread.
-        takeSlot { [weak self] granted in self?.beginTransfer(granted) }
+        // A transfer permit of the shared bounds first: waiting for one holds no thread.
+        takePermit { [weak self] granted in self?.beginTransfer(granted) }
     }
 
-    /// Starts the transfer once a slot is held; a download cancelled while it waited ends as never started.
+    /// Starts the transfer once a permit is held; a download cancelled while it waited ends as never started.
     private func beginTransfer(_ granted: Bool) {
         guard granted, !isCancelled else {
-            delegate?.operationWasCancelledBeforeStart(self)
+            report(.cancelledBeforeStart(self))
             finish()
             return
         }
-        delegate?.operationDidStart(self)
+        report(.started(self))
 
         let handle = loop.start(
             photoRecord.url,
@@ -93,14 +82,14 @@ final class ImageDownloader: PhotoOperation, @unchecked Sendable {
             resumingFrom: resumingFrom,
             progress: { [weak self] progress in
                 guard let self else { return }
-                self.delegate?.downloader(self, didReceive: progress)
+                self.report(.progress(self, progress))
             },
             arrived: ArrivedBytesWatcher(
                 wants: { [weak self] progress in self?.wantsArrivedBytes(progress) ?? false },
                 take: { [weak self] data in
                     guard let self else { return }
                     self.arrived.withLock { $0.take(data) }
-                    self.delegate?.downloaderHasNewBytes(self)
+                    self.report(.arrivedBytes(self))
                 }),
             completion: { [weak self] outcome in
                 guard let self else { return }
@@ -137,14 +126,14 @@ final class ImageDownloader: PhotoOperation, @unchecked Sendable {
     /// back, so a runner elsewhere that finds the photo free finds its original too; any other end
     /// gives the claim back first, so that work started on hearing of it finds the photo free.
     private func finish(with outcome: TransferOutcome) {
-        releaseSlot()
+        releasePermit()
         if case .success(let data) = outcome.result {
             lifecycle.withLock { $0.filtration }?.receiveOriginal(data)
-            delegate?.downloader(self, didFinishWith: outcome)
+            report(.downloaded(self, outcome))
             releaseClaimIfHeld()
         } else {
             releaseClaimIfHeld()
-            delegate?.downloader(self, didFinishWith: outcome)
+            report(.downloaded(self, outcome))
         }
         finish()
     }
@@ -159,7 +148,7 @@ final class ImageDownloader: PhotoOperation, @unchecked Sendable {
 
     private func finish() {
         releaseClaimIfHeld()
-        releaseSlot()
+        releasePermit()
         let wasExecuting = lifecycle.withLock { state in
             defer {
                 state.executing = false

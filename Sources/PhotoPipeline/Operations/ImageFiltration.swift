@@ -2,13 +2,6 @@ import Foundation
 import PhotoCodecs
 import Locking
 
-/// What an `ImageFiltration` reports, on the filtration queue's thread.
-protocol ImageFiltrationDelegate: PhotoOperationDelegate {
-    /// The unfiltered thumbnail is ready; the sepia one follows.
-    func filtration(_ filtration: ImageFiltration, didMakePreview preview: EncodedImage)
-    func filtration(_ filtration: ImageFiltration, didFinishWith outcome: ImageFiltration.Outcome)
-}
-
 /// The tutorial's `ImageFiltration`: turns a downloaded photo into its sepia thumbnail.
 ///
 /// Depends on the photo's `ImageDownloader` (`addDependency`), so it never starts before the
@@ -39,19 +32,17 @@ final class ImageFiltration: PhotoOperation, @unchecked Sendable {
     private let input: Locked<Input>
     /// Whether `main()` ran: Foundation's `start()` skips it for an operation cancelled first.
     private let ranMain = Locked(false)
-    private weak let delegate: (any ImageFiltrationDelegate)?
     private let renderer: SepiaRenderer
     private let thumbnailHeight: Int
 
     /// A filtration of `photoRecord` into a sepia thumbnail `thumbnailHeight` pixels high.
     init(
         photoRecord: PhotoRecord, input: Input, renderer: SepiaRenderer, thumbnailHeight: Int,
-        claims: any WorkClaiming, bounds: SharedBounds? = nil, delegate: any ImageFiltrationDelegate
+        claims: any WorkClaiming, bounds: SharedBounds? = nil, delegate: (any PhotoOperationDelegate)?
     ) {
-        self.delegate = delegate
         self.input = Locked(input)
         (self.renderer, self.thumbnailHeight) = (renderer, thumbnailHeight)
-        super.init(photoRecord: photoRecord, queue: .filtration, claims: claims, bounds: bounds)
+        super.init(photoRecord: photoRecord, queue: .filtration, claims: claims, bounds: bounds, delegate: delegate)
     }
 
     /// The download this filtration depends on hands over its bytes; it does so before it finishes.
@@ -64,26 +55,26 @@ final class ImageFiltration: PhotoOperation, @unchecked Sendable {
     override func start() {
         super.start()
         if !ranMain.withLock({ $0 }) {
-            delegate?.operationWasCancelledBeforeStart(self)
+            report(.cancelledBeforeStart(self))
         }
     }
 
     override func main() {
         ranMain.withLock { $0 = true }
-        guard let delegate else { return }
+        guard isHeard else { return }
         guard !isCancelled else {
-            delegate.operationWasCancelledBeforeStart(self)
+            report(.cancelledBeforeStart(self))
             return
         }
-        guard claim(reportingTo: delegate) else {
-            delegate.operationFoundClaimedElsewhere(self)
+        guard claim() else {
+            report(.claimedElsewhere(self))
             return
         }
-        // A slot of the shared bounds on the cores; cancelling ends the wait.
-        guard waitForSlot(), !isCancelled else {
-            releaseSlot()
+        // A permit of the shared bounds on the cores; cancelling ends the wait.
+        guard waitForPermit(), !isCancelled else {
+            releasePermit()
             releaseClaim()
-            delegate.operationWasCancelledBeforeStart(self)
+            report(.cancelledBeforeStart(self))
             return
         }
         // Taken out: the bytes are not kept beyond this run.
@@ -98,30 +89,30 @@ final class ImageFiltration: PhotoOperation, @unchecked Sendable {
         }
         guard let original else {
             // The claim goes back before the end is reported: work started on hearing of it finds the photo free.
-            releaseSlot()
+            releasePermit()
             releaseClaim()
-            delegate.filtration(self, didFinishWith: .nothingToFilter)
+            report(.filtered(self, .nothingToFilter))
             return
         }
-        delegate.operationDidStart(self)
+        report(.started(self))
         let clock = ThreadCPUClock()
         let result: Result<EncodedImage, ImageCodecError>
         do {
             result = .success(try renderer.thumbnail(
                 of: original, height: thumbnailHeight, isCancelled: { [unowned self] in self.isCancelled },
-                unfiltered: { delegate.filtration(self, didMakePreview: $0) }))
+                unfiltered: { [unowned self] in self.report(.preview(self, $0)) }))
         } catch {
             result = .failure(error)
         }
         let cpuSeconds = clock.elapsed
-        releaseSlot()
+        releasePermit()
         // A thumbnail is kept (in a shared store, written) before the claim goes back; see ImageDownloader.
         if case .success = result {
-            delegate.filtration(self, didFinishWith: .rendered(result, cpuSeconds: cpuSeconds))
+            report(.filtered(self, .rendered(result, cpuSeconds: cpuSeconds)))
             releaseClaim()
         } else {
             releaseClaim()
-            delegate.filtration(self, didFinishWith: .rendered(result, cpuSeconds: cpuSeconds))
+            report(.filtered(self, .rendered(result, cpuSeconds: cpuSeconds)))
         }
     }
 }

@@ -23,6 +23,13 @@ struct OperationRequesters {
         viewers.removeValue(forKey: ObjectIdentifier(operation)) ?? []
     }
 
+    /// Forgets `viewer` everywhere: it left, and no operation works for it any more.
+    mutating func remove(_ viewer: ViewerID) {
+        for operation in Array(viewers.keys) {
+            viewers[operation]?.remove(viewer)
+        }
+    }
+
     /// Operations still recorded (for tests: none once all have ended).
     var count: Int { viewers.count }
 }

@@ -2,10 +2,10 @@ import Foundation
 import HTTPTransfer
 
 /// The tutorial's `PendingOperations`: the operations in progress for each photo, the two named
-/// queues they run on, which of them run in which timeline lane, and how many started and ended.
+/// queues they run on, which of them run in which timeline track, and how many started and ended.
 /// One instance serves every viewer, so its widths are the global bounds: the download queue's is
 /// `maxConcurrentTransfers`, within which the pipeline grants prefetch and background downloads
-/// their own, smaller bound (`PhotoPipeline+Slots.swift`).
+/// their own, smaller bound (`PhotoPipeline+Permits.swift`).
 ///
 /// Not thread-safe by itself: the pipeline keeps it behind its lock. Nothing here calls an
 /// operation or a queue: the pipeline does that once the lock is released.
@@ -19,8 +19,8 @@ struct PendingOperations {
     /// The queue decoding, filtering and encoding run on.
     let filtrationQueue: OperationQueue
 
-    /// What runs now, in which lane, including operations no longer in progress that are winding down.
-    private var lanes: [QueueKind: OperationLanes] = [.download: .init(), .filtration: .init()]
+    /// What runs now, in which track, including operations no longer in progress that are winding down.
+    private var tracks: [QueueKind: OperationTracks] = [.download: .init(), .filtration: .init()]
     private var counts: [QueueKind: PipelineStats.QueueCounts] = [.download: .init(), .filtration: .init()]
 
     init(maxConcurrentTransfers: Int, maxConcurrentFiltrations: Int) {
@@ -72,13 +72,13 @@ struct PendingOperations {
 
     // MARK: Running
 
-    /// `operation` starts: it takes the lowest free lane of its queue, which is returned.
+    /// `operation` starts: it takes the lowest free track of its queue, which is returned.
     mutating func start(_ operation: PhotoOperation) -> Int {
         counts[operation.queue, default: .init()].started += 1
-        return lanes[operation.queue, default: .init()].enter(operation)
+        return tracks[operation.queue, default: .init()].enter(operation)
     }
 
-    /// `operation` ended with `outcome`: its lane (returned; nil if it never started) is free again.
+    /// `operation` ended with `outcome`: its track (returned; nil if it never started) is free again.
     mutating func end(_ operation: PhotoOperation, _ outcome: OperationEvent.Outcome) -> Int? {
         switch outcome {
         case .finished: counts[operation.queue, default: .init()].finished += 1
@@ -86,32 +86,32 @@ struct PendingOperations {
         case .cancelled: counts[operation.queue, default: .init()].cancelled += 1
         case .started: break
         }
-        return lanes[operation.queue, default: .init()].leave(operation)
+        return tracks[operation.queue, default: .init()].leave(operation)
     }
 
     /// Records a running download's progress; returns its report before this one.
     mutating func record(_ progress: TransferProgress, of download: PhotoOperation) -> TransferProgress? {
-        lanes[.download, default: .init()].record(progress, of: download)
+        tracks[.download, default: .init()].record(progress, of: download)
     }
 
     /// A running download's latest progress report.
     func progress(of download: PhotoOperation) -> TransferProgress? {
-        lanes[.download]?.progress(of: download)
+        tracks[.download]?.progress(of: download)
     }
 
     /// What photo `index` is going through now: downloading (with its progress) or filtering; nil at rest.
     func activity(of index: Int) -> PhotoState? {
-        if let download = lanes[.download]?.occupant(workingOn: index) {
+        if let download = tracks[.download]?.occupant(workingOn: index) {
             return .downloading(progress: download.progress?.fraction)
         }
-        return lanes[.filtration]?.occupant(workingOn: index) != nil ? .filtering : nil
+        return tracks[.filtration]?.occupant(workingOn: index) != nil ? .filtering : nil
     }
 
     /// Whether an operation of photo `index` still runs though it is no longer in progress (it was
     /// cancelled and has not ended yet).
     func isWindingDown(_ index: Int) -> Bool {
         func windsDown(_ queue: QueueKind, inProgress: PhotoOperation?) -> Bool {
-            guard let running = lanes[queue]?.occupant(workingOn: index) else { return false }
+            guard let running = tracks[queue]?.occupant(workingOn: index) else { return false }
             return inProgress.map(ObjectIdentifier.init) != running.operation
         }
         return windsDown(.download, inProgress: downloadsInProgress[index])
@@ -120,7 +120,7 @@ struct PendingOperations {
 
     /// Whether `operation` is running (between its start and its end).
     func isRunning(_ operation: PhotoOperation) -> Bool {
-        lanes[operation.queue]?.isRunning(operation) ?? false
+        tracks[operation.queue]?.isRunning(operation) ?? false
     }
 
     /// Operation counts of `queue`: started and ended so far, and of those in progress, how many

@@ -2,20 +2,6 @@ import Foundation
 import Locking
 import Synchronization
 
-/// What the pipeline hears from its operations. Called on the operation's own thread
-/// (a queue thread, or the transfer loop's thread for downloads), never with the pipeline's lock held.
-protocol PhotoOperationDelegate: AnyObject, Sendable {
-    /// The operation is about to do its work (it was not cancelled first).
-    func operationDidStart(_ operation: PhotoOperation)
-    /// The operation was cancelled before it started: it did nothing.
-    func operationWasCancelledBeforeStart(_ operation: PhotoOperation)
-    /// The operation holds its claim: whether its work is still to do (another runner may have
-    /// finished it since the operation was made). Without a lock; may ask a shared store.
-    func operationMayRun(_ operation: PhotoOperation) -> Bool
-    /// Another runner holds the operation's work (or has done it): it did nothing, and holds no claim.
-    func operationFoundClaimedElsewhere(_ operation: PhotoOperation)
-}
-
 /// Base of `ImageDownloader` and `ImageFiltration`: one photo's work, with a gate that keeps it from
 /// starting while every viewer that wants it is scrolling.
 ///
@@ -32,27 +18,41 @@ class PhotoOperation: Operation, @unchecked Sendable {
     let queue: QueueKind
     /// Who may run this work (single flight across runners).
     private let claims: any WorkClaiming
+    /// Hears what happens to this operation (`report`).
+    private weak let delegate: (any PhotoOperationDelegate)?
 
-    /// The process-wide bounds this operation takes a slot of before it works, if any.
+    /// The process-wide bounds this operation takes a permit of before it works, if any.
     let bounds: SharedBounds?
-    /// A wait for a slot not granted yet, and whether a slot is held (`PhotoOperation+Slots`).
-    let slotWait = Locked<WorkSlots.Ticket?>(nil)
-    let slotHeld = Atomic(false)
+    /// A wait for a permit not granted yet, and whether a permit is held (`PhotoOperation+Permits`).
+    let permitWait = Locked<WorkPermits.Ticket?>(nil)
+    let permitHeld = Atomic(false)
 
     private let gateOpen = Atomic(true)
     private let decidedPriority = Atomic(Operation.QueuePriority.normal.rawValue)
     private let discardsResults = Atomic(false)
 
-    init(photoRecord: PhotoRecord, queue: QueueKind, claims: any WorkClaiming, bounds: SharedBounds? = nil) {
+    init(
+        photoRecord: PhotoRecord, queue: QueueKind, claims: any WorkClaiming, bounds: SharedBounds? = nil,
+        delegate: (any PhotoOperationDelegate)? = nil
+    ) {
         self.photoRecord = photoRecord
         self.queue = queue
         self.claims = claims
         self.bounds = bounds
+        self.delegate = delegate
         super.init()
         name = "\(queue.rawValue) #\(photoRecord.index)"
     }
 
     var index: Int { photoRecord.index }
+
+    /// Whether anyone still hears this operation: work whose pipeline is gone is not done.
+    var isHeard: Bool { delegate != nil }
+
+    /// Tells the delegate what happened, on this operation's thread.
+    func report(_ report: OperationReport) {
+        delegate?.operationReported(report)
+    }
 
     /// Ready when its dependencies are done and some viewer that wants it is not scrolling;
     /// a cancelled operation is always ready so the queue can retire it.
@@ -61,10 +61,10 @@ class PhotoOperation: Operation, @unchecked Sendable {
         return isCancelled || gateOpen.load(ordering: .acquiring)
     }
 
-    /// Marks the operation cancelled; a wait for a slot of the shared bounds ends at once.
+    /// Marks the operation cancelled; a wait for a permit of the shared bounds ends at once.
     override func cancel() {
         super.cancel()
-        withdrawSlotWait()
+        withdrawPermitWait()
     }
 
     /// Records the pipeline's decision (a nil `priority` keeps the last one); returns true when the
@@ -117,7 +117,7 @@ class PhotoOperation: Operation, @unchecked Sendable {
 
     /// Takes the right to run this photo's work of this kind, when it is still to do; false while
     /// another runner has it, or when another runner has done it (the claim is then given back).
-    func claim(reportingTo delegate: (any PhotoOperationDelegate)?) -> Bool {
+    func claim() -> Bool {
         guard claims.claim(claimKey) else { return false }
         guard delegate?.operationMayRun(self) ?? true else {
             claims.release(claimKey)

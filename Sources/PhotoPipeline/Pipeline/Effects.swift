@@ -22,8 +22,8 @@ struct Effects: Sendable {
     private(set) var cancelled: [PhotoOperation] = []
     /// Events, stamped in order.
     private(set) var events: [PipelineEvent] = []
-    /// Whether what runs or who wants what changed, so download slots must be granted again.
-    private(set) var slotsMayHaveChanged = false
+    /// Whether what runs or who wants what changed, so download permits must be granted again.
+    private(set) var permitsMayHaveChanged = false
     /// Calls to make last (to the claims of other instances).
     private(set) var calls: [@Sendable () -> Void] = []
     /// The state changes published, for the census (`update` applies them before the lock is released).
@@ -47,9 +47,9 @@ struct Effects: Sendable {
         if changed { decided.append(operation) }
     }
 
-    /// Notes that download slots must be granted again before the lock is released.
-    mutating func reconsiderSlots() {
-        slotsMayHaveChanged = true
+    /// Notes that download permits must be granted again before the lock is released.
+    mutating func reconsiderPermits() {
+        permitsMayHaveChanged = true
     }
 
     mutating func link(_ filtration: ImageFiltration, after download: ImageDownloader) {

@@ -6,7 +6,7 @@ import PhotoCodecs
 /// at reduced scale and shown in sepia (`ImageVariant.partial`), until the final thumbnail replaces it.
 ///
 /// Bounded CPU: one preview at a time per photo, on the filtration queue below the final filtrations
-/// of rows on screen, made only when a slot of the shared filter bounds is free at that moment (a
+/// of rows on screen, made only when a permit of the shared filter bounds is free at that moment (a
 /// preview waits for nothing: the next bytes bring another chance), and only for rows on screen.
 extension PhotoPipeline {
     /// The queue priority of a preview: after the final filtrations of rows on screen, before the rest.
@@ -45,12 +45,12 @@ extension PhotoPipeline {
     }
 
     /// The preview of the bytes `downloader` holds now (the latest, not those that asked for it), when
-    /// a filter slot is free; nil when none is, or nothing can be shown yet, or the bytes do not decode
+    /// a filter permit is free; nil when none is, or nothing can be shown yet, or the bytes do not decode
     /// (the final filtration says why, if it comes to that). On a filtration queue thread.
     /// Also returns how many bytes it was made of (0 when it was not tried).
     private func renderArrivedPreview(of downloader: ImageDownloader) -> (ArrivedPreview?, used: Int) {
-        guard downloader.isForARowOnScreen, let data = downloader.arrivedBytes(), takeFilterSlotIfFree() else { return (nil, 0) }
-        defer { releaseFilterSlot() }
+        guard downloader.isForARowOnScreen, let data = downloader.arrivedBytes(), takeFilterPermitIfFree() else { return (nil, 0) }
+        defer { releaseFilterPermit() }
         return (try? renderer.arrivedPreview(of: data, height: configuration.thumbnailHeight), data.count)
     }
 
@@ -67,8 +67,8 @@ extension PhotoPipeline {
         if kept, let preview { downloader?.arrivedPreviewShown(last: preview.fromEXIFThumbnail && !preview.progressive) }
     }
 
-    /// Takes a slot of the shared filter bounds if one is free now (always, without shared bounds).
-    private func takeFilterSlotIfFree() -> Bool {
+    /// Takes a permit of the shared filter bounds if one is free now (always, without shared bounds).
+    private func takeFilterPermitIfFree() -> Bool {
         guard let bounds = configuration.sharedBounds else { return true }
         let acquisition = bounds.filtrations.acquire(bounds.holder, owner: bounds.owner) { granted in
             // Granted between the wait and its withdrawal below: not wanted any more.
@@ -83,7 +83,7 @@ extension PhotoPipeline {
         }
     }
 
-    private func releaseFilterSlot() {
+    private func releaseFilterPermit() {
         guard let bounds = configuration.sharedBounds else { return }
         bounds.filtrations.release(bounds.holder, owner: bounds.owner)
     }

@@ -17,7 +17,7 @@ extension PhotoPipeline {
     /// are shown to this instance's viewers; `filtered` is shown once the thumbnail is in the store
     /// (`resultArrived`), so a viewer never asks for it too soon; a failure is this photo's failure.
     public func applyRemoteState(_ remote: PhotoState, of index: Int) {
-        guard records.indices.contains(index) else { return }
+        guard entries.indices.contains(index) else { return }
         update { state, effects in
             guard state.failures[index] == nil, state.pending.activity(of: index) == nil else { return }
             effects.watch(index, in: state)

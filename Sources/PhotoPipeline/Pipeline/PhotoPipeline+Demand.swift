@@ -10,33 +10,23 @@ extension PhotoPipeline {
     /// interest in every other row, and sets whether it is scrolling.
     ///
     /// Work another viewer still wants is never cancelled; a photo with no viewer left is.
-    /// `visible` rows are remembered as seen, so work on them does not count as waste.
-    public func setWanted(
-        _ rows: [RowRequest], for viewer: ViewerID, visible: ClosedRange<Int>?, suspended: Bool
-    ) {
+    public func setWanted(_ rows: [RowRequest], for viewer: ViewerID, suspended: Bool) {
         update { state, effects in
-            if let visible, !records.isEmpty {
-                state.ledger.markSeen(visible.clamped(to: 0...(records.count - 1)))
-            }
             let keep = Set(rows.map(\.index))
             for index in state.demand.rows(wantedBy: viewer).subtracting(keep) {
                 release(index, by: viewer, in: &state, &effects)
             }
             state.demand.setScrolling(suspended, for: viewer)
-            for row in rows where records.indices.contains(row.index) {
+            for row in rows where entries.indices.contains(row.index) {
                 want(row.index, row.priority, by: viewer, in: &state, &effects)
             }
         }
     }
 
-    /// Adds `rows` to what `viewer` wants, keeping what it already wanted; `visible` rows are
-    /// remembered as seen.
-    public func want(_ rows: [RowRequest], for viewer: ViewerID, visible: ClosedRange<Int>? = nil) {
+    /// Adds `rows` to what `viewer` wants, keeping what it already wanted.
+    public func want(_ rows: [RowRequest], for viewer: ViewerID) {
         update { state, effects in
-            if let visible, !records.isEmpty {
-                state.ledger.markSeen(visible.clamped(to: 0...(records.count - 1)))
-            }
-            for row in rows where records.indices.contains(row.index) {
+            for row in rows where entries.indices.contains(row.index) {
                 want(row.index, row.priority, by: viewer, in: &state, &effects)
             }
         }
@@ -91,18 +81,17 @@ extension PhotoPipeline {
     /// Forgets photo `index`'s failure so that it is worked on again when a viewer next wants it;
     /// returns the record. A failed photo is never retried by itself: only this call does it.
     public func retry(_ index: Int) throws(PipelineError) -> PhotoRecord {
-        guard records.indices.contains(index) else { throw .noSuchPhoto(index: index, count: records.count) }
-        let notFailed: PhotoState? = update { state, effects in
-            guard state.failures[index] != nil else { return state.photoState(of: index) }
+        guard entries.indices.contains(index) else { throw .noSuchPhoto(index: index, count: entries.count) }
+        let outcome: Result<PhotoRecord, PipelineError> = update { state, effects in
+            guard state.failures[index] != nil else { return .failure(.notFailed(index: index, state: state.photoState(of: index))) }
             effects.watch(index, in: state)
             state.failures[index] = nil
             // Fetched again from the origin, as a new photo: what was kept of it may be what failed.
             state.store.forgetOriginal(index)
             effects.publishStateChanges(in: state)
-            return nil
+            return .success(record(index, in: state))
         }
-        if let notFailed { throw .notFailed(index: index, state: notFailed) }
-        return records[index]
+        return try outcome.get()
     }
 
     // MARK: Under the lock
@@ -126,7 +115,7 @@ extension PhotoPipeline {
         // A cancelled operation still winding down keeps the photo until it ends (its download's bytes
         // are not back yet to resume from); its end starts new ones if the photo is still wanted.
         guard !photoState.isFinal, !state.pending.isWindingDown(index), !state.remote.isWaiting(index) else { return }
-        let record = records[index]
+        let record = self.record(index, in: state)
         let download = state.pending.downloadsInProgress[index]
         let needsDownload = photoState == .new && download == nil
         var filtration = state.pending.filtrationsInProgress[index]
@@ -175,7 +164,7 @@ extension PhotoPipeline {
             updateScheduling(of: index, in: &state, &effects)
             return
         }
-        effects.reconsiderSlots()
+        effects.reconsiderPermits()
         if claims.isShared, askElsewhere(index, in: &state, &effects) { return }
         for operation in state.pending.operations(for: index) {
             withdraw(operation, in: &state, &effects)
@@ -185,7 +174,7 @@ extension PhotoPipeline {
     /// Takes `operation` out of progress and cancels it (once the lock is released). Under the lock.
     func withdraw(_ operation: PhotoOperation, in state: inout PipelineState, _ effects: inout Effects) {
         state.pending.remove(operation)
-        // Closed at once, so none starts in a slot another cancellation frees before it is cancelled too.
+        // Closed at once, so none starts in a permit another cancellation frees before it is cancelled too.
         effects.decided(operation, changed: operation.decide(priority: nil, mayStart: false))
         effects.cancel(operation)
     }
@@ -200,15 +189,15 @@ extension PhotoPipeline {
 
     /// Gives the photo's operations the highest priority among the viewers that want it, and opens
     /// their gate only while at least one of those viewers is not scrolling (and, for a download
-    /// nobody has on screen, only once it holds a slot).
+    /// nobody has on screen, only once it holds a permit).
     func updateScheduling(of index: Int, in state: inout PipelineState, _ effects: inout Effects) {
         let scheduling = state.demand.scheduling(of: index)
         for operation in state.pending.operations(for: index) {
-            // A download no viewer has on screen waits for a slot: the section's grant opens its gate.
-            let needsSlot = operation.queue == .download && scheduling.priority < .visible
+            // A download no viewer has on screen waits for a permit: the section's grant opens its gate.
+            let needsPermit = operation.queue == .download && scheduling.priority < .visible
             effects.decided(operation, changed: operation.decide(
-                priority: scheduling.priority, mayStart: scheduling.mayStart && !needsSlot))
+                priority: scheduling.priority, mayStart: scheduling.mayStart && !needsPermit))
         }
-        effects.reconsiderSlots()
+        effects.reconsiderPermits()
     }
 }

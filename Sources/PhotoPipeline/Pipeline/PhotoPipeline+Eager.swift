@@ -1,10 +1,10 @@
 /// The eager strategy without a want per row: an eager viewer wants the whole list in order, kept as
 /// a cursor (`Demand`), and asks for a window of rows at a time, enough to keep every background
-/// download slot and filter busy. A row that ends (done or failed) makes room for the next, so the
+/// download permit and filter busy. A row that ends (done or failed) makes room for the next, so the
 /// order is the list's and the cost of a section stays bounded at any list length.
 extension PhotoPipeline {
-    /// Rows at most an eager viewer has asked for at once: twice what the background slots and the
-    /// filters can run, so a freed slot always finds the next row queued.
+    /// Rows at most an eager viewer has asked for at once: twice what the background permits and the
+    /// filters can run, so a freed permit always finds the next row queued.
     public var eagerWindow: Int {
         2 * (max(1, configuration.maxConcurrentDownloads) + max(1, configuration.maxConcurrentFiltrations))
     }
@@ -14,13 +14,10 @@ extension PhotoPipeline {
     static let eagerScanLimit = 1_024
 
     /// Makes `viewer` want every row of the list, in order (the eager strategy), and asks for its
-    /// first window of them; `visible` rows are remembered as seen. Cheap at any list length: each
-    /// locked section looks at `eagerScanLimit` rows at most.
-    public func wantEverything(for viewer: ViewerID, visible: ClosedRange<Int>? = nil) {
+    /// first window of them. Cheap at any list length: each locked section looks at `eagerScanLimit`
+    /// rows at most.
+    public func wantEverything(for viewer: ViewerID) {
         let more = update { state, effects in
-            if let visible, !records.isEmpty {
-                state.ledger.markSeen(visible.clamped(to: 0...(records.count - 1)))
-            }
             state.demand.makeEager(viewer)
             state.demand.setScrolling(false, for: viewer)
             return feedEager(viewer, in: &state, &effects)
@@ -41,7 +38,7 @@ extension PhotoPipeline {
         guard var next = state.demand.eagerCursor(of: viewer) else { return false }
         var wanted = state.demand.wantedCount(by: viewer)
         var looked = 0
-        while next < records.count, wanted < eagerWindow, looked < Self.eagerScanLimit {
+        while next < entries.count, wanted < eagerWindow, looked < Self.eagerScanLimit {
             if !state.photoState(of: next).isFinal {
                 want(next, .background, by: viewer, in: &state, &effects)
                 wanted += 1
@@ -50,7 +47,7 @@ extension PhotoPipeline {
             looked += 1
         }
         state.demand.advanceEager(viewer, to: next)
-        return next < records.count && wanted < eagerWindow
+        return next < entries.count && wanted < eagerWindow
     }
 
     /// Forgets every viewer's interest in photo `index` (its work is done or failed); the eager

@@ -35,13 +35,13 @@ extension PhotoPipeline {
     }
 
     private func photoState(of index: Int) throws(PipelineError) -> PhotoState {
-        guard records.indices.contains(index) else { throw .noSuchPhoto(index: index, count: records.count) }
+        guard entries.indices.contains(index) else { throw .noSuchPhoto(index: index, count: entries.count) }
         return core.lock.withLock { $0.photoState(of: index) }
     }
 
     private func imageInMemory(_ variant: ImageVariant, of index: Int) throws(PipelineError) -> CachedImage? {
-        guard records.indices.contains(index) else {
-            throw .noSuchPhoto(index: index, count: records.count)
+        guard entries.indices.contains(index) else {
+            throw .noSuchPhoto(index: index, count: entries.count)
         }
         guard variant == .partial else {
             return update { state, _ in state.store.image(for: .init(index: index, variant: variant)) }
@@ -83,7 +83,7 @@ extension PhotoPipeline {
             throw error
         } catch {
             // The render throws only `PipelineError`; a cancelled wait would land here.
-            throw .notAvailable(index: index, variant: .sepia, state: records[index].state)
+            throw .notAvailable(index: index, variant: .sepia, state: record(index).state)
         }
     }
 
@@ -98,7 +98,7 @@ extension PhotoPipeline {
             let operation = BlockOperation {
                 let render = { Result { () throws(ImageCodecError) in try renderer.fullSize(of: original.data) } }
                 // Within the process-wide filter bound too, as every filtration is.
-                continuation.resume(returning: bounds.map { $0.withFiltrationSlot(render) } ?? render())
+                continuation.resume(returning: bounds.map { $0.withFiltrationPermit(render) } ?? render())
             }
             operation.queuePriority = .veryHigh
             queue.addOperation(operation)

@@ -2,19 +2,32 @@ import Foundation
 import HTTPTransfer
 import PhotoCodecs
 
-/// What the operations report back: lanes, the ledger, the store and events follow from here.
-/// Each callback runs on the operation's thread; anything slow (hashing an image) happens before
-/// the locked section.
-extension PhotoPipeline: ImageDownloaderDelegate, ImageFiltrationDelegate {
-    func operationDidStart(_ operation: PhotoOperation) {
+/// What the operations report back: tracks, the ledger, the store and events follow from here.
+/// Each report is handled on the operation's thread; anything slow (hashing an image) happens
+/// before the locked section.
+extension PhotoPipeline: PhotoOperationDelegate {
+    func operationReported(_ report: OperationReport) {
+        switch report {
+        case .started(let operation): operationDidStart(operation)
+        case .cancelledBeforeStart(let operation): operationWasCancelledBeforeStart(operation)
+        case .claimedElsewhere(let operation): operationFoundClaimedElsewhere(operation)
+        case .progress(let downloader, let progress): self.downloader(downloader, didReceive: progress)
+        case .arrivedBytes(let downloader): makeArrivedPreview(for: downloader)
+        case .downloaded(let downloader, let outcome): self.downloader(downloader, didFinishWith: outcome)
+        case .preview(let filtration, let preview): self.filtration(filtration, didMakePreview: preview)
+        case .filtered(let filtration, let outcome): self.filtration(filtration, didFinishWith: outcome)
+        }
+    }
+
+    private func operationDidStart(_ operation: PhotoOperation) {
         update { state, effects in
             effects.watch(operation.index, in: state)
             // This instance's own work now says where the photo is.
             state.remote.forgetReport(operation.index)
-            let lane = state.pending.start(operation)
-            effects.reconsiderSlots()
+            let track = state.pending.start(operation)
+            effects.reconsiderPermits()
             effects.publish(.operation(OperationEvent(
-                queue: operation.queue, index: operation.index, outcome: .started, slot: lane,
+                queue: operation.queue, index: operation.index, outcome: .started, track: track,
                 viewers: state.requesters.viewers(of: operation))))
             effects.publishStateChanges(in: state)
         }
@@ -26,7 +39,7 @@ extension PhotoPipeline: ImageDownloaderDelegate, ImageFiltrationDelegate {
             effects.watch(index, in: state)
             state.pending.remove(operation)
             _ = state.pending.end(operation, .cancelled)
-            effects.reconsiderSlots()
+            effects.reconsiderPermits()
             switch operation {
             case let download as ImageDownloader:
                 // It never ran: the bytes it was to resume from go back.
@@ -36,16 +49,18 @@ extension PhotoPipeline: ImageDownloaderDelegate, ImageFiltrationDelegate {
             default:
                 if state.pending.filtrationsInProgress[index] == nil { state.store.filtrationEnded(index) }
             }
-            effects.publish(.operation(OperationEvent(
-                queue: operation.queue, index: index, outcome: .cancelled, slot: nil,
-                viewers: state.requesters.take(operation))))
+            let ended = OperationEvent(
+                queue: operation.queue, index: index, outcome: .cancelled, track: nil,
+                viewers: state.requesters.take(operation))
+            state.ledger.account(ended)
+            effects.publish(.operation(ended))
             effects.publishStateChanges(in: state)
         }
     }
 
-    // MARK: ImageDownloaderDelegate
+    // MARK: Downloads
 
-    func downloader(_ downloader: ImageDownloader, didReceive progress: TransferProgress) {
+    private func downloader(_ downloader: ImageDownloader, didReceive progress: TransferProgress) {
         update { state, effects in
             let index = downloader.index
             effects.watch(index, in: state)
@@ -55,11 +70,7 @@ extension PhotoPipeline: ImageDownloaderDelegate, ImageFiltrationDelegate {
         }
     }
 
-    func downloaderHasNewBytes(_ downloader: ImageDownloader) {
-        makeArrivedPreview(for: downloader)
-    }
-
-    func downloader(_ downloader: ImageDownloader, didFinishWith outcome: TransferOutcome) {
+    private func downloader(_ downloader: ImageDownloader, didFinishWith outcome: TransferOutcome) {
         // Hashed here, on the loop thread, not under the lock.
         let original = (try? outcome.result.get()).map { CachedImage(data: $0) }
         update { state, effects in
@@ -93,9 +104,9 @@ extension PhotoPipeline: ImageDownloaderDelegate, ImageFiltrationDelegate {
         }
     }
 
-    // MARK: ImageFiltrationDelegate
+    // MARK: Filtrations
 
-    func filtration(_ filtration: ImageFiltration, didMakePreview preview: EncodedImage) {
+    private func filtration(_ filtration: ImageFiltration, didMakePreview preview: EncodedImage) {
         let image = CachedImage(data: preview.data, format: preview.format)
         update { state, effects in
             let index = filtration.index
@@ -108,7 +119,7 @@ extension PhotoPipeline: ImageDownloaderDelegate, ImageFiltrationDelegate {
         }
     }
 
-    func filtration(_ filtration: ImageFiltration, didFinishWith outcome: ImageFiltration.Outcome) {
+    private func filtration(_ filtration: ImageFiltration, didFinishWith outcome: ImageFiltration.Outcome) {
         let thumbnail: CachedImage? = if case .rendered(.success(let encoded), _) = outcome {
             CachedImage(data: encoded.data, format: encoded.format)
         } else {
@@ -121,7 +132,7 @@ extension PhotoPipeline: ImageDownloaderDelegate, ImageFiltrationDelegate {
             // The final thumbnail, or why there is none, takes the place of any preview of what had arrived.
             state.arrived.forget(index)
             if state.pending.filtrationsInProgress[index] == nil { state.store.filtrationEnded(index) }
-            effects.reconsiderSlots()
+            effects.reconsiderPermits()
             guard case .rendered(let result, let cpuSeconds) = outcome else {
                 // Nothing to filter: the download failed, or the stored original is gone. Not an
                 // operation that ran, so no event; the photo is fetched again if still wanted.
@@ -149,18 +160,22 @@ extension PhotoPipeline: ImageDownloaderDelegate, ImageFiltrationDelegate {
         }
     }
 
-    /// Frees a started operation's lane, announces the state it leaves its photo in and its end, and
-    /// starts the photo again if its cancelled work is still wanted. Under the lock.
+    /// Frees a started operation's track, announces the state it leaves its photo in and its end (its
+    /// cost counted for the viewers it worked for), and starts the photo again if its cancelled work
+    /// is still wanted. Under the lock.
     private func end(
         _ operation: PhotoOperation, _ outcome: OperationEvent.Outcome, bytes: Int64? = nil, cpuSeconds: Double? = nil,
         in state: inout PipelineState, _ effects: inout Effects
     ) {
-        let lane = state.pending.end(operation, outcome)
-        effects.reconsiderSlots()
+        let track = state.pending.end(operation, outcome)
+        effects.reconsiderPermits()
         effects.publishStateChanges(in: state)
-        effects.publish(.operation(OperationEvent(
-            queue: operation.queue, index: operation.index, outcome: outcome, slot: lane,
-            viewers: state.requesters.take(operation), bytes: bytes, cpuSeconds: cpuSeconds)))
+        let ended = OperationEvent(
+            queue: operation.queue, index: operation.index, outcome: outcome, track: track,
+            viewers: state.requesters.take(operation), bytes: bytes, cpuSeconds: cpuSeconds)
+        // Its cost counts for each viewer it worked for, in the same section as the server's totals.
+        state.ledger.account(ended)
+        effects.publish(.operation(ended))
         if outcome == .cancelled { restartIfStillWanted(operation.index, in: &state, &effects) }
     }
 }

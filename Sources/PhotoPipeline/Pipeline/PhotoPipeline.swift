@@ -12,13 +12,14 @@ import Locking
 /// any thread.
 ///
 /// Shape: one lock (`PipelineCore`) around `PipelineState`, whose parts each own one fact (demand,
-/// operations and lanes, work ledger, image store, failures). Every change is a locked section that
+/// operations and tracks, work ledger, image store, failures). Every change is a locked section that
 /// decides and returns `Effects` (enqueue, cancel, gates, disk writes, events), carried out by
 /// `update` once the lock is released. Data flows forward: the download hands its bytes to the
 /// filtration that depends on it, and both report what they produced.
 public final class PhotoPipeline: Sendable {
-    /// Every row of the list, ordered by name; a record's `index` is its position here.
-    public let records: [PhotoRecord]
+    /// Every row of the list, ordered by name: a record's `index` is its position here. What never
+    /// changes (name, URL); a row's state is read with `record(_:)` or `records(in:)`.
+    public let entries: [PhotoEntry]
     /// The settings the pipeline was made with.
     public let configuration: PipelineConfiguration
     /// Every state change, progress update and operation start or end, in order.
@@ -76,11 +77,8 @@ public final class PhotoPipeline: Sendable {
             failures: failures)
         let census = StateCensus(entries.indices.map { [state] index in state.photoState(of: index) })
         state.census = census
-        let core = PipelineCore(state)
-        self.core = core
-        self.records = entries.enumerated().map { index, entry in
-            PhotoRecord(index: index, name: entry.name, url: entry.url, cacheKey: entry.cacheKey, states: core)
-        }
+        core = PipelineCore(state)
+        self.entries = entries
         disk?.whenLost { [weak self] names in self?.resultsLost(names) }
     }
 
@@ -105,17 +103,29 @@ public final class PhotoPipeline: Sendable {
         core.lock.withLock { $0.census.byName }
     }
 
-    /// The states of photos `rows` (clamped to the list), read under the lock once.
-    public func states(in rows: ClosedRange<Int>) -> [(index: Int, state: PhotoState)] {
-        guard !records.isEmpty, rows.upperBound >= 0, rows.lowerBound < records.count else { return [] }
-        let rows = rows.clamped(to: 0...(records.count - 1))
-        return core.lock.withLock { state in rows.map { ($0, state.photoState(of: $0)) } }
+    /// Photo `index`'s record now; `index` must be in the list.
+    public func record(_ index: Int) -> PhotoRecord {
+        core.lock.withLock { record(index, in: $0) }
     }
 
-    /// One viewer's view of the queues.
+    /// The records of rows `rows` (clamped to the list), all read at the same moment: one lock read.
+    public func records(in rows: ClosedRange<Int>) -> [PhotoRecord] {
+        guard !entries.isEmpty, rows.upperBound >= 0, rows.lowerBound < entries.count else { return [] }
+        let rows = rows.clamped(to: 0...(entries.count - 1))
+        return core.lock.withLock { state in rows.map { record($0, in: state) } }
+    }
+
+    /// Photo `index`'s record in `state`. Under the lock.
+    func record(_ index: Int, in state: PipelineState) -> PhotoRecord {
+        PhotoRecord(index: index, entry: entries[index], state: state.photoState(of: index))
+    }
+
+    /// One viewer's view of the queues, with its own work so far.
     public func queueStatus(for viewer: ViewerID) -> ViewerQueueStatus {
         core.lock.withLock { state in
             var status = ViewerQueueStatus()
+            let work = state.ledger.work(of: viewer)
+            (status.work, status.waste) = (work.total, work.waste)
             status.download.suspended = state.demand.isScrolling(viewer)
             status.filtration.suspended = status.download.suspended
             for index in state.demand.rows(wantedBy: viewer) {
@@ -155,7 +165,7 @@ public final class PhotoPipeline: Sendable {
         let (result, effects) = core.lock.withLock { state in
             var effects = Effects(transport: transport)
             let result = section(&state, &effects)
-            if effects.slotsMayHaveChanged { grantDownloadSlots(in: &state, &effects) }
+            if effects.permitsMayHaveChanged { grantDownloadPermits(in: &state, &effects) }
             for move in effects.moves { state.census.move(from: move.before, to: move.now) }
             return (result, effects)
         }
@@ -209,7 +219,7 @@ public final class PhotoPipeline: Sendable {
     }
 
     func diskKey(_ index: Int, _ variant: ImageVariant) -> String {
-        Self.diskKey(cacheKey: records[index].cacheKey, variant: variant, configuration: configuration)
+        Self.diskKey(cacheKey: entries[index].cacheKey, variant: variant, configuration: configuration)
     }
 
     /// Keeps `image` as photo `index`'s `variant`: in memory now, in the results store once the lock

@@ -5,7 +5,7 @@ public import PhotoCodecs
 /// Everything the pipeline can be tuned by, with documented defaults. Read once at start.
 public struct PipelineConfiguration: Sendable {
     /// Prefetch and background downloads running at once across all viewers. Default 4. Rows on a
-    /// viewer's screen do not wait for these slots, only for `maxConcurrentTransfers`.
+    /// viewer's screen do not wait for these permits, only for `maxConcurrentTransfers`.
     public var maxConcurrentDownloads: Int
     /// Transfers running at once across all viewers, visible rows' included (the download queue's
     /// width): the global bound however many viewers there are. Default 32.

@@ -47,19 +47,15 @@ struct PipelineState {
     }
 }
 
-/// The pipeline's state behind its one lock, which the records read their state through.
+/// The pipeline's state behind its one lock.
 ///
 /// Lock order: this lock is a leaf. While it is held only value types and atomics are touched (an
 /// operation is made under it, but no shared operation, queue, store, publisher or record is called):
 /// a locked section returns `Effects`, which are carried out after it is released.
-final class PipelineCore: PhotoStateReading {
+final class PipelineCore: Sendable {
     let lock: Locked<PipelineState>
 
     init(_ state: sending PipelineState) {
         lock = Locked(state)
-    }
-
-    func state(of index: Int) -> PhotoState {
-        lock.withLock { $0.photoState(of: index) }
     }
 }

@@ -1,15 +1,9 @@
-/// Where a record reads its state from: the pipeline, which derives it from what it holds and what
-/// runs. Takes the pipeline's lock, which never waits for another, so any thread may read.
-protocol PhotoStateReading: AnyObject, Sendable {
-    /// Photo `index`'s state now.
-    func state(of index: Int) -> PhotoState
-}
-
-/// One row of the list: the tutorial's `PhotoRecord` (name, URL, state), safe to read from any thread.
+/// One row of the list: the tutorial's `PhotoRecord` (name, URL, state), as a value read at one moment.
 ///
-/// It keeps no state of its own: `state` is derived by the pipeline, each time, from its one record
-/// of each fact (what is held, what runs, what failed).
-public final class PhotoRecord: Sendable {
+/// The pipeline derives a photo's state from its one record of each fact (what is held, what runs,
+/// what failed); a record is a copy of it taken under the pipeline's lock (`PhotoPipeline.record(_:)`,
+/// or `records(in:)` for many rows read at the same moment). For a later state, read it again.
+public struct PhotoRecord: Sendable, Equatable {
     /// Position in the list (records are ordered by name).
     public let index: Int
     /// The photo's name, as the data source gives it.
@@ -18,21 +12,12 @@ public final class PhotoRecord: Sendable {
     public let url: String
     /// What the disk cache files the photo under (normally the URL).
     public let cacheKey: String
+    /// The record's state when it was read.
+    public let state: PhotoState
 
-    private let states: any PhotoStateReading
-
-    /// A record whose state `states` derives.
-    init(index: Int, name: String, url: String, cacheKey: String, states: any PhotoStateReading) {
-        self.index = index
-        self.name = name
-        self.url = url
-        self.cacheKey = cacheKey
-        self.states = states
-    }
-
-    /// The record's current state.
-    public var state: PhotoState {
-        states.state(of: index)
+    /// Entry `entry` at `index` of the list, in `state`.
+    init(index: Int, entry: PhotoEntry, state: PhotoState) {
+        (self.index, name, url, cacheKey, self.state) = (index, entry.name, entry.url, entry.cacheKey, state)
     }
 }
 

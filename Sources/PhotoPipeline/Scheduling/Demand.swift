@@ -11,7 +11,7 @@ struct Demand {
     /// Viewers scrolling now: nothing starts only for them.
     private var scrolling: Set<ViewerID> = []
     /// When each wanted photo was last asked for (a counter): among equals, the latest request's
-    /// order (its rows nearest first) decides which waiting download gets a free slot.
+    /// order (its rows nearest first) decides which waiting download gets a free permit.
     private var requestOrder: [Int: UInt64] = [:]
     private var requests: UInt64 = 0
     /// Eager viewers, each with the first row it has not asked for yet: the eager strategy wants the

@@ -75,36 +75,40 @@ public final class PhotoListController: Sendable {
     /// The tutorial's `loadImagesForOnscreenCells`, run when scrolling stops: cancel pending
     /// operations of rows no longer wanted (aborting transfers in flight), start operations for
     /// visible rows without one (top to bottom), then the rows a reader reaches next, then resume.
+    /// The rows on screen at a stop are seen.
     public func loadImagesForOnscreenRows(_ visible: ClosedRange<Int>, at now: ContinuousClock.Instant = .now) {
         let readAhead = observe(visible, at: now).readAhead
+        pipeline.see(visible, by: viewer)
         guard strategy != .eager else {
-            pipeline.wantEverything(for: viewer, visible: visible)
+            pipeline.wantEverything(for: viewer)
             return
         }
         guard strategy != .serial else {
             // Nothing is given up: the rows on screen join what it already wants, behind it.
-            pipeline.want(rowsToLoad(visible, readAhead: readAhead), for: viewer, visible: visible)
+            pipeline.want(rowsToLoad(visible, readAhead: readAhead), for: viewer)
             return
         }
-        pipeline.setWanted(rowsToLoad(visible, readAhead: readAhead), for: viewer, visible: visible, suspended: false)
+        pipeline.setWanted(rowsToLoad(visible, readAhead: readAhead), for: viewer, suspended: false)
     }
 
     /// A report made during a scroll, with the rows on screen at that moment. A reader's slow scroll
     /// keeps loading (its rows, then ahead in its direction); anything faster suspends this viewer's
-    /// work as the tutorial does while scrolling. Returns what the viewer was judged to be doing.
+    /// work as the tutorial does while scrolling. A reader's rows are seen; rows passed in a flick,
+    /// or at a pace not known yet, are not. Returns what the viewer was judged to be doing.
     @discardableResult
     public func scrolled(to visible: ClosedRange<Int>, at now: ContinuousClock.Instant = .now) -> ScrollMotion.Kind {
         let (kind, readAhead) = observe(visible, at: now)
+        if case .reading = kind { pipeline.see(visible, by: viewer) }
         if strategy == .serial {
             // The tutorial's first attempt: every row that comes on screen is loaded, in turn.
-            pipeline.want(rowsToLoad(visible, readAhead: readAhead), for: viewer, visible: visible)
+            pipeline.want(rowsToLoad(visible, readAhead: readAhead), for: viewer)
             return kind
         }
         guard case .reading = kind, case .prefetch = strategy else {
             suspendAllOperations()
             return kind
         }
-        pipeline.setWanted(rowsToLoad(visible, readAhead: readAhead), for: viewer, visible: visible, suspended: false)
+        pipeline.setWanted(rowsToLoad(visible, readAhead: readAhead), for: viewer, suspended: false)
         return kind
     }
 
@@ -128,7 +132,7 @@ public final class PhotoListController: Sendable {
     /// Visible rows top to bottom, then `readAhead.depth` rows in `readAhead.direction`, nearest first
     /// (none without a prefetch margin: the margin is the least a reader gets, 0 turns reading ahead off).
     func rowsToLoad(_ visible: ClosedRange<Int>, readAhead: (direction: Int, depth: Int)) -> [PhotoPipeline.RowRequest] {
-        let count = pipeline.records.count
+        let count = pipeline.entries.count
         guard count > 0, visible.lowerBound < count, visible.upperBound >= 0 else { return [] }
         let onScreen = visible.clamped(to: 0...(count - 1))
         let depth = strategy.prefetchMargin > 0 ? readAhead.depth : 0

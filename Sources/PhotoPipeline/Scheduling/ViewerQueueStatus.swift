@@ -1,4 +1,5 @@
-/// One viewer's view of the queues: how many of the operations it wants are waiting or running.
+/// One viewer's view of the queues: how many of the operations it wants are waiting or running, and
+/// what its own work cost so far; read in one locked section.
 public struct ViewerQueueStatus: Sendable, Equatable {
     /// Counts for one queue.
     public struct Queue: Sendable, Equatable {
@@ -14,4 +15,10 @@ public struct ViewerQueueStatus: Sendable, Equatable {
     public var download = Queue()
     /// The filtration queue as this viewer sees it.
     public var filtration = Queue()
+    /// What the operations done for this viewer cost since it came.
+    public var work = ViewerWork.Amount()
+    /// The part of `work` spent on rows this viewer has not seen.
+    public var waste = ViewerWork.Amount()
+
+    public init() {}
 }

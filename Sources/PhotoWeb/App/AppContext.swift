@@ -5,12 +5,14 @@ import NIOCore
 import Mustache
 import PhotoPipeline
 
-/// What every handler shares: the photo list, the viewers, the templates and the settings.
+/// What every handler shares: the list's channel, the viewers, the labs, the templates and the settings.
 struct AppContext: Sendable {
     let configuration: ServerConfiguration
-    let library: PhotoLibrary
+    /// The server's photo list, its pipeline and its viewers.
+    let list: PhotoChannel
+    /// Every viewer, the list's and the lab lanes'.
     let viewers: ViewerRegistry
-    /// The labs running now, with their lanes' viewers.
+    /// The labs running now: each server lane a channel of its own.
     let labs: LabRegistry
     let templates: MustacheLibrary
     /// The page's files, read at start, with the version their URLs carry.
@@ -25,56 +27,28 @@ struct AppContext: Sendable {
     let logger: Logger
     /// The other instances' PostgreSQL, when configured.
     let cluster: (any ClusterMembership)?
+    /// The built-in origin: the lab's networks and the browser lane's photos.
+    let origin: any OriginServing
 
     /// Where the page's static files are: `BASE/static/v/VERSION`, a prefix that changes with their content.
     var staticBase: String { "\(configuration.basePath)/static/v/\(staticFiles.version)" }
 
-    /// The events a new stream starts with: the list's status, the rows near the viewer's viewport
-    /// (`ViewerSession.snapshotRows`: a stream costs the same at any list length) with the list's
-    /// length and state counts, this viewer's queues and the totals (a lab lane's viewer: its own pipeline's).
+    /// The server's photo list: loading, ready with its pipeline, or failed.
+    var library: PhotoLibrary { list.library }
+
+    /// The events a new stream of `session` starts with, from its channel.
     func snapshot(for session: ViewerSession) -> [EventOutbox.Payload] {
-        let lane = session.ownPipeline
-        let source = lane.map { EventPayloads.Source(status: "ready", count: $0.records.count) } ?? library.source
-        var payloads: [EventOutbox.Payload] = [.init(name: .source, data: EventPayloads.json(source))]
-        guard let pipeline = lane ?? library.pipeline else { return payloads }
-        let strategy = session.strategy(default: configuration.strategy)
-        let rows = session.snapshotRows(rowCount: pipeline.records.count).map(pipeline.states(in:)) ?? []
-        // A row on screen may have had a preview of its bytes arrived before this stream began.
-        let partials = pipeline.arrivedPreviewSequences(in: rows.filter { !$0.state.isFinal }.map(\.index))
-        payloads.append(.init(name: .snapshot, data: EventPayloads.json(EventPayloads.Snapshot(
-            photos: rows.map {
-                EventPayloads.Photo(index: $0.index, state: $0.state, record: pipeline.records[$0.index], partial: partials[$0.index])
-            },
-            count: pipeline.records.count, states: pipeline.stateCounts,
-            strategy: strategy.name, prefetch: strategy.prefetchMarginForDisplay))))
-        if let queues = session.currentQueues() {
-            payloads.append(.init(name: .queues, data: EventPayloads.json(queues)))
-        }
-        let totals = lane.map(EventPayloads.Stats.init(lane:)) ?? stats(of: pipeline)
-        payloads.append(.init(name: .stats, data: EventPayloads.json(totals)))
-        return payloads
+        session.channel.snapshot(for: session, defaultStrategy: configuration.strategy)
     }
 
-    /// The pipeline `session` drives: its lab lane's, or the server's once the list is loaded.
-    func pipeline(for session: ViewerSession) throws(APIError) -> PhotoPipeline {
-        if let lane = session.ownPipeline { return lane }
-        return try loadedPipeline()
-    }
-
-    /// The server totals, the same for the snapshot, `GET /api/stats` and the tick.
-    var totals: ServerTotals { ServerTotals(viewers: viewers, cluster: cluster) }
-
-    /// The server totals now.
+    /// The server totals now, the same for the snapshot, `GET /api/stats` and the tick.
     func stats(of pipeline: PhotoPipeline) -> EventPayloads.Stats {
-        totals.stats(of: pipeline)
+        list.stats(of: pipeline)
     }
 
-    /// The pipeline once the photo list is loaded, or a 409 saying where loading stands.
+    /// The list's pipeline once it is loaded, or a 409 saying where loading stands.
     func loadedPipeline() throws(APIError) -> PhotoPipeline {
-        guard let pipeline = library.pipeline else {
-            throw .conflict("the photo list is not loaded yet (\(library.source.status))")
-        }
-        return pipeline
+        try list.loadedPipeline()
     }
 
     /// A photo index from a route's `:index`, or a 400 saying what it was instead.
@@ -88,7 +62,7 @@ struct AppContext: Sendable {
     /// The viewer `id` names, or a 404 saying so.
     func session(_ id: String?) throws(APIError) -> ViewerSession {
         guard let id, !id.isEmpty else { throw .badRequest("missing viewer id") }
-        guard let session = viewers.session(ViewerID(id)) ?? labs.session(ViewerID(id)) else {
+        guard let session = viewers.session(ViewerID(id)) else {
             throw .notFound("unknown viewer \(id): create one with POST \(configuration.basePath)/api/viewers or reload the page")
         }
         return session
@@ -111,13 +85,13 @@ struct AppContext: Sendable {
         }
     }
 
-    /// A new viewer, or a 503 when the server is full.
+    /// A new viewer of the list, or a 503 when the server is full.
     func newViewer(strategy: SchedulingStrategy? = nil) throws(APIError) -> ViewerSession {
-        guard let session = viewers.create() else {
+        guard let session = viewers.create(in: list) else {
             logger.warning("viewer refused: at the maximum of \(viewers.maxViewers) viewers")
-            throw .unavailable("the server has its maximum of \(viewers.maxViewers) viewers; try again shortly")
+            throw viewers.refusal
         }
-        logger.debug("viewer joined", metadata: ["viewer": "\(session.id)", "viewers": "\(viewers.count)"])
+        logger.debug("viewer joined", metadata: ["viewer": "\(session.id)", "viewers": "\(viewers.count(in: list))"])
         session.choose(strategy)
         if let pipeline = library.pipeline {
             _ = session.controller(on: pipeline, strategy: configuration.strategy)

@@ -1,7 +1,6 @@
 import Foundation
 public import Logging
 public import PhotoPipeline
-public import SampleOrigin
 
 /// Every setting of `classic-photos serve`, with documented defaults: one value, read once at start,
 /// used by `main` and the tests alike.
@@ -20,8 +19,8 @@ public struct ServerConfiguration: Sendable {
     public var strategy: SchedulingStrategy = Defaults.strategy
     /// Queue widths, thumbnail size, memory budget, download and decode limits.
     public var pipeline = PipelineConfiguration()
-    /// The built-in sample origin: photo count, latency, bandwidth.
-    public var sample: SampleOriginConfiguration
+    /// The built-in sample origin: photo count, latency, bandwidth, folder.
+    public var sample: SampleSettings
     /// Where generated sample photos are kept. Default `$XDG_CACHE_HOME/classic-photos` or `~/.cache/classic-photos`.
     public var cacheDirectory: String
     /// The page's static files. Default `Public` (relative to the working directory).
@@ -99,7 +98,7 @@ public struct ServerConfiguration: Sendable {
     /// The defaults, with the cache under the user's cache folder.
     public init() {
         cacheDirectory = Self.defaultCacheDirectory()
-        sample = SampleOriginConfiguration(directory: cacheDirectory)
+        sample = SampleSettings(directory: cacheDirectory)
     }
 
     /// The connection cap in force: the configured one, or what the open-files limit leaves after
@@ -115,18 +114,18 @@ public struct ServerConfiguration: Sendable {
     /// least 32 MiB (a lane keeps thumbnails, about 10 KB a photo, and originals only until filtered).
     var labLaneMemoryBudget: Int { max(32 * 1_048_576, pipeline.memoryBudgetBytes / max(1, maxLabs * LabRequest.maxLanes)) }
 
-    /// The process-wide bounds on transfers and filtrations. The server's list may take every slot
+    /// The process-wide bounds on transfers and filtrations. The server's list may take every permit
     /// and always finds its own share free of lab work: all its transfers (`maxConcurrentTransfers`,
-    /// so rows on screen never wait for a lab) and half the filter slots (at least one). Transfers
+    /// so rows on screen never wait for a lab) and half the filter permits (at least one). Transfers
     /// hold no thread, so labs get `maxConcurrentDownloads` each on top; filtrations use the cores,
     /// so labs share the list's.
     func makeSharedBounds() -> SharedBounds {
         let downloads = max(1, pipeline.maxConcurrentDownloads), filters = max(1, pipeline.maxConcurrentFiltrations)
         let transfers = max(downloads, pipeline.maxConcurrentTransfers)
         return SharedBounds(
-            transfers: WorkSlots(capacity: transfers + downloads * maxLabs, reservedForHost: transfers),
-            // With one filter slot configured, labs get a second: the list's is never theirs.
-            filtrations: WorkSlots(capacity: max(2, filters), reservedForHost: max(1, filters / 2)),
+            transfers: WorkPermits(capacity: transfers + downloads * maxLabs, reservedForHost: transfers),
+            // With one filter permit configured, labs get a second: the list's is never theirs.
+            filtrations: WorkPermits(capacity: max(2, filters), reservedForHost: max(1, filters / 2)),
             holder: .host)
     }
 

@@ -1,5 +1,4 @@
 public import PhotoPipeline
-public import SampleOrigin
 
 extension WebApplication {
     /// On a first start: `made` of `total` sample photos are made. Open pages are told at each
@@ -8,33 +7,32 @@ extension WebApplication {
         let library = context.library
         guard library.noteSamples(made: made, total: total) else { return }
         let source = EventOutbox.Payload(name: .source, data: EventPayloads.json(library.source))
-        context.viewers.all.forEach { $0.outbox.enqueue(source) }
+        context.viewers.all(in: context.list).forEach { $0.outbox.enqueue(source) }
     }
 
-    /// The photo list is loaded: its viewers get controllers on `pipeline`; `origin`, when the sample
-    /// origin serves it, also serves the lab's browser lane.
-    public func listLoaded(_ pipeline: PhotoPipeline, origin: SampleOrigin?) {
-        finishLoading(.ready(pipeline), origin: origin)
-        for session in context.viewers.all {
+    /// The photo list is loaded: its viewers get controllers on `pipeline`.
+    public func listLoaded(_ pipeline: PhotoPipeline) {
+        finishLoading(.ready(pipeline))
+        for session in context.viewers.all(in: context.list) {
             _ = session.controller(on: pipeline, strategy: configuration.strategy)
         }
         requireSnapshots()
     }
 
     /// The photo list could not be loaded, for `reason`.
-    public func listFailed(_ reason: String, origin: SampleOrigin?) {
-        finishLoading(.failed(reason), origin: origin)
+    public func listFailed(_ reason: String) {
+        finishLoading(.failed(reason))
         requireSnapshots()
     }
 
-    private func finishLoading(_ status: PhotoLibrary.Status, origin: SampleOrigin?) {
-        context.labs.attach(origin)
-        context.library.finish(with: status, skipped: origin?.skipped ?? [])
+    /// The list's status, with the files the built-in origin left out of it.
+    private func finishLoading(_ status: PhotoLibrary.Status) {
+        context.library.finish(with: status, skipped: context.origin.skipped)
     }
 
     /// Every open stream learns the outcome: a fresh snapshot carries the list or the error.
     private func requireSnapshots() {
-        for session in context.viewers.all {
+        for session in context.viewers.all(in: context.list) {
             session.outbox.requireSnapshot()
         }
     }

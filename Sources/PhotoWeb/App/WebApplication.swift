@@ -4,7 +4,6 @@ public import Logging
 import Mustache
 public import NIOCore
 public import PhotoPipeline
-import SampleOrigin
 public import ServiceLifecycle
 
 /// The HTTP side of the server: the routes, viewers, labs and event streams over one `AppContext`,
@@ -23,11 +22,12 @@ public final class WebApplication: Sendable {
     let certificates: CertificateStore?
     let limits: GuardedHTTP1Channel.Limits
     private let responder: RouterResponder<PhotoRequestContext>
-    private let broadcaster: EventBroadcaster
 
     /// Reads the templates, the page's files and the TLS files; `cluster` is the instances' shared
-    /// database when configured.
-    public init(_ configuration: ServerConfiguration, cluster: (any ClusterMembership)?) async throws(ApplicationError) {
+    /// database when configured, `origin` the built-in origin (serving the list or not).
+    public init(
+        _ configuration: ServerConfiguration, cluster: (any ClusterMembership)?, origin: any OriginServing
+    ) async throws(ApplicationError) {
         let templates: MustacheLibrary
         do {
             templates = try await MustacheLibrary(directory: configuration.templatesDirectory)
@@ -50,19 +50,20 @@ public final class WebApplication: Sendable {
             logger.warning("no static files: the page will have no script or styles", metadata: ["public-dir": "\(configuration.publicDirectory)"])
         }
         let viewers = ViewerRegistry(
-            maxViewers: configuration.maxViewers, idleTimeout: configuration.viewerIdleTimeout,
-            connectTimeout: configuration.viewerConnectTimeout,
-            unsent: UnsentEventBytes(budget: configuration.unsentEventsBudgetBytes))
+            maxViewers: configuration.maxViewers, unsent: UnsentEventBytes(budget: configuration.unsentEventsBudgetBytes))
+        let list = PhotoChannel(
+            library: PhotoLibrary(), viewers: viewers, settings: configuration.listChannel,
+            totals: ServerTotals(cluster: cluster, unsent: viewers.unsent), logger: logger)
         let labs = LabRegistry(
             settings: .init(
-                maxLabs: configuration.maxLabs, maxImageTransfers: configuration.maxLabImageTransfers, idleTimeout: configuration.labIdleTimeout,
-                connectTimeout: configuration.viewerConnectTimeout, laneMemoryBudgetBytes: configuration.labLaneMemoryBudget),
-            bounds: configuration.makeSharedBounds())
+                maxLabs: configuration.maxLabs, maxImageTransfers: configuration.maxLabImageTransfers,
+                lane: configuration.labLaneChannel, laneMemoryBudgetBytes: configuration.labLaneMemoryBudget),
+            bounds: configuration.makeSharedBounds(), viewers: viewers, origin: origin, logger: logger)
         let context = AppContext(
-            configuration: configuration, library: PhotoLibrary(), viewers: viewers, labs: labs, templates: templates,
+            configuration: configuration, list: list, viewers: viewers, labs: labs, templates: templates,
             staticFiles: staticFiles, rateLimiter: ClientRateLimiter(perMinute: configuration.viewersPerMinute),
             retries: RetryLimits(perMinute: configuration.retriesPerMinute),
-            trustedProxies: trustedProxies, metrics: ServerMetrics(), logger: logger, cluster: cluster)
+            trustedProxies: trustedProxies, metrics: ServerMetrics(), logger: logger, cluster: cluster, origin: origin)
         openFilesLimit = OpenFilesLimit.raise()
         maxConnections = configuration.effectiveMaxConnections(openFilesLimit: openFilesLimit)
         limits = GuardedHTTP1Channel.Limits(
@@ -75,9 +76,6 @@ public final class WebApplication: Sendable {
         } catch {
             throw ApplicationError.templates(configuration.templatesDirectory, "\(error)")
         }
-        broadcaster = EventBroadcaster(
-            viewers: viewers, library: context.library, totals: context.totals, tick: configuration.tick,
-            heartbeat: configuration.heartbeatInterval, logger: logger)
         self.configuration = configuration
         self.context = context
         connections = limits.connections
@@ -113,22 +111,25 @@ public final class WebApplication: Sendable {
         return logger
     }
 
-    /// Sends each viewer its queues and the totals, heartbeats to quiet streams, and drops viewers
-    /// that left, until the task is cancelled.
+    /// Every `tick` until the task is cancelled: viewers whose streams left are dropped, labs that
+    /// lost a lane's viewer are ended, and every channel (the list, each lab lane) ticks.
     public func runTicks() async {
-        await broadcaster.runTicks()
+        while !Task.isCancelled {
+            do { try await Task.sleep(for: configuration.tick) } catch { return }
+            let now = ContinuousClock.now
+            for session in context.viewers.dropIdle(now: now) {
+                logger.debug("viewer left", metadata: ["viewer": "\(session.id)", "viewers": "\(context.viewers.count)"])
+            }
+            context.labs.endAbandoned()
+            for channel in [context.list] + context.labs.channels {
+                channel.tick(now: now)
+            }
+        }
     }
 
-    /// The labs' ticks, until the task is cancelled. Lab streams are pinged often: a write is how a
-    /// page that left is noticed.
-    public func runLabTicks() async {
-        let heartbeat = min(configuration.heartbeatInterval, configuration.labIdleTimeout / 5)
-        await context.labs.runTicks(tick: configuration.tick, heartbeat: heartbeat)
-    }
-
-    /// Forwards the list pipeline's events to the viewers until its stream ends or the task is cancelled.
+    /// Forwards the list pipeline's events to its viewers until its stream ends or the task is cancelled.
     public func forwardEvents(of pipeline: PhotoPipeline) async {
-        await broadcaster.forwardEvents(of: pipeline)
+        await context.list.forwardEvents(of: pipeline)
     }
 
     /// Ends every viewer's and lab's stream with a `shutdown` event; their work is cancelled.

@@ -1,6 +1,5 @@
 import Foundation
 import PhotoPipeline
-import SampleOrigin
 
 /// The JSON bodies of events and API responses, as documented in the README's contract.
 enum EventPayloads {
@@ -58,7 +57,7 @@ enum EventPayloads {
         var count: Int
         var error: String?
         /// With `--photos-dir`: the files not listed, when there are any.
-        var skipped: [SkippedFile]? = nil
+        var skipped: [SkippedPhoto]? = nil
         /// While loading on a first start: the sample photos made so far.
         var samples: SampleProgress? = nil
     }
@@ -106,14 +105,15 @@ enum EventPayloads {
         var prefetch: Int
         /// What the operations done for this viewer cost since it came, and the part of it spent on
         /// rows it has not had on screen yet.
-        var work = ViewerWork.Amount()
-        var waste = ViewerWork.Amount()
+        var work: ViewerWork.Amount
+        var waste: ViewerWork.Amount
 
         init(_ status: ViewerQueueStatus, strategy: SchedulingStrategy) {
             download = Queue(pending: status.download.pending, executing: status.download.executing, suspended: status.download.suspended)
             filtration = Queue(pending: status.filtration.pending, executing: status.filtration.executing, suspended: status.filtration.suspended)
             self.strategy = strategy.name
             prefetch = strategy.prefetchMarginForDisplay
+            (work, waste) = (status.work, status.waste)
         }
     }
 
@@ -176,7 +176,8 @@ enum EventPayloads {
         var queue: String
         var index: Int
         var outcome: String
-        var slot: Int?
+        /// The timeline track; `slot` on the wire (the contract's name).
+        var track: Int?
         var time: Double
         var mine: Bool
         /// A download's end: the bytes it fetched; a filtration's end: its CPU seconds.
@@ -187,7 +188,7 @@ enum EventPayloads {
             queue = event.queue.rawValue
             index = event.index
             outcome = event.outcome.rawValue
-            slot = event.slot
+            track = event.track
             self.time = (time * 1_000).rounded() / 1_000
             self.mine = mine
             bytes = event.bytes
@@ -199,14 +200,14 @@ enum EventPayloads {
             try container.encode(queue, forKey: .queue)
             try container.encode(index, forKey: .index)
             try container.encode(outcome, forKey: .outcome)
-            try container.encode(slot, forKey: .slot)
+            try container.encode(track, forKey: .track)
             try container.encode(time, forKey: .time)
             try container.encode(mine, forKey: .mine)
             try container.encodeIfPresent(bytes, forKey: .bytes)
             try container.encodeIfPresent(cpuSeconds, forKey: .cpuSeconds)
         }
 
-        enum CodingKeys: String, CodingKey { case queue, index, outcome, slot, time, mine, bytes, cpuSeconds }
+        enum CodingKeys: String, CodingKey { case queue, index, outcome, track = "slot", time, mine, bytes, cpuSeconds }
     }
 
     /// `event: shutdown`.

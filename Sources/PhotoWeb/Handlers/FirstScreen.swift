@@ -41,13 +41,14 @@ struct FirstScreen {
             (rows, count) = ([], nil)
             return
         }
-        let records = pipeline.records
-        count = records.count
-        guard !records.isEmpty else {
+        count = pipeline.entries.count
+        let indices = Self.indices(from: row, count: pipeline.entries.count)
+        guard let first = indices.first, let last = indices.last else {
             rows = []
             return
         }
-        rows = Self.indices(from: row, count: records.count).map { Row(index: $0, name: records[$0].name, state: records[$0].state) }
+        // One read of the pipeline: the screen's rows as they all were at one moment.
+        rows = pipeline.records(in: first...last).map { Row(index: $0.index, name: $0.name, state: $0.state) }
     }
 
     /// The first screen's rows of a list of `count` photos: from `row` (1-based, the page's `?row=`), or the top.

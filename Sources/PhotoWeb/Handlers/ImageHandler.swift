@@ -20,9 +20,9 @@ struct ImageHandler: Sendable {
         guard let variant = parameters.get("variant").flatMap(ImageVariant.init(rawValue:)) else {
             throw APIError.notFound("no such image: use thumbnail, preview, sepia or original")
         }
-        // A lab lane's rows name its viewer: their images are its pipeline's.
-        let pipeline = try request.queryValue("viewer").map { id throws(APIError) in try context.pipeline(for: context.session(id)) }
-            ?? context.loadedPipeline()
+        // A lab lane's rows name its viewer: their images are its channel's pipeline's.
+        let channel = try request.queryValue("viewer").map { id throws(APIError) in try context.session(id).channel } ?? context.list
+        let pipeline = try channel.loadedPipeline()
         let image: CachedImage
         do {
             switch variant {

@@ -1,6 +1,5 @@
 import Foundation
 import Hummingbird
-import SampleOrigin
 import Mustache
 
 /// `GET /lab`: the lab page (`Templates/lab.mustache`), which starts its lab with `POST /api/labs`.
@@ -22,7 +21,7 @@ struct LabPageHandler: Sendable {
                 "title": "ClassicPhotos Lab",
                 "basePath": configuration.basePath,
                 "staticBase": context.staticBase,
-                "latencyMs": SimulatedNetwork(latency: configuration.sample.latency, bandwidth: 0).latencyMilliseconds,
+                "latencyMs": LabNetwork(configuration.sample).latencyMs,
                 "bandwidth": configuration.sample.bandwidth,
                 "maxLabs": configuration.maxLabs,
                 "prefetch": Defaults.prefetchMargin,

@@ -1,7 +1,6 @@
 import Foundation
 import Hummingbird
 import PhotoPipeline
-import SampleOrigin
 import Logging
 
 /// `POST /api/labs`, `GET /api/labs/ID`, `DELETE /api/labs/ID`, and the browser lane's photos
@@ -16,15 +15,14 @@ struct LabsHandler: Sendable {
         let pipeline = try context.loadedPipeline()
         // A lab is a new page's worth of viewers: it counts against the client's limit as one.
         try context.admitNewViewer(for: request, peer: requestContext.peer)
-        let sample = context.configuration.sample
+        let origin = context.origin
         let labRequest = try LabRequest.parse(
-            body, available: pipeline.records.count,
-            defaults: SimulatedNetwork(latency: sample.latency, bandwidth: sample.bandwidth))
-        let proxied = context.labs.origin != nil
+            body, available: pipeline.entries.count, defaults: LabNetwork(context.configuration.sample), origin: origin)
+        let proxied = origin.servesList
         let basePath = context.configuration.basePath
-        let lab = try context.labs.create(labRequest, records: pipeline.records, base: pipeline.configuration) { record in
+        let lab = try context.labs.create(labRequest, records: pipeline.records(in: 0...(labRequest.photos - 1)), base: pipeline.configuration) { record in
             guard proxied, let file = record.url.range(of: "/images/").map({ record.url[$0.upperBound...] }) else { return record.url }
-            return labRequest.network.applied(to: "\(basePath)/lab/images/\(file)")
+            return origin.url("\(basePath)/lab/images/\(file)", latencyMs: labRequest.network.latencyMs, bandwidth: labRequest.network.bandwidth)
         }
         context.logger.info("lab started", metadata: [
             "lab": "\(lab.id)", "lanes": "\(labRequest.lanes.map(\.name).joined(separator: ","))", "labs": "\(context.labs.count)",
@@ -51,14 +49,14 @@ struct LabsHandler: Sendable {
     /// bandwidth, ranges), readable by Resource Timing from any page of this server's names; `404`
     /// when the server runs on another data source, `503` past `--max-lab-image-transfers` sent at once.
     func image(_ request: Request, context requestContext: PhotoRequestContext) async throws -> Response {
-        guard let origin = context.labs.origin else {
-            throw APIError.notFound("the browser lane's photos come straight from the data source's URLs")
-        }
+        guard context.origin.servesList else { throw Self.notProxied }
         let transfers = context.labs.imageTransfers
         guard let lease = transfers.lease() else {
             throw APIError.unavailable("\(transfers.limit) lab photos are being sent already (at most that many at once); try again shortly")
         }
-        var response = try await origin.photo(requestContext.parameters.get("file"), request: request)
+        guard var response = try await context.origin.photo(requestContext.parameters.get("file"), request: request) else {
+            throw Self.notProxied
+        }
         // The lab page asks for these from a second name of this server (connections of their own,
         // as a standalone page has): its Resource Timing may still read their timings and sizes.
         response.headers[.timingAllowOrigin] = "*"
@@ -70,6 +68,9 @@ struct LabsHandler: Sendable {
         }
         return response
     }
+
+    /// The server runs on another data source: there are no origin's photos to send.
+    private static let notProxied = APIError.notFound("the browser lane's photos come straight from the data source's URLs")
 
     private func lab(_ requestContext: PhotoRequestContext) throws(APIError) -> Lab {
         let id = requestContext.parameters.get("id") ?? ""

@@ -18,7 +18,7 @@ struct PageHandler: Sendable {
     init(context: AppContext) throws(APIError) {
         self.context = context
         let marker = "viewer-id-0f3c9a"
-        let slots = ["<!--preloads-0f3c9a-->", "<!--list-0f3c9a-->"]
+        let placeholders = ["<!--preloads-0f3c9a-->", "<!--list-0f3c9a-->"]
         let configuration = context.configuration
         let values: [String: Any] = [
             "viewer": marker,
@@ -30,16 +30,16 @@ struct PageHandler: Sendable {
             "prefetchMax": Defaults.prefetchMargins.upperBound,
             "rowHeight": Defaults.rowHeight,
             "rowWords": RowWords.json,
-            "preloads": slots[0],
-            "firstScreen": slots[1],
+            "preloads": placeholders[0],
+            "firstScreen": placeholders[1],
         ]
         guard let html = context.templates.render(values, withTemplate: "index") else {
             throw .internal("template index.mustache is missing")
         }
         var parts: [String] = []
         var rest = html
-        for slot in slots {
-            let pieces = rest.components(separatedBy: slot)
+        for placeholder in placeholders {
+            let pieces = rest.components(separatedBy: placeholder)
             guard pieces.count == 2 else { throw .internal("template index.mustache must place {{{preloads}}} then {{{firstScreen}}}, once each") }
             parts.append(pieces[0])
             rest = pieces[1]

@@ -12,7 +12,7 @@ struct RetryHandler: Sendable {
         let index = try AppContext.photoIndex(requestContext.parameters.get("index"))
         let pipeline = try context.loadedPipeline()
         // Only a retry that would fetch again is counted against the limits (404 and 409 come from `retry`).
-        if pipeline.records.indices.contains(index), case .failed = pipeline.records[index].state {
+        if pipeline.entries.indices.contains(index), case .failed = pipeline.record(index).state {
             let client = ClientAddress.of(peer: requestContext.peer, forwardedFor: request.headers[.xForwardedFor], trusted: context.trustedProxies)
             if let refusal = context.retries.admit(index, for: client) {
                 throw APIError.tooManyRequests(refusal.reason, retryAfter: refusal.seconds)
@@ -28,7 +28,7 @@ struct RetryHandler: Sendable {
         // before this answer is written.
         let state = record.state
         context.logger.info("photo retried", metadata: ["index": "\(index)", "name": "\(record.name)"])
-        for session in context.viewers.all {
+        for session in context.viewers.all(in: context.list) {
             if let controller = session.existingController, controller.visibleRows?.contains(index) == true {
                 controller.startOperations(for: record)
             }

@@ -33,9 +33,9 @@ struct ViewportHandler: Sendable {
     func handle(_ request: Request, context requestContext: PhotoRequestContext) async throws -> Response {
         let report = try Self.parse(try await request.body(limit: context.configuration.maxRequestBodyBytes))
         let session = try context.session(report.viewer)
-        let pipeline = try context.pipeline(for: session)
-        if let rows = report.rows, rows.upperBound >= pipeline.records.count {
-            throw APIError.unprocessable("rows \(rows.lowerBound)...\(rows.upperBound) are past the end of the list (\(pipeline.records.count) photos, last row \(pipeline.records.count - 1))")
+        let pipeline = try session.channel.loadedPipeline()
+        if let rows = report.rows, rows.upperBound >= pipeline.entries.count {
+            throw APIError.unprocessable("rows \(rows.lowerBound)...\(rows.upperBound) are past the end of the list (\(pipeline.entries.count) photos, last row \(pipeline.entries.count - 1))")
         }
         // Counted only now: the rows are within the list, so the count cannot overflow.
         if let rows = report.rows, rows.count > Self.maxVisibleRows {
@@ -63,22 +63,23 @@ struct ViewportHandler: Sendable {
         if let rows = report.rows {
             // Rows coming into the viewer's interest missed updates while outside it (or were never
             // in its snapshot): their state now, with their names.
-            let newcomers = session.follow(rows, rowCount: pipeline.records.count)
+            let newcomers = session.follow(rows, rowCount: pipeline.entries.count)
             if let low = newcomers.first, let high = newcomers.last {
                 let inside = Set(newcomers)
-                for (index, state) in pipeline.states(in: low...high) where inside.contains(index) {
-                    session.outbox.enqueue(.photo(index, state, record: pipeline.records[index]))
+                for record in pipeline.records(in: low...high) where inside.contains(record.index) {
+                    session.outbox.enqueue(.photo(record.index, record.state, record: record))
                 }
             }
         }
-        let controller = session.controller(on: pipeline, strategy: context.configuration.strategy)
-        switch (report.scrolling, report.rows) {
-        case (true, let rows?): controller.scrolled(to: rows)
-        case (true, nil): controller.scrollBegan()
-        case (false, let rows?):
-            session.onStop?(rows)
-            controller.loadImagesForOnscreenRows(rows)
-        case (false, nil): break  // refused by parse
+        session.withController(on: pipeline, strategy: context.configuration.strategy) { controller in
+            switch (report.scrolling, report.rows) {
+            case (true, let rows?): controller.scrolled(to: rows)
+            case (true, nil): controller.scrollBegan()
+            case (false, let rows?):
+                session.channel.stops?.viewerStopped(on: rows, in: pipeline)
+                controller.loadImagesForOnscreenRows(rows)
+            case (false, nil): break  // refused by parse
+            }
         }
         // The page's queue figures and suspended badge follow the report now, not at the next tick.
         if let queues = session.queuesIfChanged() {

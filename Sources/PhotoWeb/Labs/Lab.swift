@@ -1,18 +1,17 @@
 import Foundation
 import PhotoPipeline
-import SampleOrigin
 
 /// One lab: lanes side by side over the same photos and simulated network, each cold (a pipeline of
 /// its own), driven by one scroll in the page.
 final class Lab: Sendable {
     let id: String
-    let network: SimulatedNetwork
+    let network: LabNetwork
     let photos: Int
     let lanes: [LabLane]
     /// The browser lane's image URLs, row by row.
     let browserImages: [String]
 
-    init(id: String, network: SimulatedNetwork, photos: Int, lanes: [LabLane], browserImages: [String]) {
+    init(id: String, network: LabNetwork, photos: Int, lanes: [LabLane], browserImages: [String]) {
         self.id = id
         self.network = network
         self.photos = photos
@@ -23,7 +22,7 @@ final class Lab: Sendable {
     /// The lab's settings and every lane's figures so far.
     var report: LabPayloads.Lab {
         LabPayloads.Lab(
-            lab: id, latencyMs: network.latencyMilliseconds, bandwidth: network.bandwidth, photos: photos,
+            lab: id, latencyMs: network.latencyMs, bandwidth: network.bandwidth, photos: photos,
             lanes: lanes.map(report(of:)))
     }
 
@@ -33,7 +32,7 @@ final class Lab: Sendable {
         }
         let stats = pipeline.stats
         return LabPayloads.Lane(
-            viewer: lane.viewer?.rawValue, strategy: strategy.name,
+            viewer: lane.viewer?.id.rawValue, strategy: strategy.name,
             prefetch: { if case .prefetch(let margin) = strategy { margin } else { nil } }(),
             bytesDownloaded: stats.bytesDownloaded, bytesWasted: stats.wastedBytes,
             filterSecondsWasted: stats.wastedFilterSeconds, filterSeconds: stats.filterSeconds,
@@ -42,10 +41,10 @@ final class Lab: Sendable {
             downloads: stats.downloads.finished, filtered: stats.filtrations.finished, stops: lane.stops.all)
     }
 
-    /// Whether the page left: some lane's viewer has had no event stream for `timeout` (or never
-    /// opened one within `connectTimeout`).
-    func isAbandoned(now: ContinuousClock.Instant, timeout: Duration, connectTimeout: Duration) -> Bool {
-        lanes.contains { $0.closeIfIdle(now: now, timeout: timeout, connectTimeout: connectTimeout) }
+    /// Whether the page left: some lane's viewer was dropped by `viewers` (no event stream for its
+    /// channel's idle timeout) or left.
+    func isAbandoned(in viewers: ViewerRegistry) -> Bool {
+        lanes.contains { $0.lostViewer(in: viewers) }
     }
 
     /// Ends every lane at once: viewers gone, transfers aborted, memory released with the pipelines.

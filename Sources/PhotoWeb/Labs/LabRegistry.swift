@@ -1,10 +1,11 @@
 import Foundation
 import PhotoPipeline
-import SampleOrigin
 import Locking
+import Logging
 
-/// The labs running now, at most `maxLabs`, and their lanes' viewers by id (the viewer routes find
-/// them here). A lab whose page left is ended on the next tick after `idleTimeout`.
+/// The labs running now, at most `maxLabs`: each server lane a channel of its own, its viewer one
+/// of the server's viewers. A lab whose page left (a lane's viewer dropped after the lane's idle
+/// timeout) is ended on the next tick.
 ///
 /// Lock order: a leaf. Pipelines are made and labs closed after it is released.
 final class LabRegistry: Sendable {
@@ -13,10 +14,8 @@ final class LabRegistry: Sendable {
         var maxLabs: Int
         /// Browser-lane photos sent at once; one more is refused with 503.
         var maxImageTransfers: Int = 256
-        /// A lab whose lanes' event streams have been gone this long is ended.
-        var idleTimeout: Duration
-        /// A lab whose page never opened its streams is ended after this.
-        var connectTimeout: Duration
+        /// How a lane's channel keeps its viewer (its idle timeout ends the lab).
+        var lane: PhotoChannel.Settings
         /// Each lane's memory cache.
         var laneMemoryBudgetBytes: Int
     }
@@ -26,64 +25,81 @@ final class LabRegistry: Sendable {
     let bounds: SharedBounds
     /// The browser lanes' photos being sent now.
     let imageTransfers: LabImageTransfers
+    /// The server's viewers, the lanes' among them.
+    let viewers: ViewerRegistry
+    /// The built-in origin, which simulates the lab's network when it serves the list.
+    let origin: any OriginServing
+    let logger: Logger
 
     private struct State {
         var labs: [String: Lab] = [:]
-        var sessions: [ViewerID: ViewerSession] = [:]
         /// Labs being made: they count against the cap before they exist.
         var making = 0
-        var origin: SampleOrigin?
         /// The last lane's owner number in the shared bounds.
         var lastOwner = 0
     }
 
     private let state = Locked(State())
 
-    init(settings: Settings, bounds: SharedBounds) {
+    init(settings: Settings, bounds: SharedBounds, viewers: ViewerRegistry, origin: any OriginServing, logger: Logger) {
         self.settings = settings
         self.bounds = bounds
+        self.viewers = viewers
+        self.origin = origin
+        self.logger = logger
         imageTransfers = LabImageTransfers(limit: settings.maxImageTransfers)
     }
-
-    /// The built-in origin, once it serves: lanes then ask it for the lab's network, and the browser
-    /// lane's images come through this server.
-    func attach(_ origin: SampleOrigin?) {
-        state.withLock { $0.origin = origin }
-    }
-
-    var origin: SampleOrigin? { state.withLock { $0.origin } }
 
     /// Labs running now.
     var count: Int { state.withLock { $0.labs.count } }
 
     func lab(_ id: String) -> Lab? { state.withLock { $0.labs[id] } }
 
-    func session(_ id: ViewerID) -> ViewerSession? { state.withLock { $0.sessions[id] } }
+    /// The channels of every running lab's server lanes.
+    var channels: [PhotoChannel] {
+        state.withLock { Array($0.labs.values) }.flatMap { $0.lanes.compactMap(\.channel) }
+    }
 
     /// Starts a lab of `request` over the first photos of `records`, each lane's pipeline made from
-    /// `base` (the server's settings); a 503 past the cap. `browserImage` is the browser lane's URL
-    /// of a photo.
+    /// `base` (the server's settings); a 503 past the cap, or when the server has its maximum of
+    /// viewers. `browserImage` is the browser lane's URL of a photo.
     func create(
         _ request: LabRequest, records: [PhotoRecord], base: PipelineConfiguration, browserImage: (PhotoRecord) -> String
     ) throws(APIError) -> Lab {
-        let (admitted, origin, firstOwner) = state.withLock { state in
-            guard state.labs.count + state.making < settings.maxLabs else { return (false, state.origin, 0) }
+        let (admitted, firstOwner) = state.withLock { state in
+            guard state.labs.count + state.making < settings.maxLabs else { return (false, 0) }
             state.making += 1
             defer { state.lastOwner += request.lanes.count }
-            return (true, state.origin, state.lastOwner + 1)
+            return (true, state.lastOwner + 1)
         }
         guard admitted else {
             throw .unavailable("the lab is busy: \(settings.maxLabs) labs run at once at most; try again in a minute (a lab ends when its page closes)")
         }
         let photos = Array(records.prefix(request.photos))
+        // The built-in origin, when it serves the list, sends the lanes' photos over the lab's network.
+        let simulated = origin.servesList
         let entries = photos.map { record in
-            PhotoEntry(name: record.name, url: origin != nil && !record.url.isEmpty ? request.network.applied(to: record.url) : record.url)
+            PhotoEntry(
+                name: record.name,
+                url: simulated && !record.url.isEmpty
+                    ? origin.url(record.url, latencyMs: request.network.latencyMs, bandwidth: request.network.bandwidth) : record.url)
         }
-        let lanes = request.lanes.enumerated().map { position, kind -> LabLane in
-            guard case .server(let strategy) = kind else { return LabLane() }
-            return LabLane(
-                strategy: strategy, entries: entries,
-                configuration: laneConfiguration(base, strategy: strategy, owner: firstOwner + position))
+        var lanes: [LabLane] = []
+        do throws(APIError) {
+            for (position, kind) in request.lanes.enumerated() {
+                guard case .server(let strategy) = kind else {
+                    lanes.append(LabLane())
+                    continue
+                }
+                lanes.append(try LabLane(
+                    strategy: strategy, entries: entries,
+                    configuration: laneConfiguration(base, strategy: strategy, owner: firstOwner + position),
+                    viewers: viewers, settings: settings.lane, logger: logger))
+            }
+        } catch {
+            lanes.forEach { $0.close() }
+            state.withLock { $0.making -= 1 }
+            throw error
         }
         let lab = Lab(
             id: String(UUID().uuidString.lowercased().filter(\.isHexDigit).prefix(16)), network: request.network, photos: photos.count,
@@ -91,7 +107,6 @@ final class LabRegistry: Sendable {
         state.withLock { state in
             state.making -= 1
             state.labs[lab.id] = lab
-            for lane in lanes { if let session = lane.session { state.sessions[session.id] = session } }
         }
         return lab
     }
@@ -122,11 +137,7 @@ final class LabRegistry: Sendable {
     }
 
     private func remove(_ id: String) -> Lab? {
-        state.withLock { state in
-            guard let lab = state.labs.removeValue(forKey: id) else { return nil }
-            for lane in lab.lanes { if let viewer = lane.viewer { state.sessions[viewer] = nil } }
-            return lab
-        }
+        state.withLock { $0.labs.removeValue(forKey: id) }
     }
 
     /// Ends every lab (shutdown).
@@ -135,19 +146,11 @@ final class LabRegistry: Sendable {
         ids.forEach { end($0) }
     }
 
-    /// Every `tick`: each lane's viewer gets its queues, totals and heartbeats; labs whose page left are ended.
-    func runTicks(tick: Duration, heartbeat: Duration) async {
-        while !Task.isCancelled {
-            do { try await Task.sleep(for: tick) } catch { return }
-            let labs = state.withLock { Array($0.labs.values) }
-            let now = ContinuousClock.now
-            for lab in labs {
-                if lab.isAbandoned(now: now, timeout: settings.idleTimeout, connectTimeout: settings.connectTimeout) {
-                    end(lab.id)
-                } else {
-                    lab.lanes.forEach { $0.tick(heartbeatSince: now - heartbeat) }
-                }
-            }
+    /// Ends the labs whose page left: a lane's viewer was dropped (or left). Called on each tick.
+    func endAbandoned() {
+        let labs = state.withLock { Array($0.labs.values) }
+        for lab in labs where lab.isAbandoned(in: viewers) {
+            end(lab.id)
         }
     }
 }

@@ -1,6 +1,5 @@
 import Foundation
 import PhotoPipeline
-import SampleOrigin
 
 /// A parsed, checked `POST /api/labs` body: `{"lanes": [{"strategy", "prefetch"}...], "latencyMs",
 /// "bandwidth", "photos"}`.
@@ -24,11 +23,12 @@ struct LabRequest: Equatable {
     static let maxLanes = 5
 
     var lanes: [Lane]
-    var network: SimulatedNetwork
+    var network: LabNetwork
     var photos: Int
 
-    /// Parses `data`; a list of `available` photos; `defaults` when the body leaves the network out.
-    static func parse(_ data: Data, available: Int, defaults: SimulatedNetwork) throws(APIError) -> LabRequest {
+    /// Parses `data`; a list of `available` photos; `defaults` when the body leaves the network out,
+    /// and `origin` says which networks it can simulate.
+    static func parse(_ data: Data, available: Int, defaults: LabNetwork, origin: any OriginServing) throws(APIError) -> LabRequest {
         guard let fields = (try? JSONSerialization.jsonObject(with: data)) as? [String: Any] else {
             throw .badRequest("body must be a JSON object {\"lanes\": [{\"strategy\": ...}], \"latencyMs\", \"bandwidth\", \"photos\"}")
         }
@@ -59,14 +59,14 @@ struct LabRequest: Equatable {
         }
         var network = defaults
         if let milliseconds = try RequestFields.field("latencyMs", Int.self, in: fields) {
-            let range = SimulatedNetwork.latencyRange
+            let range = origin.latencyRange
             guard range.contains(milliseconds) else {
                 throw .badRequest("\"latencyMs\" must be from \(range.lowerBound) to \(range.upperBound), got \(milliseconds)")
             }
-            network.latency = .milliseconds(milliseconds)
+            network.latencyMs = milliseconds
         }
         if let bytes = try RequestFields.field("bandwidth", Int.self, in: fields) {
-            let range = SimulatedNetwork.bandwidthRange
+            let range = origin.bandwidthRange
             guard range.contains(bytes) else {
                 throw .badRequest("\"bandwidth\" must be from \(range.lowerBound) to \(range.upperBound) bytes/s, got \(bytes)")
             }

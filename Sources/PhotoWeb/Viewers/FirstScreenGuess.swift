@@ -10,16 +10,18 @@ extension AppContext {
     /// the page's `?row=`, or the top). Nothing for the eager strategy (it wants everything anyway)
     /// or a list not loaded yet.
     func startFirstScreen(of session: ViewerSession, row: String?) {
-        guard let pipeline = library.pipeline, !pipeline.records.isEmpty else { return }
-        let indices = FirstScreen.indices(from: row, count: pipeline.records.count)
+        guard let pipeline = library.pipeline, !pipeline.entries.isEmpty else { return }
+        let indices = FirstScreen.indices(from: row, count: pipeline.entries.count)
         if let first = indices.first, let last = indices.last {
             // Its snapshot covers the rows around this screen, the ones the page shows first.
-            _ = session.follow(first...last, rowCount: pipeline.records.count)
+            _ = session.follow(first...last, rowCount: pipeline.entries.count)
         }
-        let controller = session.controller(on: pipeline, strategy: configuration.strategy)
-        guard controller.strategy != .eager else { return }
-        for index in indices {
-            controller.startOperations(for: pipeline.records[index])
+        guard let first = indices.first, let last = indices.last else { return }
+        session.withController(on: pipeline, strategy: configuration.strategy) { controller in
+            guard controller.strategy != .eager else { return }
+            for record in pipeline.records(in: first...last) {
+                controller.startOperations(for: record)
+            }
         }
     }
 }

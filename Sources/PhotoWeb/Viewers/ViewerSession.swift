@@ -2,14 +2,12 @@ import Foundation
 import PhotoPipeline
 import Locking
 
-/// One viewer (a browser tab or a script): its controller on the shared pipeline and its outbox.
+/// One viewer (a browser tab, a script, a lab lane): its controller on its channel's pipeline and its outbox.
 final class ViewerSession: Sendable {
     let id: ViewerID
     let outbox: EventOutbox
-    /// The pipeline of the lab lane this viewer drives; nil for the server's own list.
-    let ownPipeline: PhotoPipeline?
-    /// Told of each scroll stop the viewer reports, before its rows are loaded (a lab lane times it).
-    let onStop: (@Sendable (ClosedRange<Int>) -> Void)?
+    /// The list it drives: the server's, or a lab lane's.
+    let channel: PhotoChannel
 
     private struct State {
         var controller: PhotoListController?
@@ -21,8 +19,11 @@ final class ViewerSession: Sendable {
         var covered: ClosedRange<Int>?
         /// The strategy this viewer asked for (its tab's URL or control); nil: the server's default.
         var chosen: SchedulingStrategy?
-        /// What the work done for this viewer cost, and how much of it went to rows it has not seen.
-        var work = ViewerWork()
+        /// The pipeline its controllers act on, kept while it has none (hidden): it keeps the record
+        /// of this viewer's own work until the viewer leaves.
+        var pipeline: PhotoPipeline?
+        /// The viewer left: no controller is made for it any more.
+        var closed = false
     }
 
     /// Rows beyond each edge of the viewport that are kept up to date: a scroll this far lands on
@@ -35,24 +36,21 @@ final class ViewerSession: Sendable {
     /// Lock order: a leaf. The controller and the pipeline are called after it is released.
     private let state = Locked(State())
 
-    init(
-        id: ViewerID, outbox: EventOutbox, ownPipeline: PhotoPipeline? = nil,
-        onStop: (@Sendable (ClosedRange<Int>) -> Void)? = nil
-    ) {
+    init(id: ViewerID, outbox: EventOutbox, channel: PhotoChannel) {
         self.id = id
         self.outbox = outbox
-        self.ownPipeline = ownPipeline
-        self.onStop = onStop
+        self.channel = channel
     }
 
     /// The viewer's controller, made on first use once the list is loaded, following the strategy
     /// the viewer chose or else `strategy` (the server's default). Made outside this session's lock
     /// (an eager controller asks the pipeline for every row as it is made); a controller of another
-    /// strategy is replaced, and what only it wanted is cancelled.
-    func controller(on pipeline: PhotoPipeline, strategy defaultStrategy: SchedulingStrategy) -> PhotoListController {
+    /// strategy is replaced, and what only it wanted is cancelled. Nil once the viewer has left.
+    func controller(on pipeline: PhotoPipeline, strategy defaultStrategy: SchedulingStrategy) -> PhotoListController? {
         // Decided under the lock: keep the controller, or take out one of another strategy.
         let (current, replaced, wanted) = state.withLock { state -> (PhotoListController?, PhotoListController?, SchedulingStrategy) in
             let wanted = state.chosen ?? defaultStrategy
+            guard !state.closed else { return (nil, nil, wanted) }
             guard let controller = state.controller else { return (nil, nil, wanted) }
             if controller.strategy == wanted { return (controller, nil, wanted) }
             state.controller = nil
@@ -63,12 +61,37 @@ final class ViewerSession: Sendable {
         // Done after it: the old controller's work is given up before the new one asks for any
         // (both speak for the same viewer).
         replaced?.close()
+        guard !isClosed else { return nil }
         let made = PhotoListController(pipeline: pipeline, viewer: id, strategy: wanted)
-        return state.withLock { state in
+        let kept = state.withLock { state -> PhotoListController? in
+            guard !state.closed else { return nil }
+            state.pipeline = pipeline
             if let controller = state.controller { return controller }
             state.controller = made
             return made
         }
+        // It left while the controller was made (an eager one asks for rows as it is made).
+        if kept == nil { release(made, on: pipeline) }
+        return kept
+    }
+
+    /// Tells the viewer's controller what `body` says, unless the viewer has left. A viewer that leaves
+    /// while `body` runs (a report racing its `DELETE` or its idle timeout) has what `body` asked for
+    /// given up after it: `close` marks it closed before it gives its work up, so either `close` sees
+    /// `body`'s wants or this sees the mark.
+    func withController(on pipeline: PhotoPipeline, strategy defaultStrategy: SchedulingStrategy, _ body: (PhotoListController) -> Void) {
+        guard let controller = controller(on: pipeline, strategy: defaultStrategy) else { return }
+        body(controller)
+        if isClosed { release(controller, on: pipeline) }
+    }
+
+    /// Whether the viewer has left.
+    var isClosed: Bool { state.withLock { $0.closed } }
+
+    /// Gives up what `controller` asked for on this viewer's behalf and forgets what its work cost.
+    private func release(_ controller: PhotoListController, on pipeline: PhotoPipeline) {
+        controller.close()
+        pipeline.forgetWork(of: id)
     }
 
     /// Records the strategy this viewer asked for; the next `controller(on:strategy:)` follows it.
@@ -97,19 +120,12 @@ final class ViewerSession: Sendable {
         takeQueues(onlyIfChanged: false)
     }
 
-    /// Counts an operation done for this viewer (an `operation` event that names it).
-    func account(_ operation: OperationEvent) {
-        state.withLock { $0.work.add(operation) }
-    }
-
-    /// Reads the counts (outside this session's lock: the pipeline takes its own) and remembers
-    /// them as sent.
+    /// Reads the counts and this viewer's work (outside this session's lock: the pipeline takes its
+    /// own) and remembers them as sent.
     private func takeQueues(onlyIfChanged: Bool) -> EventPayloads.Queues? {
         guard let controller = state.withLock({ $0.controller }) else { return nil }
-        var queues = EventPayloads.Queues(controller.queueStatus, strategy: controller.strategy)
+        let queues = EventPayloads.Queues(controller.queueStatus, strategy: controller.strategy)
         return state.withLock { state in
-            queues.work = state.work.total
-            queues.waste = state.work.waste
             if onlyIfChanged, queues == state.lastQueues { return nil }
             state.lastQueues = queues
             return queues
@@ -128,7 +144,6 @@ final class ViewerSession: Sendable {
         let interest = Self.rows(around: visible, rowCount: rowCount)
         let previous = state.withLock { state in
             defer { state.interest = interest }
-            state.work.see(visible)
             return state.interest ?? state.covered
         }
         guard let previous else { return Array(interest) }
@@ -158,24 +173,28 @@ final class ViewerSession: Sendable {
     /// or not); the next `controller(on:strategy:)` makes a new one where the viewer was. Returns
     /// its queues now (empty), for the page's figures.
     func hide(default defaultStrategy: SchedulingStrategy) -> EventPayloads.Queues {
-        let controller = state.withLock { state -> PhotoListController? in
+        let (controller, pipeline) = state.withLock { state in
             state.lastQueues = nil
-            return state.controller.take()
+            return (state.controller.take(), state.pipeline)
         }
         controller?.close()
+        // Nothing is wanted for it now; what its work cost so far stays.
+        let status = pipeline?.queueStatus(for: id) ?? ViewerQueueStatus()
         return state.withLock { state in
-            var queues = EventPayloads.Queues(idle: state.chosen ?? defaultStrategy)
-            queues.work = state.work.total
-            queues.waste = state.work.waste
+            let queues = EventPayloads.Queues(status, strategy: state.chosen ?? defaultStrategy)
             state.lastQueues = queues
             return queues
         }
     }
 
-    /// The viewer left: cancel what only it wanted.
+    /// The viewer left: cancel what only it wanted, and forget what its work cost. Marked closed
+    /// first, under the lock (see `withController`).
     func close() {
-        let controller = state.withLock { $0.controller }
-        controller?.close()
+        let (controller, pipeline) = state.withLock { state in
+            state.closed = true
+            return (state.controller, state.pipeline)
+        }
+        if let controller, let pipeline { release(controller, on: pipeline) } else { pipeline?.forgetWork(of: id) }
         outbox.close()
     }
 }

@@ -2,16 +2,9 @@
 
 /// Records and operations for the unit tests of the pipeline's parts: no pipeline, no queue, no network.
 enum TestRecords {
-    /// Answers every record's state with `.new`: the parts under test never read it.
-    final class NewStates: PhotoStateReading {
-        func state(of index: Int) -> PhotoState { .new }
-    }
-
-    static let states = NewStates()
-
     /// Record `index`, named and addressed after it.
     static func record(_ index: Int) -> PhotoRecord {
-        PhotoRecord(index: index, name: "p\(index)", url: "http://127.0.0.1:1/p\(index).jpg", cacheKey: "p\(index)", states: states)
+        PhotoRecord(index: index, entry: PhotoEntry(name: "p\(index)", url: "http://127.0.0.1:1/p\(index).jpg"), state: .new)
     }
 
     /// An operation of `queue` on photo `index`, never enqueued.

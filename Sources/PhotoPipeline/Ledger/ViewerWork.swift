@@ -1,21 +1,22 @@
 import Foundation
-import PhotoPipeline
 
-/// One viewer's share of the work: what the operations it asked for cost, and how much of that went
-/// to rows this viewer has not had on screen (yet). Work another viewer also asked for counts for both:
-/// each tab sees what its own scrolling caused, while the shared pipeline did it once.
+/// One viewer's share of the work: what the operations done for it cost, and how much of that went
+/// to rows this viewer has not seen (yet). Work another viewer also asked for counts for both: each
+/// tab sees what its own scrolling caused, while the shared pipeline did it once.
 ///
-/// A value type kept in the viewer's session, fed from the operation events marked as its own.
-struct ViewerWork: Equatable {
+/// A value type kept in the `WorkLedger`, behind the pipeline's lock.
+public struct ViewerWork: Sendable, Equatable {
     /// An amount of work, as the `queues` event's `work` and `waste` carry it.
-    struct Amount: Encodable, Equatable {
+    public struct Amount: Sendable, Encodable, Equatable {
         /// Operations that finished, per queue; and how many were cancelled or failed (both queues).
-        var downloads = 0
-        var filtrations = 0
-        var cancelled = 0
-        var failed = 0
-        var bytes: Int64 = 0
-        var filterSeconds = 0.0
+        public var downloads = 0
+        public var filtrations = 0
+        public var cancelled = 0
+        public var failed = 0
+        public var bytes: Int64 = 0
+        public var filterSeconds = 0.0
+
+        public init() {}
 
         static func += (lhs: inout Amount, rhs: Amount) {
             lhs.downloads += rhs.downloads
@@ -38,12 +39,14 @@ struct ViewerWork: Equatable {
 
     /// Everything the operations done for this viewer cost: bytes of every transfer (aborted ones
     /// too), CPU of every filtration, and how many of each finished.
-    private(set) var total = Amount()
+    public private(set) var total = Amount()
     /// The part of `total` spent on rows this viewer has not seen yet.
-    private(set) var waste = Amount()
-    /// `waste` by row, to take a row out once it comes on screen.
+    public private(set) var waste = Amount()
+    /// `waste` by row, to take a row out once it is seen.
     private var unseen: [Int: Amount] = [:]
     private var seen = IndexSet()
+
+    public init() {}
 
     /// Counts the end of an operation done for this viewer.
     mutating func add(_ operation: OperationEvent) {
@@ -65,12 +68,12 @@ struct ViewerWork: Equatable {
         }
     }
 
-    /// Rows `rows` are on this viewer's screen: work on them was not waste.
+    /// This viewer saw rows `rows`: work on them was not waste.
     mutating func see(_ rows: ClosedRange<Int>) {
         seen.insert(integersIn: rows)
         guard !unseen.isEmpty else { return }
-        // Whichever is shorter is walked: the rows on screen, or the rows with waste (an eager
-        // viewer's can be most of a long list).
+        // Whichever is shorter is walked: the rows seen, or the rows with waste (an eager viewer's
+        // can be most of a long list).
         let indices = rows.count < unseen.count ? Array(rows) : unseen.keys.filter(rows.contains)
         for index in indices {
             if let amount = unseen.removeValue(forKey: index) { waste -= amount }

@@ -1,10 +1,10 @@
 import HTTPTransfer
 
-/// The timeline lanes of one queue: which running operation occupies which lane (0 ..< the queue's
+/// The timeline tracks of one queue: which running operation occupies which track (0 ..< the queue's
 /// width), and how far a running download has got. The only record of what is running.
 ///
 /// A value type with no lock of its own: `PendingOperations` keeps it, behind the pipeline's one lock.
-struct OperationLanes {
+struct OperationTracks {
     /// One running operation.
     struct Occupant {
         var operation: ObjectIdentifier
@@ -15,31 +15,31 @@ struct OperationLanes {
 
     private var occupants: [Int: Occupant] = [:]
 
-    /// Puts `operation` (working on photo `index`) in the lowest free lane and returns the lane.
+    /// Puts `operation` (working on photo `index`) in the lowest free track and returns the track.
     mutating func enter(_ operation: PhotoOperation) -> Int {
-        var lane = 0
-        while occupants[lane] != nil { lane += 1 }
-        occupants[lane] = Occupant(operation: ObjectIdentifier(operation), index: operation.index)
-        return lane
+        var track = 0
+        while occupants[track] != nil { track += 1 }
+        occupants[track] = Occupant(operation: ObjectIdentifier(operation), index: operation.index)
+        return track
     }
 
-    /// Frees `operation`'s lane and returns it; nil when it never entered one.
+    /// Frees `operation`'s track and returns it; nil when it never entered one.
     mutating func leave(_ operation: PhotoOperation) -> Int? {
-        guard let lane = lane(of: operation) else { return nil }
-        occupants[lane] = nil
-        return lane
+        guard let track = track(of: operation) else { return nil }
+        occupants[track] = nil
+        return track
     }
 
     /// Records a running download's latest progress; returns the report before it.
     mutating func record(_ progress: TransferProgress, of operation: PhotoOperation) -> TransferProgress? {
-        guard let lane = lane(of: operation) else { return nil }
-        defer { occupants[lane]?.progress = progress }
-        return occupants[lane]?.progress
+        guard let track = track(of: operation) else { return nil }
+        defer { occupants[track]?.progress = progress }
+        return occupants[track]?.progress
     }
 
     /// A running download's latest progress report.
     func progress(of operation: PhotoOperation) -> TransferProgress? {
-        lane(of: operation).flatMap { occupants[$0]?.progress }
+        track(of: operation).flatMap { occupants[$0]?.progress }
     }
 
     /// The running operation working on photo `index`, if there is one.
@@ -49,13 +49,13 @@ struct OperationLanes {
 
     /// Whether `operation` is running.
     func isRunning(_ operation: PhotoOperation) -> Bool {
-        lane(of: operation) != nil
+        track(of: operation) != nil
     }
 
     /// Operations running now.
     var count: Int { occupants.count }
 
-    private func lane(of operation: PhotoOperation) -> Int? {
+    private func track(of operation: PhotoOperation) -> Int? {
         let id = ObjectIdentifier(operation)
         return occupants.first { $0.value.operation == id }?.key
     }

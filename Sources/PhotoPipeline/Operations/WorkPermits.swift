@@ -2,18 +2,18 @@ import Locking
 
 /// A bound that several pipelines share on how much of one kind of work runs at once (transfers,
 /// or filtrations on the cores), with a part of it that guests may never take: the server's own list
-/// (the host) always finds a slot within its reserve, however many lab lanes (guests) are busy.
-/// Guests share theirs fairly: a freed slot goes to the waiting guest whose owner (a lane's
+/// (the host) always finds a permit within its reserve, however many lab lanes (guests) are busy.
+/// Guests share theirs fairly: a freed permit goes to the waiting guest whose owner (a lane's
 /// pipeline) holds the fewest, so one lane's backlog never queues another lane's work behind it.
 ///
-/// A waiter is called back when a slot frees (on the thread that freed it, never under this
-/// lock), so a download waiting for a slot holds no thread. Any thread.
-public final class WorkSlots: Sendable {
-    /// Who asks for a slot.
+/// A waiter is called back when a permit is given back (on the thread that freed it, never under this
+/// lock), so a download waiting for a permit holds no thread. Any thread.
+public final class WorkPermits: Sendable {
+    /// Who asks for a permit.
     public enum Holder: Sendable {
-        /// The server's own list: any free slot, and first in line.
+        /// The server's own list: any free permit, and first in line.
         case host
-        /// A lab lane: only the slots outside the host's reserve.
+        /// A lab lane: only the permits outside the host's reserve.
         case guest
     }
 
@@ -24,15 +24,15 @@ public final class WorkSlots: Sendable {
 
     /// What `acquire` found.
     public enum Acquisition: Sendable, Equatable {
-        /// A slot is held now; the callback is not called.
+        /// A permit is held now; the callback is not called.
         case granted
-        /// The callback will be called: `true` when a slot is held, `false` when the wait was withdrawn.
+        /// The callback will be called: `true` when a permit is held, `false` when the wait was withdrawn.
         case waiting(Ticket)
     }
 
-    /// Slots in all.
+    /// Permits in all.
     public let capacity: Int
-    /// Slots guests may hold at once: the capacity less the host's reserve.
+    /// Permits guests may hold at once: the capacity less the host's reserve.
     public let guestCapacity: Int
 
     private struct Waiter {
@@ -69,13 +69,13 @@ public final class WorkSlots: Sendable {
     /// Lock order: a leaf; callbacks run after it is released.
     private let state = Locked(State())
 
-    /// `capacity` slots (at least 1), of which `reservedForHost` (at least 1, at most all) guests never hold.
+    /// `capacity` permits (at least 1), of which `reservedForHost` (at least 1, at most all) guests never hold.
     public init(capacity: Int, reservedForHost: Int) {
         self.capacity = max(1, capacity)
         guestCapacity = max(0, self.capacity - min(self.capacity, max(1, reservedForHost)))
     }
 
-    /// Takes a slot for `holder` (on behalf of `owner`) now, or queues the request (hosts ahead of
+    /// Takes a permit for `holder` (on behalf of `owner`) now, or queues the request (hosts ahead of
     /// guests) and calls `whenDecided` once it is granted or withdrawn.
     public func acquire(_ holder: Holder, owner: Int = 0, whenDecided: @escaping @Sendable (Bool) -> Void) -> Acquisition {
         state.withLock { state in
@@ -102,7 +102,7 @@ public final class WorkSlots: Sendable {
         grantWaiters()
     }
 
-    /// Frees a slot `holder` held for `owner`, and grants it to the next waiter that may take it.
+    /// Frees a permit `holder` held for `owner`, and grants it to the next waiter that may take it.
     public func release(_ holder: Holder, owner: Int = 0) {
         state.withLock { state in
             state.held = max(0, state.held - 1)
@@ -113,17 +113,17 @@ public final class WorkSlots: Sendable {
         grantWaiters()
     }
 
-    /// Requests waiting for a slot now.
+    /// Requests waiting for a permit now.
     public var waiting: Int {
         state.withLock { $0.waiting.count }
     }
 
-    /// Slots held now, and of those by guests.
+    /// Permits held now, and of those by guests.
     public var usage: (held: Int, byGuests: Int) {
         state.withLock { ($0.held, $0.heldByGuests) }
     }
 
-    /// Grants free slots to waiters: hosts first in arrival order, then guests within their share,
+    /// Grants free permits to waiters: hosts first in arrival order, then guests within their share,
     /// fairly between owners.
     private func grantWaiters() {
         let granted: [Waiter] = state.withLock { state in

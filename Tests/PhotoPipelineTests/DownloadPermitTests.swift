@@ -3,8 +3,8 @@ import Foundation
 import TestOrigin
 import Testing
 
-@Suite("Download slots: visible rows start at once, prefetch waits for a slot, one global bound")
-struct DownloadSlotTests {
+@Suite("Download permits: visible rows start at once, prefetch waits for a permit, one global bound")
+struct DownloadPermitTests {
     /// `count` photos; those in `held` send their first bytes and hold the rest until `gate` opens.
     static func photos(_ count: Int, held: Set<Int>, by gate: OriginGate) -> [(path: String, behaviour: TestOrigin.Behaviour)] {
         SchedulingTests.photos(count, held: held, by: gate)
@@ -22,7 +22,7 @@ struct DownloadSlotTests {
         return most
     }
 
-    /// A pipeline with one prefetch slot and `transfers` transfers at once.
+    /// A pipeline with one prefetch permit and `transfers` transfers at once.
     static func harness(
         _ photos: [(path: String, behaviour: TestOrigin.Behaviour)], transfers: Int
     ) throws -> PipelineHarness {
@@ -44,7 +44,7 @@ struct DownloadSlotTests {
     }
 
     @Test func everyVisibleRowStartsAtOnceWhateverThePrefetchBound() async throws {
-        // Given one prefetch slot, and five rows on screen whose origin holds the rest of each body
+        // Given one prefetch permit, and five rows on screen whose origin holds the rest of each body
         let gate = OriginGate()
         let harness = try Self.harness(Self.photos(8, held: Set(0...4), by: gate), transfers: 16)
         defer { harness.close() }
@@ -82,8 +82,8 @@ struct DownloadSlotTests {
         #expect(Self.mostRunning(await harness.recorder.events) == 3)
     }
 
-    @Test func prefetchWaitsForTheVisibleRowsThenTakesOneSlotAtATime() async throws {
-        // Given one prefetch slot, two rows on screen held by the origin, and the rows below held too
+    @Test func prefetchWaitsForTheVisibleRowsThenTakesOnePermitAtATime() async throws {
+        // Given one prefetch permit, two rows on screen held by the origin, and the rows below held too
         let visibleGate = OriginGate()
         let aheadGate = OriginGate()
         var photos = Self.photos(10, held: Set(0...1), by: visibleGate)

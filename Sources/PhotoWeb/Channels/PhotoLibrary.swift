@@ -1,6 +1,5 @@
 import Foundation
 import PhotoPipeline
-import SampleOrigin
 import Locking
 
 /// The photo list as the web layer sees it: loading, ready with its pipeline, or failed with why.
@@ -11,7 +10,7 @@ final class PhotoLibrary: Sendable {
         case failed(String)
     }
 
-    private let status = Locked((Status.loading, skipped: [SkippedFile]()))
+    private let status = Locked((Status.loading, skipped: [SkippedPhoto]()))
     /// On a first start, while the sample photos are made: how many of how many (for the page).
     private let samples = Locked<EventPayloads.SampleProgress?>(nil)
 
@@ -24,7 +23,7 @@ final class PhotoLibrary: Sendable {
         return nil
     }
 
-    func finish(with result: Status, skipped: [SkippedFile] = []) {
+    func finish(with result: Status, skipped: [SkippedPhoto] = []) {
         status.withLock { $0 = (result, skipped) }
     }
 
@@ -44,15 +43,16 @@ final class PhotoLibrary: Sendable {
         return switch current {
         case .loading: EventPayloads.Source(status: "loading", count: 0, samples: samples.withLock { $0 })
         case .ready(let pipeline):
-            EventPayloads.Source(status: "ready", count: pipeline.records.count, skipped: skipped.isEmpty ? nil : skipped)
+            EventPayloads.Source(status: "ready", count: pipeline.entries.count, skipped: skipped.isEmpty ? nil : skipped)
         case .failed(let reason): EventPayloads.Source(status: "failed", count: 0, error: reason)
         }
     }
 
-    /// The rows in `page` (clamped to the list) with their current states.
+    /// The rows in `page` (clamped to the list) with their states, all read at one moment.
     func photos(in page: Range<Int>) -> [EventPayloads.Photo] {
-        guard let records = pipeline?.records else { return [] }
-        let rows = page.clamped(to: 0..<records.count)
-        return records[rows].map { EventPayloads.Photo(index: $0.index, state: $0.state, record: $0) }
+        guard let pipeline, !page.isEmpty else { return [] }
+        return pipeline.records(in: page.lowerBound...(page.upperBound - 1)).map {
+            EventPayloads.Photo(index: $0.index, state: $0.state, record: $0)
+        }
     }
 }

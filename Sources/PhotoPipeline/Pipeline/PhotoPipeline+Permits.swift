@@ -1,14 +1,14 @@
-/// Download slots: rows on a viewer's screen start at once (bounded only by the download queue's
+/// Download permits: rows on a viewer's screen start at once (bounded only by the download queue's
 /// width, `maxConcurrentTransfers`, across all viewers); prefetch and background downloads share
-/// `maxConcurrentDownloads` slots, and a viewer's prefetch waits until its visible rows are done.
+/// `maxConcurrentDownloads` permits, and a viewer's prefetch waits until its visible rows are done.
 ///
-/// A waiting non-visible download's gate is open only while it holds a slot, so the queue can never
-/// start more of them than there are slots: running ones plus open gates stay within the bound.
+/// A waiting non-visible download's gate is open only while it holds a permit, so the queue can never
+/// start more of them than there are permits: running ones plus open gates stay within the bound.
 extension PhotoPipeline {
-    /// Opens the gates of as many waiting prefetch and background downloads as there are free slots
+    /// Opens the gates of as many waiting prefetch and background downloads as there are free permits
     /// (higher priority first, then the latest request's order) and closes the others. Run by
     /// `update` at the end of every section that changed what runs or who wants what. Under the lock.
-    func grantDownloadSlots(in state: inout PipelineState, _ effects: inout Effects) {
+    func grantDownloadPermits(in state: inout PipelineState, _ effects: inout Effects) {
         let downloads = state.pending.downloadsInProgress
         guard !downloads.isEmpty else { return }
         let busy = viewersWithVisibleWork(in: state)

@@ -1,0 +1,103 @@
+import Locking
+import Logging
+import PhotoPipeline
+
+/// One photo list and the viewers that drive it, with one event forwarder (`forward`) and one
+/// ticker (`tick`): the server's list is a channel, and so is each server lane of a lab, on a
+/// pipeline of its own. A viewer belongs to one channel (`ViewerSession.channel`): its viewport
+/// reports reach that channel's pipeline, and that pipeline's events reach it.
+///
+/// Lock order: the channel's lock is a leaf; the registry, sessions and outboxes are called after
+/// it is released.
+final class PhotoChannel: Sendable {
+    /// How the channel's viewers are kept.
+    struct Settings: Sendable {
+        /// A comment is sent on a viewer's stream quiet this long.
+        var heartbeat: Duration
+        /// A viewer whose event stream has been gone this long is dropped and its work cancelled.
+        var idleTimeout: Duration
+        /// A viewer that never opened its stream is dropped after this.
+        var connectTimeout: Duration
+        /// Whether photos that fail are logged: the list's are; a lab's lanes fail the same photos again.
+        var logsFailures = true
+    }
+
+    /// The photo list it serves: loading, ready with its pipeline, or failed with why.
+    let library: PhotoLibrary
+    /// Every viewer of every channel; this channel's are `viewers.all(in: self)`.
+    let viewers: ViewerRegistry
+    let settings: Settings
+    /// The totals its `stats` events and snapshots carry.
+    let totals: ServerTotals
+    /// Told of its viewers' scroll stops and of rows done (a lab lane times its stops).
+    let stops: (any ScrollStopWatching)?
+    let logger: Logger
+
+    private struct State {
+        /// The totals last sent, so that a tick sends them only when they changed.
+        var lastStats: EventPayloads.Stats?
+        /// The forwarder started by `startForwarding`, ended by `close`.
+        var forwarder: Task<Void, Never>?
+    }
+
+    private let state = Locked(State())
+
+    init(
+        library: PhotoLibrary, viewers: ViewerRegistry, settings: Settings, totals: ServerTotals,
+        stops: (any ScrollStopWatching)? = nil, logger: Logger
+    ) {
+        self.library = library
+        self.viewers = viewers
+        self.settings = settings
+        self.totals = totals
+        self.stops = stops
+        self.logger = logger
+    }
+
+    /// The pipeline once the list is loaded, or a 409 saying where loading stands.
+    func loadedPipeline() throws(APIError) -> PhotoPipeline {
+        guard let pipeline = library.pipeline else {
+            throw .conflict("the photo list is not loaded yet (\(library.source.status))")
+        }
+        return pipeline
+    }
+
+    /// The channel's totals now: its pipeline's figures, its viewers, and the server's own.
+    func stats(of pipeline: PhotoPipeline) -> EventPayloads.Stats {
+        totals.stats(of: pipeline, viewers: viewers.count(in: self))
+    }
+
+    /// Records `stats` as sent; false when they say nothing the last ones did not.
+    func noteSent(_ stats: EventPayloads.Stats) -> Bool {
+        state.withLock { state in
+            guard ServerTotals.changed(stats, from: state.lastStats) else { return false }
+            state.lastStats = stats
+            return true
+        }
+    }
+
+    /// Subscribes to `pipeline`'s events now, before any work starts (an eager controller asks for
+    /// every row as it is made), and forwards them in a task of their own until `close`.
+    func startForwarding(_ pipeline: PhotoPipeline) {
+        let events = Self.subscribe(to: pipeline)
+        let forwarder = Task { await forward(events, of: pipeline) }
+        state.withLock { $0.forwarder = forwarder }
+    }
+
+    /// Forwards `pipeline`'s events until its stream ends or the calling task is cancelled.
+    func forwardEvents(of pipeline: PhotoPipeline) async {
+        await forward(Self.subscribe(to: pipeline), of: pipeline)
+    }
+
+    private static func subscribe(to pipeline: PhotoPipeline) -> AsyncStream<PipelineEvent> {
+        pipeline.events.subscribe(bufferLimit: 100_000)
+    }
+
+    /// Ends the channel: its viewers leave (their work cancelled), its pipeline's work is cancelled
+    /// (transfers aborted) and its events end.
+    func close() {
+        viewers.removeAll(in: self).forEach { $0.close() }
+        library.pipeline?.shutdown()
+        state.withLock { $0.forwarder }?.cancel()
+    }
+}

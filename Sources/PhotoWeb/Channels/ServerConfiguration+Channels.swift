@@ -1,0 +1,15 @@
+extension ServerConfiguration {
+    /// How the list's viewers are kept: dropped one by one when their streams are gone.
+    var listChannel: PhotoChannel.Settings {
+        PhotoChannel.Settings(heartbeat: heartbeatInterval, idleTimeout: viewerIdleTimeout, connectTimeout: viewerConnectTimeout)
+    }
+
+    /// How a lab lane's viewer is kept: a lane whose viewer is dropped ends its lab, so a page that
+    /// left is noticed within `labIdleTimeout`; its stream is pinged often, since a write is how a
+    /// page that left is noticed. Its photos fail as the list's do, and are not logged again.
+    var labLaneChannel: PhotoChannel.Settings {
+        PhotoChannel.Settings(
+            heartbeat: min(heartbeatInterval, labIdleTimeout / 5), idleTimeout: labIdleTimeout,
+            connectTimeout: viewerConnectTimeout, logsFailures: false)
+    }
+}

@@ -1,0 +1,14 @@
+/// The network a lab's photos are fetched over, simulated by the built-in origin for each request.
+struct LabNetwork: Equatable, Sendable {
+    /// Milliseconds before a response starts.
+    var latencyMs: Int
+    /// Bytes per second a response's body is sent at.
+    var bandwidth: Int
+
+    /// The sample origin's own network, a lab's unless it asks for another.
+    init(_ sample: SampleSettings) {
+        let (seconds, attoseconds) = sample.latency.components
+        latencyMs = Int(seconds * 1_000 + attoseconds / 1_000_000_000_000_000)
+        bandwidth = sample.bandwidth
+    }
+}
