@@ -6,7 +6,7 @@ import PhotoPipeline
 struct RemoteStateMessage: Codable, Sendable {
     /// The photo's cache key.
     var k: String
-    /// The state's name (`PhotoState.name`).
+    /// The state's name (`PhotoRecordState.name`).
     var s: String
     /// Download progress, 0...1.
     var p: Double?
@@ -14,7 +14,7 @@ struct RemoteStateMessage: Codable, Sendable {
     var r: String?
     var d: String?
 
-    init(cacheKey: String, state: PhotoState) {
+    init(cacheKey: String, state: PhotoRecordState) {
         k = cacheKey
         s = state.name
         switch state {
@@ -25,7 +25,7 @@ struct RemoteStateMessage: Codable, Sendable {
     }
 
     /// The state, or nil for a name this instance does not know.
-    var state: PhotoState? {
+    var state: PhotoRecordState? {
         switch s {
         case "new": .new
         case "downloading": .downloading(progress: p)

@@ -64,7 +64,7 @@ struct ListService: Service {
             }
             let pipeline = try await makePipeline(entries, limits: limits)
             cluster?.attach(pipeline)
-            let done = pipeline.stateCounts[PhotoState.filtered.name] ?? 0
+            let done = pipeline.stateCounts[PhotoRecordState.filtered.name] ?? 0
             logger.info("data source loaded", metadata: [
                 "source": "\(location)", "photos": "\(entries.count)",
                 "unusable": "\(entries.filter { $0.problem != nil }.count)", "already filtered": "\(done)",

@@ -38,7 +38,7 @@ struct DownloadPermitTests {
         }
     }
 
-    static func isDownloading(_ state: PhotoState) -> Bool {
+    static func isDownloading(_ state: PhotoRecordState) -> Bool {
         if case .downloading(let progress?) = state { return progress > 0 }
         return false
     }

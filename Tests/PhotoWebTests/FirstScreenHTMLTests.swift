@@ -41,10 +41,10 @@ struct FirstScreenHTMLTests {
     }
 
     @Test(arguments: [
-        PhotoState.new, .downloading(progress: nil), .downloading(progress: 0.5), .downloaded, .filtering, .filtered,
+        PhotoRecordState.new, .downloading(progress: nil), .downloading(progress: 0.5), .downloaded, .filtering, .filtered,
         .failed(reason: "Not an image", detail: ""),
     ])
-    func everyStateIsTheRowPartialWithTheWordsOfTheTable(state: PhotoState) async throws {
+    func everyStateIsTheRowPartialWithTheWordsOfTheTable(state: PhotoRecordState) async throws {
         let templates = try await Self.templates()
         let html = FirstScreen(rows: [.init(index: 4, name: "Quay", state: state)], count: 9, templates: templates, basePath: "", staticBase: "/s")
             .listHTML

@@ -26,7 +26,7 @@ struct ImageStore {
 
     /// Photo `index`'s resting state: filtered with a sepia thumbnail, downloaded with its original,
     /// new without; as if it also held `extra` (what was just evicted, for the state before).
-    func restingState(of index: Int, alsoHolding extra: Set<ImageVariant> = []) -> PhotoState {
+    func restingState(of index: Int, alsoHolding extra: Set<ImageVariant> = []) -> PhotoRecordState {
         func holds(_ variant: ImageVariant) -> Bool {
             let key = ImageCache.Key(index: index, variant: variant)
             return extra.contains(variant) || memory.contains(key) || onDisk[key] != nil
@@ -62,18 +62,18 @@ struct ImageStore {
 
     /// Keeps `image` in memory as `key`; returns the photos whose images were evicted to make room,
     /// each with its resting state before.
-    mutating func keep(_ image: CachedImage, as key: ImageCache.Key) -> [Int: PhotoState] {
+    mutating func keep(_ image: CachedImage, as key: ImageCache.Key) -> [Int: PhotoRecordState] {
         restingStatesBefore(losing: memory.insert(image, for: key))
     }
 
     /// Keeps the image read back from the results store for `key` in memory (a hit); see `keep`.
-    mutating func keepReadBack(_ image: CachedImage, as key: ImageCache.Key) -> [Int: PhotoState] {
+    mutating func keepReadBack(_ image: CachedImage, as key: ImageCache.Key) -> [Int: PhotoRecordState] {
         hits += 1
         return keep(image, as: key)
     }
 
     /// Empties memory (a memory warning) and drops the partial downloads; see `keep`.
-    mutating func removeAllFromMemory() -> [Int: PhotoState] {
+    mutating func removeAllFromMemory() -> [Int: PhotoRecordState] {
         partials.removeAll()
         return restingStatesBefore(losing: memory.removeAll())
     }
@@ -87,7 +87,7 @@ struct ImageStore {
 
     /// Forgets the files the results store no longer holds; returns the photos that lost one, each
     /// with its resting state before.
-    mutating func forgetOnDisk(_ names: [String]) -> [Int: PhotoState] {
+    mutating func forgetOnDisk(_ names: [String]) -> [Int: PhotoRecordState] {
         let gone = Set(names)
         let keys = onDisk.filter { gone.contains($0.value) }.map(\.key)
         let before = restingStatesBefore(losing: keys)
@@ -116,7 +116,7 @@ struct ImageStore {
     }
 
     /// The resting state each photo of `keys` had while it still held them (call before they go).
-    private func restingStatesBefore(losing keys: [ImageCache.Key]) -> [Int: PhotoState] {
+    private func restingStatesBefore(losing keys: [ImageCache.Key]) -> [Int: PhotoRecordState] {
         Dictionary(grouping: keys, by: \.index).mapValues { lost in
             restingState(of: lost[0].index, alsoHolding: Set(lost.map(\.variant)))
         }

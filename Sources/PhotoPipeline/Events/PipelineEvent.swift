@@ -10,12 +10,12 @@ public struct PipelineEvent: Sendable {
     /// The kinds of event.
     public enum Kind: Sendable {
         /// A record changed state (including download progress).
-        case photo(index: Int, state: PhotoState)
+        case photo(index: Int, state: PhotoRecordState)
         /// A record being filtered has its unfiltered thumbnail (`ImageVariant.preview`) ready.
         case preview(index: Int)
         /// A photo still downloading has a new sepia preview of its bytes arrived so far
         /// (`ImageVariant.partial`), the `sequence`-th; `state` is the photo's state then.
-        case partialPreview(index: Int, sequence: Int, state: PhotoState)
+        case partialPreview(index: Int, sequence: Int, state: PhotoRecordState)
         /// An operation started, or ended with an outcome.
         case operation(OperationEvent)
     }

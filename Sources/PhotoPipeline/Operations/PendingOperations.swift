@@ -100,7 +100,7 @@ struct PendingOperations {
     }
 
     /// What photo `index` is going through now: downloading (with its progress) or filtering; nil at rest.
-    func activity(of index: Int) -> PhotoState? {
+    func activity(of index: Int) -> PhotoRecordState? {
         if let download = tracks[.download]?.occupant(workingOn: index) {
             return .downloading(progress: download.progress?.fraction)
         }

@@ -27,12 +27,12 @@ struct Effects: Sendable {
     /// Calls to make last (to the claims of other instances).
     private(set) var calls: [@Sendable () -> Void] = []
     /// The state changes published, for the census (`update` applies them before the lock is released).
-    private(set) var moves: [(before: PhotoState, now: PhotoState)] = []
+    private(set) var moves: [(before: PhotoRecordState, now: PhotoRecordState)] = []
 
     /// Photos watched, with their state when first watched, in the order they were.
-    private var watched: [(index: Int, before: PhotoState)] = []
+    private var watched: [(index: Int, before: PhotoRecordState)] = []
     /// Photos whose held images the store changed, with their resting state before.
-    private var restingBefore: [Int: PhotoState] = [:]
+    private var restingBefore: [Int: PhotoRecordState] = [:]
 
     init(transport: EventPublisher) {
         self.transport = transport
@@ -83,7 +83,7 @@ struct Effects: Sendable {
     }
 
     /// Takes note of the photos whose held images the store changed (`before`: their resting states then).
-    mutating func storeChanged(_ before: [Int: PhotoState]) {
+    mutating func storeChanged(_ before: [Int: PhotoRecordState]) {
         restingBefore.merge(before) { first, _ in first }
     }
 
@@ -104,7 +104,7 @@ struct Effects: Sendable {
         restingBefore.removeAll()
     }
 
-    private mutating func publishChange(of index: Int, from before: PhotoState, to now: PhotoState) {
+    private mutating func publishChange(of index: Int, from before: PhotoRecordState, to now: PhotoRecordState) {
         publish(.photo(index: index, state: now))
         moves.append((before, now))
     }

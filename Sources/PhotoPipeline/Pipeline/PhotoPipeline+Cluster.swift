@@ -16,7 +16,7 @@ extension PhotoPipeline {
     /// Another instance says photo `index` is now `remote` (its work runs there). Transient states
     /// are shown to this instance's viewers; `filtered` is shown once the thumbnail is in the store
     /// (`resultArrived`), so a viewer never asks for it too soon; a failure is this photo's failure.
-    public func applyRemoteState(_ remote: PhotoState, of index: Int) {
+    public func applyRemoteState(_ remote: PhotoRecordState, of index: Int) {
         guard entries.indices.contains(index) else { return }
         update { state, effects in
             guard state.failures[index] == nil, state.pending.activity(of: index) == nil else { return }

@@ -34,7 +34,7 @@ extension PhotoPipeline {
         return image
     }
 
-    private func photoState(of index: Int) throws(PipelineError) -> PhotoState {
+    private func photoState(of index: Int) throws(PipelineError) -> PhotoRecordState {
         guard entries.indices.contains(index) else { throw .noSuchPhoto(index: index, count: entries.count) }
         return core.lock.withLock { $0.photoState(of: index) }
     }

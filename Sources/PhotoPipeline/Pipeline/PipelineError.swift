@@ -5,11 +5,11 @@ public enum PipelineError: Error, Sendable, Equatable, CustomStringConvertible {
     /// There is no row `index`.
     case noSuchPhoto(index: Int, count: Int)
     /// The image is not there (yet): the row is in `state`.
-    case notAvailable(index: Int, variant: ImageVariant, state: PhotoState)
+    case notAvailable(index: Int, variant: ImageVariant, state: PhotoRecordState)
     /// The photo could not be turned into the asked-for image.
     case renderFailed(index: Int, ImageCodecError)
     /// Only a failed photo can be tried again; this one is in `state`.
-    case notFailed(index: Int, state: PhotoState)
+    case notFailed(index: Int, state: PhotoRecordState)
 
     public var description: String {
         switch self {

@@ -27,14 +27,14 @@ struct PipelineState {
 
     /// Photo `index`'s state: failed, else what runs for it, else what the store holds of it (or
     /// what another instance working on it said, when that is further on).
-    func photoState(of index: Int) -> PhotoState {
+    func photoState(of index: Int) -> PhotoRecordState {
         let local = localState(of: index)
         return local.isResting && failures[index] == nil ? remote.state(of: index, resting: local) : local
     }
 
     /// Photo `index`'s state from what this instance knows and does alone (never another's report):
     /// what decides the work to start here.
-    func localState(of index: Int) -> PhotoState {
+    func localState(of index: Int) -> PhotoRecordState {
         if let failure = failures[index] {
             return .failed(reason: failure.reason, detail: failure.detail)
         }

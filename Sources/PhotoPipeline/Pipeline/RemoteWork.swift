@@ -7,7 +7,7 @@ struct RemoteWork {
     /// Photos this instance wants but another holds: nothing starts for them here until it lets go.
     private var waiting: Set<Int> = []
     /// The transient state the holder reported (`downloading`, `downloaded`, `filtering`).
-    private var reported: [Int: PhotoState] = [:]
+    private var reported: [Int: PhotoRecordState] = [:]
 
     /// Whether this instance waits for another to let go of photo `index`.
     func isWaiting(_ index: Int) -> Bool {
@@ -26,7 +26,7 @@ struct RemoteWork {
     var waitingCount: Int { waiting.count }
 
     /// Remembers what the holder said photo `index` is going through.
-    mutating func report(_ state: PhotoState, for index: Int) {
+    mutating func report(_ state: PhotoRecordState, for index: Int) {
         reported[index] = state
     }
 
@@ -36,13 +36,13 @@ struct RemoteWork {
 
     /// Photo `index`'s state given its `resting` state here: the holder's report while it is
     /// further on, so a viewer never sees a row step back.
-    func state(of index: Int, resting: PhotoState) -> PhotoState {
+    func state(of index: Int, resting: PhotoRecordState) -> PhotoRecordState {
         guard !reported.isEmpty, let told = reported[index], told.progressRank > resting.progressRank else { return resting }
         return told
     }
 }
 
-extension PhotoState {
+extension PhotoRecordState {
     /// How far along the way to a sepia thumbnail the state is.
     var progressRank: Int {
         switch self {

@@ -10,12 +10,12 @@ struct StateCensus: Equatable {
     init() {}
 
     /// Counts photo states `states` (each photo's state at the start).
-    init(_ states: [PhotoState]) {
+    init(_ states: [PhotoRecordState]) {
         for state in states { counts[state.name, default: 0] += 1 }
     }
 
     /// One photo went from state `before` to state `now` (states that differ only by progress do not count).
-    mutating func move(from before: PhotoState, to now: PhotoState) {
+    mutating func move(from before: PhotoRecordState, to now: PhotoRecordState) {
         guard before.name != now.name else { return }
         counts[before.name, default: 0] -= 1
         counts[now.name, default: 0] += 1

@@ -13,10 +13,10 @@ public struct PhotoRecord: Sendable, Equatable {
     /// What the disk cache files the photo under (normally the URL).
     public let cacheKey: String
     /// The record's state when it was read.
-    public let state: PhotoState
+    public let state: PhotoRecordState
 
     /// Entry `entry` at `index` of the list, in `state`.
-    init(index: Int, entry: PhotoEntry, state: PhotoState) {
+    init(index: Int, entry: PhotoEntry, state: PhotoRecordState) {
         (self.index, name, url, cacheKey, self.state) = (index, entry.name, entry.url, entry.cacheKey, state)
     }
 }

@@ -15,7 +15,7 @@ extension EventOutbox {
 
         /// A `photo` event: row `index` is in `state` (`preview`: its unfiltered thumbnail is ready);
         /// with its `record`'s name and URL for a row the viewer has not been told of yet.
-        static func photo(_ index: Int, _ state: PhotoState, preview: Bool = false, record: PhotoRecord? = nil) -> Payload {
+        static func photo(_ index: Int, _ state: PhotoRecordState, preview: Bool = false, record: PhotoRecord? = nil) -> Payload {
             Payload(
                 name: .photo, data: EventPayloads.json(EventPayloads.Photo(index: index, state: state, record: record, preview: preview)),
                 photoIndex: index)
@@ -23,7 +23,7 @@ extension EventOutbox {
 
         /// A `photo` event with the `sequence`-th preview of what has arrived of row `index`. Never
         /// folded into a later update of the row (which would drop the `partial` field): sent as it is.
-        static func partialPreview(_ index: Int, _ state: PhotoState, sequence: Int) -> Payload {
+        static func partialPreview(_ index: Int, _ state: PhotoRecordState, sequence: Int) -> Payload {
             Payload(name: .photo, data: EventPayloads.json(EventPayloads.Photo(index: index, state: state, partial: sequence)), aboutRow: index)
         }
     }

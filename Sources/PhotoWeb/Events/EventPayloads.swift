@@ -19,7 +19,7 @@ enum EventPayloads {
         /// A row still downloading: the sequence number of its latest sepia preview of the bytes arrived.
         var partial: Int?
 
-        init(index: Int, state: PhotoState, record: PhotoRecord? = nil, preview: Bool = false, partial: Int? = nil) {
+        init(index: Int, state: PhotoRecordState, record: PhotoRecord? = nil, preview: Bool = false, partial: Int? = nil) {
             self.preview = preview
             self.partial = partial
             self.index = index

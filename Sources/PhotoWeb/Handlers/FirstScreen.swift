@@ -12,7 +12,7 @@ struct FirstScreen {
     struct Row {
         var index: Int
         var name: String
-        var state: PhotoState
+        var state: PhotoRecordState
     }
 
     /// Rows taken to be on a first screen: a laptop's 716 px list of 80 px rows shows 9-10. The page
@@ -80,7 +80,7 @@ struct FirstScreen {
     }
 
     /// The progress bar's fill, 0...1 (`--p`, as `rows.js` sets it): 0 unless a download's is known.
-    private static func progress(of state: PhotoState) -> String {
+    private static func progress(of state: PhotoRecordState) -> String {
         guard case .downloading(let progress?) = state else { return "0" }
         return "\(progress)"
     }

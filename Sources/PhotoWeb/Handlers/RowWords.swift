@@ -18,7 +18,7 @@ enum RowWords {
     static let offline = "Waiting for the server"
 
     /// The status line of a row in `state`.
-    static func status(of state: PhotoState) -> String {
+    static func status(of state: PhotoRecordState) -> String {
         let words = status[state.name] ?? state.name
         if case .downloading(let progress?) = state { return words + " \(Int((progress * 100).rounded()))%" }
         return words

@@ -77,7 +77,7 @@ actor EventRecorder {
     }
 
     /// Waits until photo `index` reaches a state for which `matches` is true.
-    func wait(photo index: Int, _ what: String, timeout: Duration = .seconds(20), _ matches: @escaping @Sendable (PhotoState) -> Bool) async throws {
+    func wait(photo index: Int, _ what: String, timeout: Duration = .seconds(20), _ matches: @escaping @Sendable (PhotoRecordState) -> Bool) async throws {
         try await wait(for: "photo \(index) \(what)", timeout: timeout) { events in
             events.contains { event in
                 if case .photo(index, let state) = event.kind { return matches(state) }

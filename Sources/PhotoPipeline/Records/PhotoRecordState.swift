@@ -1,6 +1,6 @@
 /// Where a photo is on its way from URL to sepia thumbnail: the tutorial's `PhotoRecordState`
-/// plus the transient states a viewer wants to see.
-public enum PhotoState: Sendable, Equatable {
+/// (new, downloaded, filtered, failed) plus the transient states a viewer wants to see.
+public enum PhotoRecordState: Sendable, Equatable {
     /// Nothing done yet (or the work was cancelled before anything was kept).
     case new
     /// A transfer is running; `progress` is 0...1 once the size is known.
