@@ -194,7 +194,8 @@ final class ViewerSession: Sendable {
             state.closed = true
             return (state.controller, state.pipeline)
         }
-        if let controller, let pipeline { release(controller, on: pipeline) } else { pipeline?.forgetWork(of: id) }
+        controller?.close()
+        pipeline?.forgetWork(of: id)
         outbox.close()
     }
 }
