@@ -61,6 +61,9 @@ public final class TestOrigin: Sendable {
         /// The request's `Range` and `If-Range` fields, as sent.
         public var range: String? = nil
         public var ifRange: String? = nil
+        /// The request's place among every request this origin read, from 1 (records are published
+        /// as connections close, which is not always the order the requests came in).
+        public var arrival = 0
     }
 
     /// A wait for a request that did not happen in time.
@@ -98,6 +101,7 @@ public final class TestOrigin: Sendable {
     private struct State {
         var routes: [String: Behaviour]
         var requests: [String: Int] = [:]
+        var arrivals = 0
         var served: [Served] = []
         var waiters: [Waiter] = []
         var lastWaiterID = 0
@@ -128,9 +132,9 @@ public final class TestOrigin: Sendable {
         state.withLock { $0.routes[path] = behaviour }
     }
 
-    /// Finished connections, in the order they finished.
+    /// Finished connections, in the order their requests came in.
     public var served: [Served] {
-        state.withLock { $0.served }
+        state.withLock { $0.served }.sorted { $0.arrival < $1.arrival }
     }
 
     /// How many requests for `path` have arrived (headers read).
@@ -229,15 +233,17 @@ public final class TestOrigin: Sendable {
             finish(socket, record: nil)
             return
         }
-        let (behaviour, waiters) = state.withLock { state in
+        let (behaviour, waiters, arrival) = state.withLock { state in
             state.requests[path, default: 0] += 1
-            return (state.routes[path], takeWaiters(for: path, from: &state))
+            state.arrivals += 1
+            return (state.routes[path], takeWaiters(for: path, from: &state), state.arrivals)
         }
         for waiter in waiters { waiter.continuation.resume(returning: nil) }
         let notFound = Behaviour.body(status: 404, contentType: "text/plain", bytes: Array("no route for \(path)\n".utf8))
         var record = respond(behaviour ?? notFound, to: path, headers: headers, on: socket)
         record.range = headers["range"]
         record.ifRange = headers["if-range"]
+        record.arrival = arrival
         finish(socket, record: record)
     }
 
