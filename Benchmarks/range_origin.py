@@ -9,13 +9,11 @@ import asyncio
 import contextlib
 import email.utils
 import json
-import subprocess
 import threading
-import time
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from common import BINARY, HOST, ROOT, cache_dir, free_port, http, log
+from common import HOST, cache_dir, log, make_samples
 
 SLICE_SECONDS = 0.05  # the sample origin's ThrottledBody sends ~50 ms slices too
 
@@ -28,26 +26,11 @@ def sample_photos(rows: int) -> list[Path]:
         return files[:rows]
 
     if len(listed()) < rows * 0.9:  # a few entries are mis-named on purpose and never generated
-        port = free_port()
-        log(f"generating {rows} sample photos in {cache_dir()} ...")
-        server = subprocess.Popen([str(BINARY), "serve", "--host", HOST, "--port", str(port), "--cache-dir",
-                                   str(cache_dir()), "--photo-count", str(rows), "--public-dir", str(ROOT / "Public"),
-                                   "--templates-dir", str(ROOT / "Templates")],
-                                  cwd=ROOT, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-        try:
-            deadline = time.monotonic() + 900
-            while time.monotonic() < deadline and server.poll() is None:
-                with contextlib.suppress(OSError, ValueError):
-                    status, body = http("GET", port, "/api/photos")
-                    if status == 200 and json.loads(body)["status"] == "ready":
-                        break
-                time.sleep(0.5)
-        finally:
-            server.terminate()
-            server.wait(timeout=30)
+        log(f"making {rows} sample photos in {cache_dir()} ...")
+        make_samples(rows)
     files = listed()
     if not files:
-        raise SystemExit(f"no sample photos in {cache_dir()} (the generating server exited with {server.returncode})")
+        raise SystemExit(f"no sample photos in {cache_dir()}")
     return files
 
 

@@ -29,10 +29,7 @@ export function setText(el, text) {
   if (el && el.textContent !== text) el.textContent = text;
 }
 
-/** What the page says while the list loads: on a first start, how far the sample photos are. */
-export function loadingText(source) {
-  const samples = source.samples;
-  if (!samples) return 'Loading photo list…';
-  return 'First start: making the sample photos, ' + formatCount(samples.made) + ' of ' + formatCount(samples.total)
-    + ' (' + Math.floor((100 * samples.made) / samples.total) + '%)…';
+/** What the page says while the list loads (seconds at most: sample photos are made as rows want them). */
+export function loadingText() {
+  return 'Loading photo list…';
 }

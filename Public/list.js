@@ -111,7 +111,7 @@ export function createListView({ store, list, rowsEl, messageEl, rows, images, v
       messageEl.hidden = store.state.photos.length > 0;
       list.setAttribute('aria-busy', 'false');
     } else if (source.status === 'loading' && !store.state.photos.length) {
-      messageEl.textContent = loadingText(source);
+      messageEl.textContent = loadingText();
       messageEl.classList.remove('error');
       messageEl.hidden = false;
     }

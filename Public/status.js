@@ -28,7 +28,7 @@ export function attachStatus({ store, root }) {
       setText(sourceStatus, 'Photo list failed: ' + reason);
       store.setNotice('source', 'The photo list could not be loaded: ' + reason, 'error');
     } else {
-      setText(sourceStatus, loadingText(source));
+      setText(sourceStatus, loadingText());
     }
   }
 

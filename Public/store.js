@@ -65,7 +65,7 @@ export function createStore({ viewer, requestedStrategy, serverStrategy }) {
 
   const state = {
     viewer,
-    source: { status: 'loading', count: 0, error: null, skipped: [], samples: null },
+    source: { status: 'loading', count: 0, error: null, skipped: [] },
     photos: rowList(0),
     counts: zeroCounts(),
     queues: null,
@@ -99,9 +99,6 @@ export function createStore({ viewer, requestedStrategy, serverStrategy }) {
         count: Number(raw.count) || 0,
         error: raw.error || null,
         skipped: Array.isArray(raw.skipped) ? raw.skipped : [],
-        // A first start: the sample photos made so far ({made, total}), while loading.
-        samples: raw.samples && Number(raw.samples.total) > 0
-          ? { made: Number(raw.samples.made) || 0, total: Number(raw.samples.total) } : null,
       };
       emit('source');
     },

@@ -41,15 +41,17 @@ struct ListService: Service {
             if let source = configuration.source {
                 location = source
             } else {
-                let web = web
-                // A first start makes the photos for seconds: open pages say how far it is.
+                // A first start serves at once: each photo is made when first asked for, the rest in the background.
                 let started = try await RunningOrigin.start(.init(configuration.sample), folder: configuration.photosDirectory) { made, total in
-                    web.noteSamples(made: made, total: total)
+                    if made == total { logger.info("sample photos made", metadata: ["photos": "\(total)"]) }
                 }
                 origin = started
                 link.attach(started.origin)
                 location = started.dataSourceURL
-                logger.info("sample origin serving", metadata: ["url": "\(location)", "folder": "\(configuration.photosDirectory ?? "generated samples")"])
+                logger.info("sample origin serving", metadata: [
+                    "url": "\(location)", "folder": "\(configuration.photosDirectory ?? "generated samples")",
+                    "photos to make in the background": "\(started.origin.photosToMake)",
+                ])
                 for skipped in started.origin.skipped {
                     logger.warning("photo folder file skipped", metadata: ["file": "\(skipped.file)", "reason": "\(skipped.reason)"])
                 }

@@ -9,13 +9,14 @@ struct RunningOrigin: Sendable {
     /// The data source URL (`http://127.0.0.1:PORT/photos.plist`).
     let dataSourceURL: String
 
-    /// Makes the sample photos missing on disk (or lists `folder`), then serves them.
-    /// `progress(made, total)` follows the generation (from Dispatch's threads).
+    /// Lists the sample photos (or `folder`) and serves them at once, making those missing on disk
+    /// as they are asked for and in the background. `progress(made, total)` follows the background
+    /// (from a Dispatch thread).
     static func start(
-        _ configuration: SampleOriginConfiguration, folder: String? = nil,
+        _ configuration: SampleOriginConfiguration, folder: String? = nil, makeInBackground: Bool = true,
         progress: (@Sendable (_ made: Int, _ total: Int) -> Void)? = nil
     ) async throws -> RunningOrigin {
-        let origin = try await SampleOrigin.prepare(configuration, folder: folder, progress: progress)
+        let origin = try await SampleOrigin.prepare(configuration, folder: folder, makeInBackground: makeInBackground, progress: progress)
         var logger = Logger(label: "sample-origin")
         logger.logLevel = .warning
         let server: RunningServer
@@ -37,6 +38,7 @@ struct RunningOrigin: Sendable {
 
     /// Stops serving.
     func stop() async {
+        await origin.stopMaking()
         await server.stop(cutOff: .seconds(1))
     }
 }

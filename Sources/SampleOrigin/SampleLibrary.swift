@@ -1,10 +1,9 @@
 import Foundation
-import Locking
-import Synchronization
 import PhotoCodecs
 
-/// The sample photos: generated deterministically on first start and kept on disk, so a machine with
-/// no internet still has a long list of photo-sized images to scroll through.
+/// The sample photos: generated deterministically (each when first asked for, the rest in the
+/// background) and kept on disk, so a machine with no internet still has a long list of
+/// photo-sized images to scroll through.
 struct SampleLibrary: Sendable {
     /// One listed photo: its display name, and the file it is served from (nil for the deliberately
     /// mis-named entries, whose URL leads nowhere, as in the tutorial).
@@ -17,8 +16,10 @@ struct SampleLibrary: Sendable {
     static let version = "v2"
     let directory: URL
     let entries: [Entry]
+    /// The listed files that exist, by name: their photo numbers (rows of a 10,000-photo list are looked up per request).
+    private let numbers: [String: Int]
 
-    /// Whether `generateMissing` makes the files (false for a folder of the user's own photos).
+    /// Whether the files are made here (false for a folder of the user's own photos).
     let generated: Bool
     /// Files of the user's folder that are not listed, each with why.
     let skipped: [SkippedFile]
@@ -27,6 +28,7 @@ struct SampleLibrary: Sendable {
     init(configuration: SampleOriginConfiguration) {
         directory = URL(fileURLWithPath: configuration.directory).appendingPathComponent("sample-photos-\(Self.version)")
         entries = (0..<configuration.photoCount).map(Self.entry)
+        numbers = Self.numbers(entries)
         generated = true
         skipped = []
     }
@@ -56,6 +58,7 @@ struct SampleLibrary: Sendable {
             }
         }
         entries = listed.map { Entry(name: ($0 as NSString).deletingPathExtension, file: $0, exists: true) }
+        numbers = Self.numbers(entries)
         self.skipped = skipped
         guard !entries.isEmpty else {
             throw SampleOriginError.unreadableFolder(folder, "it has no .jpg, .jpeg or .png files")
@@ -76,41 +79,16 @@ struct SampleLibrary: Sendable {
         return Entry(name: name, file: file, exists: true)
     }
 
-    /// Writes every photo that is not on disk yet, two at a time per core; returns how many it made.
-    /// `progress(made, total)` is called after each file, from the thread that wrote it.
-    @discardableResult
-    func generateMissing(progress: (@Sendable (_ made: Int, _ total: Int) -> Void)? = nil) throws -> Int {
-        guard generated else { return 0 }
-        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
-        removeInterruptedWrites()
-        let missing = entries.enumerated().filter { _, entry in
-            entry.exists && !FileManager.default.fileExists(atPath: directory.appendingPathComponent(entry.file).path)
-        }
-        let failures = Failures()
-        let made = Counter()
-        DispatchQueue.concurrentPerform(iterations: missing.count) { position in
-            let (number, entry) = missing[position]
-            do {
-                try Self.render(number: number, file: entry.file).write(
-                    to: directory.appendingPathComponent(entry.file), options: .atomic)
-            } catch {
-                failures.record("\(entry.file): \(error)")
-            }
-            progress?(made.increment(), missing.count)
-        }
-        if let first = failures.first {
-            throw SampleOriginError.generationFailed(first)
-        }
-        return missing.count
+    /// The maker of the generated photos (nil for a folder of the user's own photos): each is made
+    /// when first asked for, the rest in the background. `progress(made, total)` follows the background.
+    func maker(progress: (@Sendable (_ made: Int, _ total: Int) -> Void)? = nil) throws -> SampleMaker? {
+        guard generated else { return nil }
+        let files = Dictionary(uniqueKeysWithValues: entries.enumerated().filter { $0.element.exists }.map { ($0.offset, $0.element.file) })
+        return try SampleMaker(directory: directory, files: files, progress: progress)
     }
 
-    /// Deletes what a run killed while writing left behind: Foundation's atomic writes go through a
-    /// temporary `.dat.nosync*` file in the same folder, which nothing else would ever remove.
-    private func removeInterruptedWrites() {
-        let files = (try? FileManager.default.contentsOfDirectory(atPath: directory.path)) ?? []
-        for file in files where file.hasPrefix(".dat.nosync") {
-            try? FileManager.default.removeItem(at: directory.appendingPathComponent(file))
-        }
+    private static func numbers(_ entries: [Entry]) -> [String: Int] {
+        Dictionary(entries.enumerated().filter { $0.element.exists }.map { ($0.element.file, $0.offset) }) { first, _ in first }
     }
 
     /// The first bytes of the file at `path`, enough to tell its kind; nil when it cannot be read.
@@ -120,9 +98,14 @@ struct SampleLibrary: Sendable {
         return (try? handle.read(upToCount: 64)).map { Array($0) }
     }
 
-    /// The bytes of a served file, or nil when there is no such photo.
+    /// The number of the photo served as `file`, or nil when there is no such photo.
+    func number(of file: String) -> Int? {
+        numbers[file]
+    }
+
+    /// The bytes of a served file, or nil when there is no such photo (or it cannot be read).
     func bytes(of file: String) -> Data? {
-        guard entries.contains(where: { $0.file == file && $0.exists }) else { return nil }
+        guard numbers[file] != nil else { return nil }
         return try? Data(contentsOf: directory.appendingPathComponent(file), options: .mappedIfSafe)
     }
 
@@ -136,7 +119,8 @@ struct SampleLibrary: Sendable {
         file.addingPercentEncoding(withAllowedCharacters: .urlPathAllowed.subtracting(CharacterSet(charactersIn: "/"))) ?? file
     }
 
-    private static func render(number: Int, file: String) throws -> Data {
+    /// Photo `number`'s bytes, made from its seed (the same bytes on every machine and run).
+    static func render(number: Int, file: String) throws -> Data {
         if file.hasSuffix(".png") {
             return try PNGEncoder.encode(SamplePhoto.make(seed: number, width: 800, height: 533, alpha: number % 14 == 3))
         }
@@ -163,20 +147,6 @@ struct SampleLibrary: Sendable {
         "Quarry", "Tower", "Viaduct", "Windmill", "Cathedral", "Boulevard", "Cove", "Fountain", "Garden", "Hillside",
         "Lane", "Mill", "Promenade", "Square", "Terrace", "Valley", "Wharf", "Arcade", "Bay", "Cliffs",
     ]
-}
-
-/// Collects errors from concurrent work.
-private final class Failures: Sendable {
-    private let messages = Locked<[String]>([])
-    func record(_ message: String) { messages.withLock { $0.append(message) } }
-    var first: String? { messages.withLock { $0.first } }
-}
-
-/// Counts files made by concurrent work.
-private final class Counter: Sendable {
-    private let value = Atomic(0)
-    /// Adds one; returns the new count.
-    func increment() -> Int { value.wrappingAdd(1, ordering: .relaxed).newValue }
 }
 
 /// A file of the user's photo folder that is not listed, and why (for the log and the page).

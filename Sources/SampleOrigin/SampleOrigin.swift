@@ -19,37 +19,45 @@ public final class SampleOrigin: Sendable {
     public let skipped: [SkippedFile]
 
     private let library: SampleLibrary
+    /// Makes the generated photos not on disk yet (nil for a folder of the user's own photos).
+    private let maker: SampleMaker?
     private let responder: RouterResponder<BasicRequestContext>
     /// The data source, written once the server listens (it names the photos' URLs, with the port).
     private let plist: Locked<Data?>
 
-    private init(configuration: SampleOriginConfiguration, library: SampleLibrary, responder: RouterResponder<BasicRequestContext>, plist: Locked<Data?>) {
+    private init(
+        configuration: SampleOriginConfiguration, library: SampleLibrary, maker: SampleMaker?,
+        responder: RouterResponder<BasicRequestContext>, plist: Locked<Data?>
+    ) {
         self.configuration = configuration
         self.library = library
+        self.maker = maker
         self.folder = library.directory.path
         self.skipped = library.skipped
         self.responder = responder
         self.plist = plist
     }
 
-    /// Generates the sample photos missing on disk (or lists `folder`, a folder of the user's own
-    /// photos), ready to serve. `progress(made, total)` follows the generation (called from
-    /// Dispatch's threads; not at all when nothing is missing).
+    /// Lists the sample photos (or `folder`, a folder of the user's own photos), ready to serve at
+    /// once: a generated photo missing on disk is made when first asked for, and (unless
+    /// `makeInBackground` is false) the missing ones in the background, in row order. `progress(made, total)` follows the background (called from a
+    /// Dispatch thread; not at all when nothing is missing).
     public static func prepare(
-        _ configuration: SampleOriginConfiguration, folder: String? = nil,
+        _ configuration: SampleOriginConfiguration, folder: String? = nil, makeInBackground: Bool = true,
         progress: (@Sendable (_ made: Int, _ total: Int) -> Void)? = nil
     ) async throws -> SampleOrigin {
-        // Listing and generating are file reads and seconds of CPU: they run on Dispatch's
-        // threads, never on the cooperative pool the HTTP servers share.
-        let library = try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<SampleLibrary, any Error>) in
+        // Listing a folder reads files: it runs on Dispatch's threads, never on the cooperative
+        // pool the HTTP servers share.
+        let (library, maker) = try await withCheckedThrowingContinuation {
+            (continuation: CheckedContinuation<(SampleLibrary, SampleMaker?), any Error>) in
             DispatchQueue.global(qos: .utility).async {
                 continuation.resume(with: Result {
                     let library = try folder.map { try SampleLibrary(folder: $0) } ?? SampleLibrary(configuration: configuration)
-                    _ = try library.generateMissing(progress: progress)
-                    return library
+                    return (library, try library.maker(progress: progress))
                 })
             }
         }
+        if makeInBackground { maker?.startBackground() }
 
         let router = Router(options: .autoGenerateHeadEndpoints)
         let plist = Locked<Data?>(nil)
@@ -59,9 +67,19 @@ public final class SampleOrigin: Sendable {
         }
         let defaults = SimulatedNetwork(latency: configuration.latency, bandwidth: configuration.bandwidth)
         router.get("/images/:file") { request, context -> Response in
-            try await Self.photo(context.parameters.get("file"), request: request, library: library, defaults: defaults)
+            try await Self.photo(context.parameters.get("file"), request: request, library: library, maker: maker, defaults: defaults)
         }
-        return SampleOrigin(configuration: configuration, library: library, responder: router.buildResponder(), plist: plist)
+        return SampleOrigin(configuration: configuration, library: library, maker: maker, responder: router.buildResponder(), plist: plist)
+    }
+
+    /// Makes every generated sample photo missing on disk now (on Dispatch's threads) and returns how
+    /// many it made: for a demo that should start with its photos ready, and for tests that read the files.
+    public static func makeAll(_ configuration: SampleOriginConfiguration) async throws -> Int {
+        try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Int, any Error>) in
+            DispatchQueue.global(qos: .userInitiated).async {
+                continuation.resume(with: Result { try SampleLibrary(configuration: configuration).maker()?.makeAll() ?? 0 })
+            }
+        }
     }
 
     /// The HTTP server on 127.0.0.1 at the configured port (0: a free one), to run in a service
@@ -88,11 +106,13 @@ public final class SampleOrigin: Sendable {
     /// the photo after the request's simulated latency, at its bandwidth; 400 for a bad network query.
     public func photo(_ file: String?, request: Request) async throws -> Response {
         try await Self.photo(
-            file, request: request, library: library,
+            file, request: request, library: library, maker: maker,
             defaults: SimulatedNetwork(latency: configuration.latency, bandwidth: configuration.bandwidth))
     }
 
-    private static func photo(_ file: String?, request: Request, library: SampleLibrary, defaults: SimulatedNetwork) async throws -> Response {
+    private static func photo(
+        _ file: String?, request: Request, library: SampleLibrary, maker: SampleMaker?, defaults: SimulatedNetwork
+    ) async throws -> Response {
         let query = Dictionary(request.uri.queryParameters.map { (String($0.key), String($0.value)) }, uniquingKeysWith: { $1 })
         let network: SimulatedNetwork
         do {
@@ -100,11 +120,27 @@ public final class SampleOrigin: Sendable {
         } catch {
             return Response(status: .badRequest, headers: [.contentType: "text/plain"], body: .init(byteBuffer: ByteBuffer(string: "\(error)\n")))
         }
+        // A photo not made yet is made during the simulated latency, not after it.
+        async let made = make(file.flatMap(library.number(of:)), with: maker)
         try await Task.sleep(for: network.latency)
+        if let failure = await made {
+            return Response(status: .internalServerError, headers: [.contentType: "text/plain"], body: .init(byteBuffer: ByteBuffer(string: "\(failure)\n")))
+        }
         guard let file, let data = library.bytes(of: file) else {
             return Response(status: .notFound, headers: [.contentType: "text/plain"], body: .init(byteBuffer: ByteBuffer(string: "no such photo\n")))
         }
         return photoResponse(data, file: file, request: request, bandwidth: network.bandwidth)
+    }
+
+    /// Makes photo `number` if it is not on disk yet; why it could not be made, or nil.
+    private static func make(_ number: Int?, with maker: SampleMaker?) async -> SampleOriginError? {
+        guard let number, let maker else { return nil }
+        do {
+            try await maker.ensure(number)
+            return nil
+        } catch {
+            return error as? SampleOriginError ?? .generationFailed("\(error)")
+        }
     }
 
     /// A photo's bytes, whole or the range asked for, at the simulated bandwidth.
@@ -133,6 +169,14 @@ public final class SampleOrigin: Sendable {
     private static func fnv1a(_ data: Data) -> UInt64 {
         data.reduce(0xcbf2_9ce4_8422_2325 as UInt64) { ($0 ^ UInt64($1)) &* 0x100_0000_01b3 }
     }
+
+    /// Stops making photos in the background (a photo asked for is still made), and waits for the one being made.
+    public func stopMaking() async {
+        await maker?.stop()
+    }
+
+    /// How many generated photos are not on disk yet.
+    public var photosToMake: Int { maker?.missing ?? 0 }
 
     /// A name for the photo at `url`, served on `port`, that stays the same across runs (the port
     /// does not): the folder it is served from and its path.

@@ -223,8 +223,19 @@ def pytest_sessionstart(session):
 @pytest.fixture(scope="session")
 def session_dir():
     path = Path(tempfile.mkdtemp(prefix="classic-photos-browser-"))
+    # The sample photos every server shares, made once before any starts (a server makes a missing
+    # one when a row asks for it and the rest in the background: each server would make them again).
+    make_samples(path / "samples", 300)
     yield path
     shutil.rmtree(path, ignore_errors=True)
+
+
+def make_samples(cache: Path, count: int) -> None:
+    """Makes the first `count` sample photos in `cache` with `classic-photos samples`."""
+    if not BINARY.exists():
+        pytest.fail(f"no server binary at {BINARY} (build it with `swift build`, or set CLASSIC_PHOTOS_BIN)", pytrace=False)
+    subprocess.run([str(BINARY), "samples", "--photo-count", str(count), "--cache-dir", str(cache)],
+                   check=True, stdout=subprocess.DEVNULL, timeout=600)
 
 
 def own_cache_dir(session_dir: Path, name: str) -> Path:

@@ -331,31 +331,11 @@ class Viewer:
 
 
 def sample_photos(workdir: Path, count: int) -> dict[str, bytes]:
-    """Photo-sized JPEGs made by the app's own sample generator (its built-in origin writes them to
-    its cache folder as it starts)."""
+    """Photo-sized JPEGs made by the app's own sample generator (`classic-photos samples`)."""
     cache = workdir / "samples"
-    process = subprocess.Popen([str(BINARY), "serve", "--port", "0", "--photo-count", str(count), "--cache-dir", str(cache)],
-                               stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, cwd=REPO)
-    try:
-        end = time.monotonic() + DEADLINE * 2
-        line = read_address_line(process, lambda: max(0.1, end - time.monotonic()), lambda: "sample generator", open(os.devnull, "wb"))
-        address = line.decode().split(" on ", 1)[1].split()[0]
-
-        def ready():
-            try:
-                with urllib.request.urlopen(address + "healthz", timeout=5) as response:
-                    return response.status == 200
-            except (OSError, urllib.error.HTTPError):
-                return False
-
-        # Ready once the origin serves, which it does once every photo is written.
-        wait_until(ready, "the sample photos", timeout=DEADLINE * 2)
-        folder = next(cache.glob("sample-photos-*"))
-        process.send_signal(signal.SIGTERM)
-        process.wait(timeout=30)
-    finally:
-        if process.poll() is None:
-            process.kill()
+    subprocess.run([str(BINARY), "samples", "--photo-count", str(count), "--cache-dir", str(cache)],
+                   check=True, stdout=subprocess.DEVNULL, cwd=REPO, timeout=DEADLINE * 2)
+    folder = next(cache.glob("sample-photos-*"))
     return {path.stem.replace(" ", "-"): path.read_bytes() for path in sorted(folder.glob("*.jpg"))[:count]}
 
 

@@ -196,6 +196,11 @@ class ServerFactory:
 def server_factory():
     workdir = Path(tempfile.mkdtemp(prefix="classic-photos-hostile-"))
     factory = ServerFactory(workdir)
+    # The sample photos the servers share, made once (a server makes missing ones as rows ask for
+    # them and the rest in the background, which each server would do again).
+    if BINARY.exists():
+        subprocess.run([str(BINARY), "samples", "--cache-dir", str(workdir / "samples")],
+                       check=True, stdout=subprocess.DEVNULL, timeout=600)
     yield factory
     factory.stop_all()
     if os.environ.get("CLASSIC_PHOTOS_KEEP_LOGS"):

@@ -1,15 +1,6 @@
 public import PhotoPipeline
 
 extension WebApplication {
-    /// On a first start: `made` of `total` sample photos are made. Open pages are told at each
-    /// whole percent. Called from Dispatch's threads.
-    public func noteSamples(made: Int, total: Int) {
-        let library = context.library
-        guard library.noteSamples(made: made, total: total) else { return }
-        let source = EventOutbox.Payload(name: .source, data: EventPayloads.json(library.source))
-        context.viewers.all(in: context.list).forEach { $0.outbox.enqueue(source) }
-    }
-
     /// The photo list is loaded: its viewers get controllers on `pipeline`.
     public func listLoaded(_ pipeline: PhotoPipeline) {
         finishLoading(.ready(pipeline))

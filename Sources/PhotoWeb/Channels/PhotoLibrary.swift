@@ -11,8 +11,6 @@ final class PhotoLibrary: Sendable {
     }
 
     private let status = Locked((Status.loading, skipped: [SkippedPhoto]()))
-    /// On a first start, while the sample photos are made: how many of how many (for the page).
-    private let samples = Locked<EventPayloads.SampleProgress?>(nil)
 
     /// The current status.
     var current: Status { status.withLock { $0.0 } }
@@ -27,21 +25,11 @@ final class PhotoLibrary: Sendable {
         status.withLock { $0 = (result, skipped) }
     }
 
-    /// Notes that `made` of `total` sample photos are made; true when the whole percent changed
-    /// (the page is told then, not for every file).
-    func noteSamples(made: Int, total: Int) -> Bool {
-        samples.withLock { samples in
-            let before = samples.map { $0.made * 100 / max(1, $0.total) }
-            samples = EventPayloads.SampleProgress(made: made, total: total)
-            return before != made * 100 / max(1, total)
-        }
-    }
-
     /// `event: source` / the status part of `GET /api/photos`.
     var source: EventPayloads.Source {
         let (current, skipped) = status.withLock { $0 }
         return switch current {
-        case .loading: EventPayloads.Source(status: "loading", count: 0, samples: samples.withLock { $0 })
+        case .loading: EventPayloads.Source(status: "loading", count: 0)
         case .ready(let pipeline):
             EventPayloads.Source(status: "ready", count: pipeline.entries.count, skipped: skipped.isEmpty ? nil : skipped)
         case .failed(let reason): EventPayloads.Source(status: "failed", count: 0, error: reason)

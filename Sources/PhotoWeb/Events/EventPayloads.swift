@@ -58,14 +58,6 @@ enum EventPayloads {
         var error: String?
         /// With `--photos-dir`: the files not listed, when there are any.
         var skipped: [SkippedPhoto]? = nil
-        /// While loading on a first start: the sample photos made so far.
-        var samples: SampleProgress? = nil
-    }
-
-    /// The sample photos being made on a first start: `made` of `total`.
-    struct SampleProgress: Encodable, Equatable {
-        var made: Int
-        var total: Int
     }
 
     /// `event: snapshot`: the rows near the viewer's viewport (not the whole list: a viewer is sent

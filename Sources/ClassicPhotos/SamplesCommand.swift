@@ -1,0 +1,34 @@
+import ArgumentParser
+import Foundation
+import PhotoWeb
+import SampleOrigin
+
+/// `classic-photos samples`: makes the built-in sample photos on disk now. `serve` makes each one
+/// when a row first asks for it (and the rest in the background), so this is only for a machine
+/// that should start a demo with every photo ready, and for tests that read the files.
+struct SamplesCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "samples",
+        abstract: "Make the built-in sample photos on disk now (serve makes them as rows ask for them).")
+
+    @Option(help: "Photos in the built-in sample origin. [env: CLASSIC_PHOTOS_PHOTO_COUNT] (default: \(ServeDefaults.number("photo-count")))")
+    var photoCount: Int?
+
+    @Option(help: "Where sample photos are kept. [env: CLASSIC_PHOTOS_CACHE_DIR] (default: ~/.cache/classic-photos)")
+    var cacheDir: String?
+
+    func run() async throws {
+        let settings = Settings(environment: ProcessInfo.processInfo.environment)
+        let defaults = ServerConfiguration()
+        let directory = try settings.string("cache-dir", cacheDir) ?? defaults.cacheDirectory
+        let count = try settings.int("photo-count", photoCount, in: 1...100_000) ?? defaults.sample.photoCount
+        let sample = SampleOriginConfiguration(
+            photoCount: count, latency: defaults.sample.latency, bandwidth: defaults.sample.bandwidth, directory: directory)
+        do {
+            let made = try await SampleOrigin.makeAll(sample)
+            print("made \(made) sample photos in \(directory) (\(count) listed)")
+        } catch {
+            throw CommandFailure("\(error)")
+        }
+    }
+}

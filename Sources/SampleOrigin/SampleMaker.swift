@@ -1,0 +1,164 @@
+import Foundation
+import Locking
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// Makes the generated sample photos on disk: each one the moment it is first asked for, and the
+/// rest in the background in row order, so a list of any length is served at once (making 10,000
+/// photos takes minutes; the first screen needs a handful). Every photo is made once, whoever asks.
+final class SampleMaker: Sendable {
+    /// What is known of each photo number. Lock order: a leaf (nothing is called under it).
+    private struct State {
+        var made: Set<Int> = []
+        /// Photos being made now, with who waits for each.
+        var making: [Int: [CheckedContinuation<Void, any Error>]] = [:]
+        var stopped = false
+        var failure: String?
+    }
+
+    private let directory: URL
+    private let files: [Int: String]
+    private let state = Locked(State())
+    /// Follows the background's progress: `(made, total)` after each photo it makes.
+    private let progress: (@Sendable (_ made: Int, _ total: Int) -> Void)?
+    /// Completed when the background pass ends (done, stopped or failed).
+    private let backgroundEnded = DispatchGroup()
+
+    /// A maker for `files` (photo number -> file name) in `directory`; those already on disk count as made.
+    init(directory: URL, files: [Int: String], progress: (@Sendable (_ made: Int, _ total: Int) -> Void)?) throws {
+        self.directory = directory
+        self.files = files
+        self.progress = progress
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        Self.removeInterruptedWrites(in: directory)
+        let present = Set((try? FileManager.default.contentsOfDirectory(atPath: directory.path)) ?? [])
+        state.withLock { $0.made = Set(files.filter { present.contains($0.value) }.map(\.key)) }
+    }
+
+    /// How many of the photos are not on disk yet.
+    var missing: Int { state.withLock { files.count - $0.made.count } }
+
+    /// Makes the missing photos one after another in row order, on a thread of its own at the lowest
+    /// priority: never on Dispatch's pool, whose few threads the filtrations share, and only with CPU
+    /// time nothing else wants (a first start of 10,000 photos takes a core for a quarter of an hour).
+    func startBackground() {
+        backgroundEnded.enter()
+        let thread = Thread { [self] in
+            defer { backgroundEnded.leave() }
+            #if canImport(Glibc)
+            // Linux's nice is per thread: this lowers this thread's alone.
+            _ = setpriority(__priority_which_t(PRIO_PROCESS.rawValue), 0, 19)
+            #endif
+            var made = 0
+            let total = missing
+            for number in files.keys.sorted() {
+                // Another server sharing the folder (a cluster, a test session) may have made it since.
+                if let file = files[number], FileManager.default.fileExists(atPath: directory.appendingPathComponent(file).path) {
+                    state.withLock { _ = $0.made.insert(number) }
+                    continue
+                }
+                switch claim(number) {
+                case .stop: return
+                case .skip: continue
+                case .make:
+                    let outcome = render(number)
+                    finish(number, outcome)
+                    guard case .success = outcome else { return }
+                    made += 1
+                    progress?(made, total)
+                }
+            }
+        }
+        thread.name = "sample-maker"
+        thread.start()
+    }
+
+    /// Makes every missing photo now, two at a time per core, and returns how many it made (for the
+    /// `samples` command: a demo machine or a test that wants the files before a server starts).
+    func makeAll() throws -> Int {
+        let numbers = files.keys.sorted()
+        let made = Locked(0)
+        DispatchQueue.concurrentPerform(iterations: numbers.count) { position in
+            let number = numbers[position]
+            guard case .make = claim(number) else { return }
+            let outcome = render(number)
+            finish(number, outcome)
+            if case .success = outcome { made.withLock { $0 += 1 } }
+        }
+        if let failure = state.withLock({ $0.failure }) { throw SampleOriginError.generationFailed(failure) }
+        return made.withLock { $0 }
+    }
+
+    /// Stops the background pass after the photo it is making, and waits for it (off the caller's thread).
+    func stop() async {
+        state.withLock { $0.stopped = true }
+        await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
+            backgroundEnded.notify(queue: .global()) { continuation.resume() }
+        }
+    }
+
+    /// Returns once photo `number` is on disk: at once when made, after the maker making it now, or
+    /// after making it here (on a Dispatch thread, never on the caller's).
+    func ensure(_ number: Int) async throws {
+        guard files[number] != nil else { return }
+        try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Void, any Error>) in
+            let mine = state.withLock { state -> Bool? in
+                if state.made.contains(number) { return nil }
+                if state.making[number] != nil {
+                    state.making[number]?.append(continuation)
+                    return false
+                }
+                state.making[number] = [continuation]
+                return true
+            }
+            switch mine {
+            case nil: continuation.resume()
+            case false?: break
+            case true?:
+                DispatchQueue.global(qos: .userInitiated).async { [self] in finish(number, render(number)) }
+            }
+        }
+    }
+
+    private enum Claim { case make, skip, stop }
+
+    /// The background's decision for `number`, taken under the lock: make it, leave it (made, or being made), or stop.
+    private func claim(_ number: Int) -> Claim {
+        state.withLock { state in
+            if state.stopped || state.failure != nil { return .stop }
+            if state.made.contains(number) || state.making[number] != nil { return .skip }
+            state.making[number] = []
+            return .make
+        }
+    }
+
+    /// Records the outcome for `number` and wakes whoever waits for it, after the lock.
+    private func finish(_ number: Int, _ outcome: Result<Void, SampleOriginError>) {
+        let waiting = state.withLock { state -> [CheckedContinuation<Void, any Error>] in
+            if case .failure(let error) = outcome { state.failure = state.failure ?? error.description } else { state.made.insert(number) }
+            return state.making.removeValue(forKey: number) ?? []
+        }
+        for continuation in waiting { continuation.resume(with: outcome.mapError { $0 }) }
+    }
+
+    /// Renders and writes photo `number` (a second of CPU at most: run it off the cooperative pool).
+    private func render(_ number: Int) -> Result<Void, SampleOriginError> {
+        guard let file = files[number] else { return .success(()) }
+        do {
+            try SampleLibrary.render(number: number, file: file).write(to: directory.appendingPathComponent(file), options: .atomic)
+            return .success(())
+        } catch {
+            return .failure(.generationFailed("\(file): \(error)"))
+        }
+    }
+
+    /// Deletes what a run killed while writing left behind: Foundation's atomic writes go through a
+    /// temporary `.dat.nosync*` file in the same folder, which nothing else would ever remove.
+    private static func removeInterruptedWrites(in directory: URL) {
+        let files = (try? FileManager.default.contentsOfDirectory(atPath: directory.path)) ?? []
+        for file in files where file.hasPrefix(".dat.nosync") {
+            try? FileManager.default.removeItem(at: directory.appendingPathComponent(file))
+        }
+    }
+}

@@ -1,0 +1,103 @@
+import Foundation
+import HTTPTypes
+import HummingbirdTesting
+import NIOCore
+import Locking
+@testable import PhotoServer
+import PhotoWeb
+@testable import SampleOrigin
+import Testing
+
+/// The sample photos are made as they are wanted: a list of any length is served at once, each
+/// photo made when first asked for and the rest in the background, every one once.
+@Suite("Sample origin: photos made as they are wanted", .timeLimit(.minutes(2)))
+struct SampleMakingTests {
+    @Test func aPhotoNotOnDiskIsMadeWhenFirstAskedForAndServedWhole() async throws {
+        // Given an empty folder and an origin that makes nothing in the background
+        let folder = try Self.emptyFolder()
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let configuration = Self.configuration(folder, photoCount: 30)
+        let origin = try await RunningOrigin.start(configuration, makeInBackground: false)
+        #expect(origin.origin.photosToMake > 0)
+
+        // When three clients ask for the last photo at once
+        let path = "/images/photo-029.jpg"
+        let bodies = try await withThrowingTaskGroup(of: [UInt8].self) { group in
+            for _ in 0..<3 {
+                group.addTask {
+                    let response = try await TestClient.withClient(host: "127.0.0.1", port: Int(origin.port)) { try await $0.get(path) }
+                    #expect(response.status == .ok)
+                    return Array(try #require(response.body).readableBytesView)
+                }
+            }
+            return try await group.reduce(into: []) { $0.append($1) }
+        }
+        await origin.stop()
+
+        // Then each gets the whole photo, the bytes its seed makes, and it is kept on disk
+        let expected = Array(try SampleLibrary.render(number: 29, file: "photo-029.jpg"))
+        #expect(bodies.count == 3 && bodies.allSatisfy { $0 == expected })
+        let kept = try Data(contentsOf: folder.appendingPathComponent("sample-photos-\(SampleLibrary.version)/photo-029.jpg"))
+        #expect(Array(kept) == expected)
+    }
+
+    @Test func theBackgroundMakesEveryPhotoOnceAndASecondStartHasNothingToMake() async throws {
+        // Given an empty folder
+        let folder = try Self.emptyFolder()
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let configuration = Self.configuration(folder, photoCount: 12)
+        let (progress, reported) = AsyncStream.makeStream(of: (made: Int, total: Int).self)
+
+        // When the origin starts and its background pass runs to the end
+        let origin = try await RunningOrigin.start(configuration) { made, total in
+            reported.yield((made, total))
+            if made == total { reported.finish() }
+        }
+        var counts: [(made: Int, total: Int)] = []
+        for await count in progress { counts.append(count) }
+        await origin.stop()
+
+        // Then each photo was counted once, up to the total of files to make, and every one is on disk
+        let total = try #require(counts.first?.total)
+        #expect(total > 0 && total <= 12)
+        #expect(counts.allSatisfy { $0.total == total })
+        #expect(counts.map(\.made) == Array(1...total))
+        let listed = (0..<12).map(SampleLibrary.entry).filter(\.exists)
+        let onDisk = try FileManager.default.contentsOfDirectory(atPath: folder.appendingPathComponent("sample-photos-\(SampleLibrary.version)").path)
+        #expect(Set(listed.map(\.file)).isSubset(of: Set(onDisk)))
+
+        // And a second start has nothing to make
+        let second = try await RunningOrigin.start(configuration)
+        #expect(second.origin.photosToMake == 0)
+        await second.stop()
+    }
+
+    @Test func makingAllOfThemNowMakesEachMissingPhotoOnce() async throws {
+        // Given an empty folder
+        let folder = try Self.emptyFolder()
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let configuration = Self.configuration(folder, photoCount: 8)
+
+        // When the samples command's call runs twice
+        let first = try await SampleOrigin.makeAll(configuration)
+        let second = try await SampleOrigin.makeAll(configuration)
+
+        // Then the first made every listed photo and the second nothing
+        #expect(first == (0..<8).map(SampleLibrary.entry).filter(\.exists).count)
+        #expect(second == 0)
+    }
+
+    private static func emptyFolder() throws -> URL {
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("sample-making-\(UUID())")
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        return folder
+    }
+
+    private static func configuration(_ folder: URL, photoCount: Int) -> SampleOriginConfiguration {
+        var configuration = SampleOriginConfiguration(SampleSettings(directory: folder.path))
+        configuration.photoCount = photoCount
+        configuration.latency = .zero
+        configuration.bandwidth = 100_000_000
+        return configuration
+    }
+}
