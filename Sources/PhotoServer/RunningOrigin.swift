@@ -38,7 +38,7 @@ struct RunningOrigin: Sendable {
 
     /// Stops serving.
     func stop() async {
-        await origin.stopMaking()
+        origin.stopMaking()
         await server.stop(cutOff: .seconds(1))
     }
 }

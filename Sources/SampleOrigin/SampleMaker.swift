@@ -22,8 +22,6 @@ final class SampleMaker: Sendable {
     private let state = Locked(State())
     /// Follows the background's progress: `(made, total)` after each photo it makes.
     private let progress: (@Sendable (_ made: Int, _ total: Int) -> Void)?
-    /// Completed when the background pass ends (done, stopped or failed).
-    private let backgroundEnded = DispatchGroup()
 
     /// A maker for `files` (photo number -> file name) in `directory`; those already on disk count as made.
     init(directory: URL, files: [Int: String], progress: (@Sendable (_ made: Int, _ total: Int) -> Void)?) throws {
@@ -43,9 +41,7 @@ final class SampleMaker: Sendable {
     /// priority: never on Dispatch's pool, whose few threads the filtrations share, and only with CPU
     /// time nothing else wants (a first start of 10,000 photos takes a core for a quarter of an hour).
     func startBackground() {
-        backgroundEnded.enter()
         let thread = Thread { [self] in
-            defer { backgroundEnded.leave() }
             #if canImport(Glibc)
             // Linux's nice is per thread: this lowers this thread's alone.
             _ = setpriority(__priority_which_t(PRIO_PROCESS.rawValue), 0, 19)
@@ -90,12 +86,10 @@ final class SampleMaker: Sendable {
         return made.withLock { $0 }
     }
 
-    /// Stops the background pass after the photo it is making, and waits for it (off the caller's thread).
-    func stop() async {
+    /// Stops the background pass after the photo it is making (not waited for: at nice 19 on a busy
+    /// machine that can take seconds, and its write is atomic whenever it ends).
+    func stop() {
         state.withLock { $0.stopped = true }
-        await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
-            backgroundEnded.notify(queue: .global()) { continuation.resume() }
-        }
     }
 
     /// Returns once photo `number` is on disk: at once when made, after the maker making it now, or

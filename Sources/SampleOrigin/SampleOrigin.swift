@@ -170,9 +170,9 @@ public final class SampleOrigin: Sendable {
         data.reduce(0xcbf2_9ce4_8422_2325 as UInt64) { ($0 ^ UInt64($1)) &* 0x100_0000_01b3 }
     }
 
-    /// Stops making photos in the background (a photo asked for is still made), and waits for the one being made.
-    public func stopMaking() async {
-        await maker?.stop()
+    /// Stops making photos in the background (a photo asked for is still made).
+    public func stopMaking() {
+        maker?.stop()
     }
 
     /// How many generated photos are not on disk yet.

@@ -10,7 +10,7 @@ import Testing
 
 /// The sample photos are made as they are wanted: a list of any length is served at once, each
 /// photo made when first asked for and the rest in the background, every one once.
-@Suite("Sample origin: photos made as they are wanted", .timeLimit(.minutes(2)))
+@Suite("Sample origin: photos made as they are wanted", .timeLimit(.minutes(5)))
 struct SampleMakingTests {
     @Test func aPhotoNotOnDiskIsMadeWhenFirstAskedForAndServedWhole() async throws {
         // Given an empty folder and an origin that makes nothing in the background
@@ -42,10 +42,11 @@ struct SampleMakingTests {
     }
 
     @Test func theBackgroundMakesEveryPhotoOnceAndASecondStartHasNothingToMake() async throws {
-        // Given an empty folder
+        // Given an empty folder (and a few photos: the background runs at nice 19, so on a machine
+        // kept busy, as the stress runs keep it, it gets a sliver of a core)
         let folder = try Self.emptyFolder()
         defer { try? FileManager.default.removeItem(at: folder) }
-        let configuration = Self.configuration(folder, photoCount: 12)
+        let configuration = Self.configuration(folder, photoCount: 4)
         let (progress, reported) = AsyncStream.makeStream(of: (made: Int, total: Int).self)
 
         // When the origin starts and its background pass runs to the end
@@ -59,10 +60,10 @@ struct SampleMakingTests {
 
         // Then each photo was counted once, up to the total of files to make, and every one is on disk
         let total = try #require(counts.first?.total)
-        #expect(total > 0 && total <= 12)
+        #expect(total > 0 && total <= 4)
         #expect(counts.allSatisfy { $0.total == total })
         #expect(counts.map(\.made) == Array(1...total))
-        let listed = (0..<12).map(SampleLibrary.entry).filter(\.exists)
+        let listed = (0..<4).map(SampleLibrary.entry).filter(\.exists)
         let onDisk = try FileManager.default.contentsOfDirectory(atPath: folder.appendingPathComponent("sample-photos-\(SampleLibrary.version)").path)
         #expect(Set(listed.map(\.file)).isSubset(of: Set(onDisk)))
 
