@@ -4,6 +4,9 @@
 
 import { EVENT_TYPES, openedEarly, subscribe } from './channel.js';
 
+// Past the stream's first retry (the server asks for one every 2 s): down for longer is said.
+const UNREACHABLE_AFTER_MS = 3000;
+
 /** Creates the stream of `store`'s viewer. `onOperation(op)` gets each timeline operation;
  * `onSnapshot()` runs after each snapshot is in the store; `onGone(reason)` when the server does
  * not know the viewer (it restarted, or a lab ended). */
@@ -78,12 +81,25 @@ export function createEventStream({ store, onOperation = () => {}, onSnapshot = 
     }
   }
 
+  // A stream down for longer than a reconnect takes (the server crashed, or the network went) is
+  // said in the banner, not only by the header's dot, which a phone shows without its words.
+  let unreachable = null;
+
   function onConnection(state) {
     connection = state;
     store.setConnection(state);
     if (state === 'open') {
+      clearTimeout(unreachable);
+      unreachable = null;
       store.setNotice('shutdown', null);
       store.setNotice('connection', null);
+    } else if (unreachable == null) {
+      unreachable = setTimeout(() => {
+        unreachable = null;
+        if (connection !== 'open' && !(store.state.notice && store.state.notice.kind === 'shutdown')) {
+          store.setNotice('connection', 'The server cannot be reached. Rows already shown stay; the rest load once it is back (retrying every 2 s)…', 'error');
+        }
+      }, UNREACHABLE_AFTER_MS);
     }
   }
 
