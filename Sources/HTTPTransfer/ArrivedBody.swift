@@ -3,8 +3,9 @@ import Foundation
 /// A body as it arrives, in append-only storage: bytes once written are never written again, so the
 /// bytes so far can be handed out as `Data` that shares the storage instead of copying it. Storage
 /// grows by doubling (or is reserved for a declared length), so a body of n bytes is copied less than
-/// n bytes in all, however often its bytes so far are handed out. Loop thread only (the views it
-/// hands out may be read on any thread: appends never touch the bytes they show).
+/// n bytes in all (and once more when kept, if its length was not declared), however often its bytes
+/// so far are handed out. Loop thread only (the views it hands out may be read on any thread:
+/// appends never touch the bytes they show).
 final class ArrivedBody {
     /// One allocation, freed when the body and the last view of it have let go. Unchecked: its
     /// pointer never changes, and each byte is written once, before any view shows it.
@@ -23,8 +24,6 @@ final class ArrivedBody {
     private var storage = Storage(capacity: 0)
     /// Bytes held.
     private(set) var count = 0
-    /// Bytes copied because the storage grew: at most the body's length, for tests and benchmarks.
-    private(set) var bytesCopied = 0
 
     var isEmpty: Bool { count == 0 }
 
@@ -36,12 +35,17 @@ final class ArrivedBody {
         return Data(bytesNoCopy: storage.bytes, count: count, deallocator: .custom { _, _ in withExtendedLifetime(storage) {} })
     }
 
+    /// The bytes so far, for keeping: a view when they fill the storage (a declared length reserved
+    /// it), else a copy that fits them, since a view would keep up to twice their size alive.
+    var compacted: Data {
+        count == storage.capacity ? bytes : Data(bytes: storage.bytes, count: count)
+    }
+
     /// Makes room for `capacity` bytes in all, so that appends up to it copy nothing.
     func reserveCapacity(_ capacity: Int) {
         guard capacity > storage.capacity else { return }
         let grown = Storage(capacity: capacity)
         grown.bytes.copyMemory(from: storage.bytes, byteCount: count)
-        bytesCopied += count
         storage = grown
     }
 

@@ -86,14 +86,14 @@ final class Transfer {
         if throttle.isBehind(received) {
             request.progress(progress)
         }
-        request.completion(TransferOutcome(result: .success(body.bytes), resumedBytes: response?.resumedFrom ?? 0, fetchedBytes: fetched))
+        request.completion(TransferOutcome(result: .success(body.compacted), resumedBytes: response?.resumedFrom ?? 0, fetchedBytes: fetched))
     }
 
     /// The bytes held and their version: this attempt's if its response had begun, else what it resumed from.
     private var resumableData: ResumableData? {
         guard let response else { return resuming }
         guard !body.isEmpty, let validator = response.validator else { return nil }
-        return ResumableData(data: body.bytes, validator: validator)
+        return ResumableData(data: body.compacted, validator: validator)
     }
 
     private var progress: TransferProgress {

@@ -51,9 +51,11 @@ extension SepiaRenderer {
     /// Bounded: the image at reduced scale, the Exif thumbnail too and only up to
     /// `exifThumbnailMaxPixels`; the decode says what it cost and whether later bytes could show more.
     public func arrivedDecode(of data: Data, height: Int = 160) throws(ImageCodecError) -> ArrivedDecode {
-        guard ImageFormat(sniffing: data) == .jpeg,
-              let arrived = try JPEGDecoder.decodeArrived(data, minimumHeight: max(1, height), limits: limits)
-        else { return ArrivedDecode() }
+        // Bytes that do not start as a JPEG never will: no later preview of them is worth trying.
+        guard ImageFormat(sniffing: data) == .jpeg else { return ArrivedDecode(isFinal: data.count >= 3) }
+        guard let arrived = try JPEGDecoder.decodeArrived(data, minimumHeight: max(1, height), limits: limits) else {
+            return ArrivedDecode()
+        }
         var decode = ArrivedDecode(declaredPixels: arrived.declaredPixels, isFinal: arrived.reachedEnd)
         let complete = arrived.image != nil && (arrived.progressive || arrived.rowsReady >= arrived.rowsTotal)
         if !complete, let thumbnail = exifThumbnail(arrived, height: height) {
