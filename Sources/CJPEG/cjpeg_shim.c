@@ -226,10 +226,12 @@ static JDIMENSION cpl_read_rows(j_decompress_ptr cinfo, JSAMPARRAY rows) {
     return cinfo->output_scanline;
 }
 
-int cpl_jpeg_decode_arrived(cpl_jpeg_decoder *decoder, JSAMPARRAY rows, JDIMENSION *rows_ready, int *scans) {
+int cpl_jpeg_decode_arrived(cpl_jpeg_decoder *decoder, JSAMPARRAY rows, JDIMENSION *rows_ready, int *scans,
+                            int *reached_end) {
     j_decompress_ptr cinfo = &decoder->cinfo;
     *rows_ready = 0;
     *scans = 0;
+    *reached_end = 0;
     if (setjmp(decoder->error.jump)) {
         return -1;
     }
@@ -239,6 +241,7 @@ int cpl_jpeg_decode_arrived(cpl_jpeg_decoder *decoder, JSAMPARRAY rows, JDIMENSI
         }
         *rows_ready = cpl_read_rows(cinfo, rows);
         *scans = 1;
+        *reached_end = *rows_ready == cinfo->output_height;
         return *rows_ready > 0 ? 0 : 1;
     }
     cinfo->buffered_image = TRUE;
@@ -251,6 +254,10 @@ int cpl_jpeg_decode_arrived(cpl_jpeg_decoder *decoder, JSAMPARRAY rows, JDIMENSI
         int status = jpeg_consume_input(cinfo);
         if (status == JPEG_SCAN_COMPLETED || status == JPEG_REACHED_EOI) {
             completed = cinfo->input_scan_number;
+        }
+        if (status == JPEG_REACHED_EOI) {
+            /* Whatever follows the EOI (padding, a trailer) is not part of the image. */
+            *reached_end = 1;
         }
         if (status == JPEG_SUSPENDED || status == JPEG_REACHED_EOI) {
             break;

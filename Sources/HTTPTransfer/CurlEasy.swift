@@ -75,6 +75,9 @@ final class CurlEasy {
         try check(cpl_curl_easy_setopt_string(raw, CURLOPT_PROTOCOLS_STR, "http,https"))
         try check(cpl_curl_easy_setopt_string(raw, CURLOPT_REDIR_PROTOCOLS_STR, "http,https"))
         try check(cpl_curl_easy_setopt_string(raw, CURLOPT_USERAGENT, "ClassicPhotosLive (libcurl)"))
+        // No proxy, whatever http_proxy, https_proxy or ALL_PROXY say: through one, the open-socket
+        // guard would see only the proxy's address, never the origin's, and the allow-list would not hold.
+        try check(cpl_curl_easy_setopt_string(raw, CURLOPT_PROXY, ""))
         try check(cpl_curl_easy_setopt_long(raw, CURLOPT_FOLLOWLOCATION, 1))
         try check(cpl_curl_easy_setopt_long(raw, CURLOPT_MAXREDIRS, max(0, limits.maxRedirects)))
         // Signals would reach whichever thread of the server happens to run; timeouts must not use them.

@@ -7,7 +7,8 @@ final class Transfer {
     private var easy: CurlEasy?
     /// What this attempt resumes from; dropped when the origin will not continue it.
     private var resuming: ResumableData?
-    private var body = Data()
+    /// The body so far; its bytes are handed out (to the watcher, to the completion) without copying.
+    private let body = ArrivedBody()
     /// Body bytes received from the network, over every start.
     private var fetched = 0
     /// The response this body belongs to, read at its first byte.
@@ -55,7 +56,7 @@ final class Transfer {
     func startsOver(after error: TransferError?, on multi: CurlMulti) -> Bool {
         guard resuming != nil, mustStartOver || error == .httpStatus(416) else { return false }
         resuming = nil
-        body = Data()
+        body.removeAll()
         response = nil
         mustStartOver = false
         abortReason = nil
@@ -85,14 +86,14 @@ final class Transfer {
         if throttle.isBehind(received) {
             request.progress(progress)
         }
-        request.completion(TransferOutcome(result: .success(body), resumedBytes: response?.resumedFrom ?? 0, fetchedBytes: fetched))
+        request.completion(TransferOutcome(result: .success(body.compacted), resumedBytes: response?.resumedFrom ?? 0, fetchedBytes: fetched))
     }
 
     /// The bytes held and their version: this attempt's if its response had begun, else what it resumed from.
     private var resumableData: ResumableData? {
         guard let response else { return resuming }
         guard !body.isEmpty, let validator = response.validator else { return nil }
-        return ResumableData(data: body, validator: validator)
+        return ResumableData(data: body.compacted, validator: validator)
     }
 
     private var progress: TransferProgress {
@@ -113,14 +114,14 @@ final class Transfer {
             abortReason = .bodyTooLarge(limit: request.limits.maxBodyBytes)
             return false
         }
-        body.append(contentsOf: bytes)
+        body.append(bytes)
         fetched += bytes.count
         if throttle.shouldReport(progress) {
             let progress = progress
             request.progress(progress)
             if let arrived = request.arrived, progress.received < progress.expected ?? .max, arrived.wants(progress) {
-                // A copy: the body goes on growing here, and a shared buffer would be copied at every append.
-                arrived.take(body.withUnsafeBytes { Data($0) })
+                // No copy: appends never change the bytes a view of the body shows.
+                arrived.take(body.bytes)
             }
         }
         return true
@@ -141,7 +142,8 @@ final class Transfer {
                 mustStartOver = true
                 return false
             }
-            body = resuming.data
+            body.removeAll()
+            body.append(resuming.data)
             response.resumedFrom = body.count
             response.validator = validator ?? resuming.validator
             response.expected = range?.total ?? length.map { $0 + Int64(body.count) }

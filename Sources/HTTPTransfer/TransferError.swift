@@ -30,8 +30,15 @@ public enum TransferError: Error, Sendable, Equatable, CustomStringConvertible {
     /// Any other libcurl failure, with its CURLcode and text.
     case other(code: Int, message: String)
 
-    /// A one-line reason written for people, e.g. "Not found at the origin (HTTP 404)"; `detail` keeps the technical text.
-    public var description: String {
+    /// A one-line reason written for people, e.g. "Not found at the origin (HTTP 404)"; `detail` keeps
+    /// the technical text. Neither ever shows a URL's user name or password.
+    public var description: String { URLCredentials.redacted(reason) }
+
+    /// The technical detail behind `description`, for logs and a `detail` field: URLs (their
+    /// credentials hidden), byte counts, libcurl's text.
+    public var detail: String { URLCredentials.redacted(technicalText) }
+
+    private var reason: String {
         switch self {
         case .invalidURL: "This is not a web address (only http and https are)"
         case .redirectRefused: "The origin redirected to an address that is not http or https"
@@ -50,8 +57,7 @@ public enum TransferError: Error, Sendable, Equatable, CustomStringConvertible {
         }
     }
 
-    /// The technical detail behind `description`, for logs and a `detail` field: URLs, byte counts, libcurl's text.
-    public var detail: String {
+    private var technicalText: String {
         switch self {
         case .invalidURL(let url): "not a valid http(s) URL: \(url)"
         case .redirectRefused(let url): "refused to follow a redirect to \(url) (only http and https are allowed)"

@@ -79,7 +79,7 @@ public final class TransferLoop: Sendable {
     /// Starts a GET of `url` that continues `resumingFrom` when the origin still has that version
     /// (`Range: bytes=N-` with `If-Range`), and whose outcome says what to resume from if it is
     /// cancelled; any thread. A 206 continues the bytes, a 200 starts over, and bytes of two versions
-    /// are never mixed. `arrived`, when given, is offered a copy of the body so far at progress
+    /// are never mixed. `arrived`, when given, is offered the body so far (a view, not a copy) at progress
     /// reports it wants. Otherwise as `start(_:limits:progress:completion:)`.
     @discardableResult
     public func start(

@@ -67,9 +67,11 @@ int cpl_jpeg_read_header_arrived(cpl_jpeg_decoder *decoder, const unsigned char 
     (`output_height` of them): a JPEG of several scans (progressive) in libjpeg's buffered-image mode as of
     its last complete scan (its coefficients so far), a single-scan (baseline) one as far as its rows have
     arrived. `rows_ready` gets the rows written (the rest are left as they were), `scans` the complete
-    scans shown (1 for a baseline one). 0 when something was decoded, 1 when nothing can be shown yet,
+    scans shown (1 for a baseline one), `reached_end` 1 when no later byte can show more (the EOI was
+    read, or a baseline one's last row). 0 when something was decoded, 1 when nothing can be shown yet,
     -1 on failure. */
-int cpl_jpeg_decode_arrived(cpl_jpeg_decoder *decoder, JSAMPARRAY _Nonnull rows, JDIMENSION *rows_ready, int *scans);
+int cpl_jpeg_decode_arrived(cpl_jpeg_decoder *decoder, JSAMPARRAY _Nonnull rows, JDIMENSION *rows_ready, int *scans,
+                            int *reached_end);
 
 /** Encodes tightly packed `pixels` (`components` bytes each, in `color_space`) to a JPEG.
     On success returns 0 and a malloc'd buffer in `output` (the caller frees it) of `output_size` bytes;

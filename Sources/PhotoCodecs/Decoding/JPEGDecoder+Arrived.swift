@@ -19,6 +19,11 @@ extension JPEGDecoder {
         public var rowsReady: Int
         /// The decoded image's height, before orientation.
         public var rowsTotal: Int
+        /// The image's declared width x height: what a decode of it costs, whatever the scale.
+        public var declaredPixels: Int
+        /// Whether no later byte can show more: the decoder read the image's end (its EOI, or a
+        /// baseline JPEG's last row), so anything after it is not part of the image.
+        public var reachedEnd: Bool
     }
 
     /// Decodes the first bytes of a JPEG still arriving, at the smallest DCT scale at least
@@ -38,18 +43,21 @@ extension JPEGDecoder {
             let rowBytes = size.width * 3
             var ready: JDIMENSION = 0
             var scans: Int32 = 0
+            var reachedEnd: Int32 = 0
             var status: Int32 = 0
             // Rows never reached stay mid-grey: neutral under the sepia tone, and plainly not the photo.
             var bytes = [UInt8](repeating: 128, count: rowBytes * size.height)
             bytes.withUnsafeMutableBufferPointer { buffer in
                 var rows = (0..<size.height).map { Optional(buffer.baseAddress! + $0 * rowBytes) }
-                status = rows.withUnsafeMutableBufferPointer { cpl_jpeg_decode_arrived(decoder, $0.baseAddress!, &ready, &scans) }
+                status = rows.withUnsafeMutableBufferPointer { cpl_jpeg_decode_arrived(decoder, $0.baseAddress!, &ready, &scans, &reachedEnd) }
             }
             try check(status < 0 ? status : 0, decoder)
             let image = status == 0 ? PixelBuffer(width: size.width, height: size.height, channels: 3, bytes: bytes) : nil
             return Arrived(image: image?.oriented(size.orientation), exifThumbnail: exifThumbnail(cinfo),
                            orientation: size.orientation, scans: Int(scans), progressive: progressive,
-                           rowsReady: Int(ready), rowsTotal: size.height)
+                           rowsReady: Int(ready), rowsTotal: size.height,
+                           declaredPixels: Int(cinfo.pointee.image_width) * Int(cinfo.pointee.image_height),
+                           reachedEnd: reachedEnd != 0)
         }
     }
 

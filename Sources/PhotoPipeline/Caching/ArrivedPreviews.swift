@@ -16,6 +16,8 @@ struct ArrivedPreviews {
     }
 
     private var entries: [Int: Entry] = [:]
+    /// Preview decodes made so far, of every photo: a server-wide total, for the stats.
+    private(set) var decodes = 0
 
     /// Notes that a preview of photo `index` is being made; false when one already is.
     mutating func begin(_ index: Int) -> Bool {
@@ -45,6 +47,11 @@ struct ArrivedPreviews {
     /// The sequence number of photo `index`'s latest preview, if one is held.
     func sequence(of index: Int) -> Int? {
         entries[index].flatMap { $0.image == nil ? nil : $0.sequence }
+    }
+
+    /// Counts one preview decode made.
+    mutating func countDecode() {
+        decodes += 1
     }
 
     /// Drops photo `index`'s preview: its work ended (a preview being made then is not kept).

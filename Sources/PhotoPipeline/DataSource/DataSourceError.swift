@@ -9,7 +9,12 @@ public enum DataSourceError: Error, Sendable, Equatable, CustomStringConvertible
     /// The bytes are neither a property list nor JSON of the expected shape.
     case unparseable(location: String, reason: String)
 
+    /// The reason, with the user name and password of any URL in it hidden: it is shown to every visitor.
     public var description: String {
+        URLCredentials.redacted(text)
+    }
+
+    private var text: String {
         switch self {
         case .unreadable(let path, let reason):
             "cannot read data source \(path): \(reason)"

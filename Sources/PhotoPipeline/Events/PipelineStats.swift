@@ -40,6 +40,8 @@ public struct PipelineStats: Sendable, Equatable {
     public var resumableBytes = 0
     /// Bytes not downloaded again because a transfer resumed from them (a `206` continued them).
     public var resumedBytes: Int64 = 0
+    /// Decodes of bytes still arriving made for previews (each bounded per photo: see `ArrivedBytes`).
+    public var previewDecodes = 0
     /// How many photos of the list are in each state, by the state's name.
     public var states: [String: Int] = [:]
 

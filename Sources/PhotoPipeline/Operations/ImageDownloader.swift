@@ -25,7 +25,7 @@ final class ImageDownloader: PhotoOperation, @unchecked Sendable {
     private let loop: TransferLoop
     private let limits: TransferLimits
     private let lifecycle: Locked<Lifecycle>
-    /// The latest copy of the bytes arrived, for a preview, and when the next is worth taking.
+    /// The latest bytes arrived taken for a preview, and when the next are worth taking.
     private let arrived = Locked(ArrivedBytes())
 
     /// A download of `photoRecord` whose bytes go to `filtration` (which depends on it).
@@ -105,7 +105,7 @@ final class ImageDownloader: PhotoOperation, @unchecked Sendable {
         isForARowOnScreen && arrived.withLock { $0.wants(progress) }
     }
 
-    /// The latest copy of the bytes arrived, for a preview (nil before any was taken).
+    /// The latest bytes arrived taken for a preview (nil before any was taken).
     func arrivedBytes() -> Data? {
         arrived.withLock { $0.latest }
     }
@@ -113,6 +113,11 @@ final class ImageDownloader: PhotoOperation, @unchecked Sendable {
     /// A preview was shown: the next needs more bytes (see `ArrivedBytes`); none after the `last`.
     func arrivedPreviewShown(last: Bool) {
         arrived.withLock { $0.shown(last: last) }
+    }
+
+    /// A preview decode of the bytes was made (see `ArrivedBytes.decoded`).
+    func arrivedBytesDecoded(pixels: Int, final: Bool) {
+        arrived.withLock { $0.decoded(pixels: pixels, final: final) }
     }
 
     /// Marks the operation cancelled and aborts its transfer if one is running.

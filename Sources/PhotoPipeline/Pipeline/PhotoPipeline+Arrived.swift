@@ -47,11 +47,15 @@ extension PhotoPipeline {
     /// The preview of the bytes `downloader` holds now (the latest, not those that asked for it), when
     /// a filter permit is free; nil when none is, or nothing can be shown yet, or the bytes do not decode
     /// (the final filtration says why, if it comes to that). On a filtration queue thread.
-    /// Also returns how many bytes it was made of (0 when it was not tried).
+    /// Also returns how many bytes it was made of (0 when it was not tried). The downloader learns what
+    /// the decode cost and whether later bytes could show more (not after the JPEG's end, nor corrupt bytes).
     private func renderArrivedPreview(of downloader: ImageDownloader) -> (ArrivedPreview?, used: Int) {
         guard downloader.isForARowOnScreen, let data = downloader.arrivedBytes(), takeFilterPermitIfFree() else { return (nil, 0) }
         defer { releaseFilterPermit() }
-        return (try? renderer.arrivedPreview(of: data, height: configuration.thumbnailHeight), data.count)
+        let decode = (try? renderer.arrivedDecode(of: data, height: configuration.thumbnailHeight)) ?? ArrivedDecode(isFinal: true)
+        downloader.arrivedBytesDecoded(pixels: decode.declaredPixels, final: decode.isFinal)
+        core.lock.withLock { $0.arrived.countDecode() }
+        return (decode.preview, data.count)
     }
 
     /// Keeps `preview` for photo `index` if its download is still the one that made it and it shows

@@ -94,6 +94,7 @@ public final class PhotoPipeline: Sendable {
             stats.cacheBytes = state.store.memory.totalBytes
             stats.resumableBytes = state.store.partials.totalBytes
             stats.states = state.census.byName
+            stats.previewDecodes = state.arrived.decodes
             return stats
         }
     }

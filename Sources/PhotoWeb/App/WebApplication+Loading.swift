@@ -1,3 +1,4 @@
+import HTTPTransfer
 public import PhotoPipeline
 
 extension WebApplication {
@@ -10,9 +11,10 @@ extension WebApplication {
         requireSnapshots()
     }
 
-    /// The photo list could not be loaded, for `reason`.
+    /// The photo list could not be loaded, for `reason` (shown to every visitor: any URL's
+    /// credentials in it are hidden here, whatever error it came from).
     public func listFailed(_ reason: String) {
-        finishLoading(.failed(reason))
+        finishLoading(.failed(URLCredentials.redacted(reason)))
         requireSnapshots()
     }
 

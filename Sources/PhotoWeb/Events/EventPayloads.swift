@@ -1,4 +1,5 @@
 import Foundation
+import HTTPTransfer
 import PhotoPipeline
 
 /// The JSON bodies of events and API responses, as documented in the README's contract.
@@ -24,7 +25,7 @@ enum EventPayloads {
             self.partial = partial
             self.index = index
             self.name = record?.name
-            self.url = record?.url
+            self.url = record.map { URLCredentials.redacted($0.url) }
             self.state = state.name
             switch state {
             case .downloading(let progress): self.progress = progress
@@ -125,6 +126,8 @@ enum EventPayloads {
         /// Bytes kept from cancelled transfers, to resume from; bytes that resumed transfers did not fetch again.
         var resumableBytes: Int
         var resumedBytes: Int64
+        /// Decodes of bytes still arriving made for previews, in all.
+        var previewDecodes: Int
         /// How many photos of the whole list are in each state (`new`, ..., `failed`).
         var states: [String: Int]
         var cacheHits: Int
@@ -149,6 +152,7 @@ enum EventPayloads {
             transfersAborted = stats.transfersAborted
             resumableBytes = stats.resumableBytes
             resumedBytes = stats.resumedBytes
+            previewDecodes = stats.previewDecodes
             states = stats.states
             cacheHits = stats.cacheHits
             cacheMisses = stats.cacheMisses
