@@ -15,12 +15,13 @@ final class ViewerRegistry: Sendable {
     /// The unsent event bytes of every viewer's outbox: past its budget no new stream opens.
     let unsent: UnsentEventBytes
     /// The shared event streams open now, each carrying several of these viewers.
-    let streams = SharedStreams()
+    let streams: SharedStreams
     private let sessions = Locked<[ViewerID: ViewerSession]>([:])
 
     init(maxViewers: Int, unsent: UnsentEventBytes = .init(budget: .max)) {
         self.maxViewers = maxViewers
         self.unsent = unsent
+        streams = SharedStreams(unsent: unsent)
     }
 
     /// A new viewer of `channel`, or nil when the server already has `maxViewers` viewers that are
