@@ -1,15 +1,21 @@
 #!/usr/bin/env bash
 # Runs the Swift suites N times (default 10) while a CPU hog keeps every core busy, to find tests
 # that depend on timing. Prints one closing line: "N passed, M failed", then the failing tests.
-#   scripts/stress-tests.sh [N] [--filter REGEX]
+#   scripts/stress-tests.sh [N] [--filter REGEX] [--load L]
+# --load L adds a second CPU load beside the hog: L more processes that compress random bytes
+# (gzip -1 of /dev/urandom: CPU, memory traffic and a pipe, as a busy neighbour makes), so the
+# machine runs at a load of about nproc + L + the tests. `--load 4` on two cores gives the "load
+# 5-7 beside the hog" of issue 41. Default 0 (the hog alone).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
 runs=10
 filter=()
+load=0
 while (($#)); do
     case "$1" in
         --filter) filter=(--filter "$2"); shift 2 ;;
+        --load) load="$2"; shift 2 ;;
         *) runs="$1"; shift ;;
     esac
 done
@@ -24,6 +30,12 @@ for _ in $(seq "$(nproc)"); do
     (while :; do :; done) &
     hogs+=($!)
 done
+# The second load (killing a loop leaves its last pipeline of 16 MiB to finish, within a second).
+for _ in $(seq "$load"); do
+    (while :; do head -c 16M /dev/urandom | gzip -1 >/dev/null; done) &
+    hogs+=($!)
+done
+if ((load > 0)); then echo "a second load of $load gzip loops beside the hog of $(nproc)"; fi
 
 logs=$(mktemp -d)
 passed=0

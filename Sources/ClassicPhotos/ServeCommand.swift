@@ -93,6 +93,10 @@ struct ServeCommand: AsyncParsableCommand {
     var trustedProxy: String?
     @Option(help: "Labs (/lab) running at once; one more gets 503. [env: CLASSIC_PHOTOS_MAX_LABS] (default: \(ServeDefaults.number("max-labs")))")
     var maxLabs: Int?
+    @Option(help: "Viewers one client (an IPv4 address, an IPv6 /64) holds at once; past it its viewer whose stream went away longest ago makes room, else 429. [env: CLASSIC_PHOTOS_VIEWERS_PER_CLIENT] (default: a quarter of --max-viewers, at least 1)")
+    var viewersPerClient: Int?
+    @Option(help: "Labs one client (an IPv4 address, an IPv6 /64) runs at once; one more gets 429. [env: CLASSIC_PHOTOS_LABS_PER_CLIENT] (default: a quarter of --max-labs, at least 1)")
+    var labsPerClient: Int?
     @Option(help: "Photos of the lab's browser lane (/lab/images) sent at once; one more gets 503. [env: CLASSIC_PHOTOS_MAX_LAB_IMAGE_TRANSFERS] (default: \(ServeDefaults.number("max-lab-image-transfers")))")
     var maxLabImageTransfers: Int?
     @Option(help: "MiB of events queued for viewers and not yet read, across all viewers, past which a new event stream gets 503. [env: CLASSIC_PHOTOS_UNSENT_EVENTS_BUDGET_MB] (default: \(ServeDefaults.number("unsent-events-budget-mb")))")

@@ -277,12 +277,16 @@ struct ConnectionsPerClientTests {
         #expect(connections.admit(a) == .counted(address: "192.0.2.1"))
         #expect(connections.admit(mapped) == .counted(address: "192.0.2.1"))
         #expect(connections.admit(a) == .refused(address: "192.0.2.1"))
-        #expect(connections.admit(b) == .counted(address: "2001:db8::1"))
+        // An IPv6 client is its /64 (issue 41): a second address of it is the same client
+        #expect(connections.admit(b) == .counted(address: "2001:db8:0:0::/64"))
+        #expect(connections.admit(try SocketAddress(ipAddress: "2001:db8::2:1", port: 1003)) == .counted(address: "2001:db8:0:0::/64"))
+        #expect(connections.admit(try SocketAddress(ipAddress: "2001:db8::3", port: 1004)) == .refused(address: "2001:db8:0:0::/64"))
+        #expect(connections.admit(try SocketAddress(ipAddress: "2001:db8:0:1::1", port: 1005)) == .counted(address: "2001:db8:0:1::/64"))
         #expect(connections.admit(try SocketAddress(ipAddress: "10.9.3.4", port: 1)) == .uncounted)
         connections.release("192.0.2.1")
         #expect(connections.openConnections(from: "192.0.2.1") == 1)
         #expect(connections.admit(mapped) == .counted(address: "192.0.2.1"))
-        #expect(connections.refused == 1)
+        #expect(connections.refused == 2)
     }
 }
 

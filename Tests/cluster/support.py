@@ -245,7 +245,8 @@ class Viewer:
         self.sock = socket.create_connection(("127.0.0.1", instance.port), timeout=DEADLINE * 2)
         self.sock.sendall(f"GET /events?viewer={self.id} HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n".encode())
         self.snapshot = threading.Event()
-        threading.Thread(target=self._read, daemon=True).start()
+        self.reader = threading.Thread(target=self._read, daemon=True)
+        self.reader.start()
         assert self.snapshot.wait(DEADLINE), "no snapshot"
 
     def _read(self):
@@ -324,6 +325,13 @@ class Viewer:
                 self.condition.wait(remaining)
 
     def close(self):
+        # Shut down first: the reading thread's recv returns, and the descriptor is closed only
+        # after that thread has stopped, so its number is never reused under a recv still running.
+        try:
+            self.sock.shutdown(socket.SHUT_RDWR)
+        except OSError:
+            pass
+        self.reader.join(DEADLINE)
         try:
             self.sock.close()
         except OSError:

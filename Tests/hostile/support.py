@@ -375,6 +375,7 @@ def raw_exchange(host: str, port: int, request: bytes, timeout: float = 10,
     """Sends `request` on a connection of its own (from a thread, so that a server answering
     before it has read everything is seen) and reads until close or `timeout`."""
     sock = connect(host, port, timeout=timeout)
+    sender = None
     try:
         deadline = time.monotonic() + timeout
         sender = threading.Thread(target=send_quietly, args=(sock, request), daemon=True)
@@ -387,6 +388,10 @@ def raw_exchange(host: str, port: int, request: bytes, timeout: float = 10,
             sock.shutdown(socket.SHUT_RDWR)
         except OSError:
             pass
+        # The sender may still be in a send: its descriptor is closed only after it has returned
+        # (the shutdown ends the send), so the number is never reused under it.
+        if sender is not None:
+            sender.join(timeout)
         sock.close()
 
 

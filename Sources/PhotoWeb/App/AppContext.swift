@@ -71,25 +71,37 @@ struct AppContext: Sendable {
     /// A new viewer for the client of `request`, following `strategy` (nil: the server's default):
     /// a 429 when that client made too many lately, a 503 when the server is full.
     func newViewer(for request: Request, peer: SocketAddress?, strategy: SchedulingStrategy? = nil) throws(APIError) -> ViewerSession {
-        try admitNewViewer(for: request, peer: peer)
-        return try newViewer(strategy: strategy)
+        let client = try admitNewViewer(for: request, peer: peer)
+        return try newViewer(strategy: strategy, client: client)
     }
 
-    /// Counts a new viewer (a page, a lab) against its client's limit: a 429 when it made too many lately.
-    func admitNewViewer(for request: Request, peer: SocketAddress?) throws(APIError) {
+    /// Counts a new viewer (a page, a lab) against its client's limit: a 429 when it made too many
+    /// lately. Returns the client's key for its per-client places (`ClientAddress.group`).
+    @discardableResult
+    func admitNewViewer(for request: Request, peer: SocketAddress?) throws(APIError) -> String {
         let client = ClientAddress.of(peer: peer, forwardedFor: request.headers[.xForwardedFor], trusted: trustedProxies)
         if let seconds = rateLimiter.admit(client) {
             throw .tooManyRequests(
                 "too many new viewers from \(client) (at most \(rateLimiter.perMinute) a minute); try again in \(seconds) s",
                 retryAfter: seconds)
         }
+        return ClientAddress.group(client)
     }
 
     /// A new viewer of the list, or a 503 when the server is full.
-    func newViewer(strategy: SchedulingStrategy? = nil) throws(APIError) -> ViewerSession {
-        guard let session = viewers.create(in: list) else {
-            logger.warning("viewer refused: at the maximum of \(viewers.maxViewers) viewers")
-            throw viewers.refusal
+    /// With `client`, the viewer holds one of that client's places (`ViewerRegistry.places`).
+    func newViewer(strategy: SchedulingStrategy? = nil, client: String? = nil) throws(APIError) -> ViewerSession {
+        let session: ViewerSession
+        do throws(APIError) {
+            if let client {
+                session = try viewers.create(in: list, for: client)
+            } else {
+                guard let created = viewers.create(in: list) else { throw viewers.refusal }
+                session = created
+            }
+        } catch {
+            logger.warning("viewer refused", metadata: ["reason": "\(error)"])
+            throw error
         }
         logger.debug("viewer joined", metadata: ["viewer": "\(session.id)", "viewers": "\(viewers.count(in: list))"])
         session.choose(strategy)

@@ -56,6 +56,12 @@ public struct ServerConfiguration: Sendable {
     public var connectionsPerClient = 64
     /// New viewers per client address per minute; more get 429 with `Retry-After`. Default 60.
     public var viewersPerMinute = 60
+    /// Viewers one client (an IPv4 address, an IPv6 /64) holds at once: past it, its own viewer
+    /// whose stream went away longest ago makes room, else `429`. Default nil: a quarter of
+    /// `maxViewers` (`effectiveViewersPerClient`).
+    public var viewersPerClient: Int?
+    /// Labs one client runs at once; one more gets `429`. Default nil: a quarter of `maxLabs`, at least 1.
+    public var labsPerClient: Int?
     /// Retries of failed photos per client address per minute; more get 429 with `Retry-After`
     /// (each photo also waits between retries, 1 s doubling to 60 s). Default 30.
     public var retriesPerMinute = 30
@@ -106,6 +112,12 @@ public struct ServerConfiguration: Sendable {
     func effectiveMaxConnections(openFilesLimit: Int) -> Int {
         maxConnections ?? max(64, openFilesLimit - 256)
     }
+
+    /// Viewers one client holds at most: the setting, or its fair share of `maxViewers`.
+    public var effectiveViewersPerClient: Int { viewersPerClient ?? ClientPlaces.fairShare(of: maxViewers) }
+
+    /// Labs one client runs at most: the setting, or its fair share of `maxLabs`.
+    public var effectiveLabsPerClient: Int { labsPerClient ?? ClientPlaces.fairShare(of: maxLabs) }
 
     /// The resident memory that triggers a memory warning.
     public var effectiveMemoryLimit: Int { memoryLimitBytes ?? pipeline.memoryBudgetBytes + 512 * 1024 * 1024 }

@@ -50,13 +50,15 @@ public final class WebApplication: Sendable {
             logger.warning("no static files: the page will have no script or styles", metadata: ["public-dir": "\(configuration.publicDirectory)"])
         }
         let viewers = ViewerRegistry(
-            maxViewers: configuration.maxViewers, unsent: UnsentEventBytes(budget: configuration.unsentEventsBudgetBytes))
+            maxViewers: configuration.maxViewers, viewersPerClient: configuration.effectiveViewersPerClient,
+            unsent: UnsentEventBytes(budget: configuration.unsentEventsBudgetBytes))
         let list = PhotoChannel(
             library: PhotoLibrary(), viewers: viewers, settings: configuration.listChannel,
             totals: ServerTotals(cluster: cluster, unsent: viewers.unsent), logger: logger)
         let labs = LabRegistry(
             settings: .init(
-                maxLabs: configuration.maxLabs, maxImageTransfers: configuration.maxLabImageTransfers,
+                maxLabs: configuration.maxLabs, labsPerClient: configuration.effectiveLabsPerClient,
+                maxImageTransfers: configuration.maxLabImageTransfers,
                 lane: configuration.labLaneChannel, laneMemoryBudgetBytes: configuration.labLaneMemoryBudget),
             bounds: configuration.makeSharedBounds(), viewers: viewers, origin: origin, logger: logger)
         let context = AppContext(

@@ -27,15 +27,20 @@ final class SharedEventStream: Sendable {
     /// Viewers this stream carries at most; a join past it is refused.
     let maxViewers: Int
     /// What the writer sends, in order.
-    let mux = StreamMux()
+    let mux: StreamMux
     /// Closes the connection (a member's reader fell so far behind that its outbox cut it off).
     private let cutConnection: @Sendable () -> Void
     private let state = Locked(State())
 
-    init(id: String = UUID().uuidString.lowercased(), maxViewers: Int, cutConnection: @escaping @Sendable () -> Void = {}) {
+    /// `unsent`: the process-wide budget what waits in the mux counts in.
+    init(
+        id: String = UUID().uuidString.lowercased(), maxViewers: Int, unsent: UnsentEventBytes? = nil,
+        cutConnection: @escaping @Sendable () -> Void = {}
+    ) {
         self.id = id
         self.maxViewers = maxViewers
         self.cutConnection = cutConnection
+        mux = StreamMux(unsent: unsent, overflowed: cutConnection)
     }
 
     /// The viewers carried now.
@@ -65,6 +70,8 @@ final class SharedEventStream: Sendable {
             session.outbox.detach(generation: generation)
             return
         }
+        // The carry of an earlier join of this viewer ends here: its waiting item is withdrawn.
+        mux.carry(session.id, generation: generation)
         Task { await carry(session, generation: generation) }
     }
 
@@ -72,7 +79,10 @@ final class SharedEventStream: Sendable {
     @discardableResult
     func leave(_ id: ViewerID) -> Bool {
         guard let member = state.withLock({ $0.members.removeValue(forKey: id) }) else { return false }
-        member.generation.map(member.session.outbox.detach(generation:))
+        if let generation = member.generation {
+            mux.retire(id, generation: generation)
+            member.session.outbox.detach(generation: generation)
+        }
         return true
     }
 
@@ -104,11 +114,12 @@ final class SharedEventStream: Sendable {
         carrying: while let item = await session.outbox.next(generation: generation) {
             switch item {
             case .event(let event):
-                guard await mux.deliver(.event(session.id, event)) else { break carrying }
+                guard await mux.deliver(event, of: session.id, generation: generation) else { break carrying }
             case .heartbeat:
                 mux.post(.heartbeat)
             }
         }
+        mux.retire(session.id, generation: generation)
         session.outbox.detach(generation: generation)
         let (dropped, last) = state.withLock { state -> (Bool, Bool) in
             guard !state.closed, state.members[session.id]?.generation == generation else { return (false, false) }

@@ -10,10 +10,16 @@ final class SharedStreams: Sendable {
     static let maxViewersPerStream = 32
 
     private let streams = Locked<[String: SharedEventStream]>([:])
+    /// The process-wide unsent bytes: what waits in a stream's mux counts in them.
+    private let unsent: UnsentEventBytes?
+
+    init(unsent: UnsentEventBytes? = nil) {
+        self.unsent = unsent
+    }
 
     /// Opens a stream; `cutConnection` closes its connection.
     func open(cutConnection: @escaping @Sendable () -> Void) -> SharedEventStream {
-        let stream = SharedEventStream(maxViewers: Self.maxViewersPerStream, cutConnection: cutConnection)
+        let stream = SharedEventStream(maxViewers: Self.maxViewersPerStream, unsent: unsent, cutConnection: cutConnection)
         streams.withLock { $0[stream.id] = stream }
         return stream
     }

@@ -3,7 +3,7 @@ import Locking
 
 /// Requests of one kind per client address (new viewers, retries): a token bucket of `perMinute`
 /// tokens, refilled evenly, so one client cannot fill `--max-viewers` or make the origin fetch a photo
-/// again and again however fast it asks. Buckets that are full again are forgotten, so memory follows
+/// again and again however fast it asks. Clients are keyed by `ClientAddress.group` (an IPv6 /64 is one). Buckets that are full again are forgotten, so memory follows
 /// the clients of the last minute.
 ///
 /// Lock order: a leaf.
@@ -26,7 +26,8 @@ final class ClientRateLimiter: Sendable {
     }
 
     /// Takes a token for `client`; nil when allowed, else the seconds until one is free.
-    func admit(_ client: String, now: ContinuousClock.Instant = .now) -> Int? {
+    func admit(_ address: String, now: ContinuousClock.Instant = .now) -> Int? {
+        let client = ClientAddress.group(address)
         let (rate, capacity) = (Double(perMinute) / 60, Double(perMinute))
         return buckets.withLock { buckets -> Int? in
             if buckets.count > 100_000 {

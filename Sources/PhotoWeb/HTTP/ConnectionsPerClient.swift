@@ -34,8 +34,10 @@ final class ConnectionsPerClient: Sendable {
 
     /// Takes a place for a connection from `peer`.
     func admit(_ peer: SocketAddress?) -> Admission {
-        let address = ClientAddress.address(of: peer)
-        if !trusted.isEmpty, trusted.contains(address) { return .uncounted }
+        let peerAddress = ClientAddress.address(of: peer)
+        if !trusted.isEmpty, trusted.contains(peerAddress) { return .uncounted }
+        // An IPv6 /64 is one client, however many of its addresses it connects from.
+        let address = ClientAddress.group(peerAddress)
         let admitted = open.withLockedValue { open in
             let count = open[address, default: 0]
             guard count < limit else { return false }

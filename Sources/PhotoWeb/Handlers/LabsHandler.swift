@@ -9,18 +9,18 @@ struct LabsHandler: Sendable {
     let context: AppContext
 
     /// Starts a lab: `201` with its lanes' viewers; `400` with the reason for a bad body, `409`
-    /// while the list loads, `429` past the client's `--viewers-per-minute`, `503` past `--max-labs`.
+    /// while the list loads, `429` past the client's `--viewers-per-minute` or its share of labs (`--labs-per-client`), `503` past `--max-labs`.
     func create(_ request: Request, context requestContext: PhotoRequestContext) async throws -> Response {
         let body = try await request.body(limit: context.configuration.maxRequestBodyBytes)
         let pipeline = try context.loadedPipeline()
         // A lab is a new page's worth of viewers: it counts against the client's limit as one.
-        try context.admitNewViewer(for: request, peer: requestContext.peer)
+        let client = try context.admitNewViewer(for: request, peer: requestContext.peer)
         let origin = context.origin
         let labRequest = try LabRequest.parse(
             body, available: pipeline.entries.count, defaults: LabNetwork(context.configuration.sample), origin: origin)
         let proxied = origin.servesList
         let basePath = context.configuration.basePath
-        let lab = try context.labs.create(labRequest, records: pipeline.records(in: 0...(labRequest.photos - 1)), base: pipeline.configuration) { record in
+        let lab = try context.labs.create(labRequest, records: pipeline.records(in: 0...(labRequest.photos - 1)), base: pipeline.configuration, client: client) { record in
             guard proxied, let file = record.url.range(of: "/images/").map({ record.url[$0.upperBound...] }) else { return record.url }
             return origin.url("\(basePath)/lab/images/\(file)", latencyMs: labRequest.network.latencyMs, bandwidth: labRequest.network.bandwidth)
         }

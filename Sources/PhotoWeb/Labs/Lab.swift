@@ -31,6 +31,7 @@ final class Lab: Sendable {
             return LabPayloads.Lane(viewer: nil, strategy: lane.kind.name, images: browserImages)
         }
         let stats = pipeline.stats
+        let recent = lane.stops.recent
         return LabPayloads.Lane(
             viewer: lane.viewer?.id.rawValue, strategy: strategy.name,
             prefetch: { if case .prefetch(let margin) = strategy { margin } else { nil } }(),
@@ -38,7 +39,7 @@ final class Lab: Sendable {
             filterSecondsWasted: stats.wastedFilterSeconds, filterSeconds: stats.filterSeconds,
             transfersAborted: stats.transfersAborted,
             operationsCancelled: stats.downloads.cancelled + stats.filtrations.cancelled,
-            downloads: stats.downloads.finished, filtered: stats.filtrations.finished, stops: lane.stops.all)
+            downloads: stats.downloads.finished, filtered: stats.filtrations.finished, stops: recent.stops, stopCounts: recent.counts)
     }
 
     /// Whether the page left: some lane's viewer was dropped by `viewers` (no event stream for its

@@ -26,8 +26,10 @@ enum LabPayloads {
         var operationsCancelled = 0
         var downloads = 0
         var filtered = 0
-        /// Each scroll stop so far, with its time to visible.
+        /// The most recent scroll stops (at most `LabStops.keptByDefault`), with their time to visible.
         var stops: [LabStops.Stop] = []
+        /// How many stops were reported, timed and abandoned in all (kept or not).
+        var stopCounts = LabStops.Counts()
         /// The browser lane's image URLs, row by row (the same photos and network as the server lanes).
         var images: [String]?
     }

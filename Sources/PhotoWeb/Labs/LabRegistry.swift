@@ -12,6 +12,8 @@ final class LabRegistry: Sendable {
     struct Settings: Sendable {
         /// Labs at once; one more is refused with 503.
         var maxLabs: Int
+        /// Labs one client (`ClientAddress.group`) runs at once; one more is refused with 429.
+        var labsPerClient = Int.max
         /// Browser-lane photos sent at once; one more is refused with 503.
         var maxImageTransfers: Int = 256
         /// How a lane's channel keeps its viewer (its idle timeout ends the lab).
@@ -30,6 +32,8 @@ final class LabRegistry: Sendable {
     /// The built-in origin, which simulates the lab's network when it serves the list.
     let origin: any OriginServing
     let logger: Logger
+    /// The labs each client runs.
+    let places: ClientPlaces
 
     private struct State {
         var labs: [String: Lab] = [:]
@@ -37,6 +41,8 @@ final class LabRegistry: Sendable {
         var making = 0
         /// The last lane's owner number in the shared bounds.
         var lastOwner = 0
+        /// The client each lab holds a place of, by lab id.
+        var clients: [String: String] = [:]
     }
 
     private let state = Locked(State())
@@ -48,6 +54,7 @@ final class LabRegistry: Sendable {
         self.origin = origin
         self.logger = logger
         imageTransfers = LabImageTransfers(limit: settings.maxImageTransfers)
+        places = ClientPlaces("labs", perClient: settings.labsPerClient)
     }
 
     /// Labs running now.
@@ -62,9 +69,24 @@ final class LabRegistry: Sendable {
 
     /// Starts a lab of `request` over the first photos of `records`, each lane's pipeline made from
     /// `base` (the server's settings); a 503 past the cap, or when the server has its maximum of
-    /// viewers. `browserImage` is the browser lane's URL of a photo.
+    /// viewers; a 429 when `client` runs its share of labs already. `browserImage` is the browser
+    /// lane's URL of a photo.
     func create(
-        _ request: LabRequest, records: [PhotoRecord], base: PipelineConfiguration, browserImage: (PhotoRecord) -> String
+        _ request: LabRequest, records: [PhotoRecord], base: PipelineConfiguration, client: String? = nil,
+        browserImage: (PhotoRecord) -> String
+    ) throws(APIError) -> Lab {
+        if let client, !places.take(client) { throw places.refusal(client) }
+        do throws(APIError) {
+            return try make(request, records: records, base: base, client: client, browserImage: browserImage)
+        } catch {
+            client.map(places.give)
+            throw error
+        }
+    }
+
+    private func make(
+        _ request: LabRequest, records: [PhotoRecord], base: PipelineConfiguration, client: String?,
+        browserImage: (PhotoRecord) -> String
     ) throws(APIError) -> Lab {
         let (admitted, firstOwner) = state.withLock { state in
             guard state.labs.count + state.making < settings.maxLabs else { return (false, 0) }
@@ -107,6 +129,7 @@ final class LabRegistry: Sendable {
         state.withLock { state in
             state.making -= 1
             state.labs[lab.id] = lab
+            state.clients[lab.id] = client
         }
         return lab
     }
@@ -137,7 +160,9 @@ final class LabRegistry: Sendable {
     }
 
     private func remove(_ id: String) -> Lab? {
-        state.withLock { $0.labs.removeValue(forKey: id) }
+        let (lab, client) = state.withLock { ($0.labs.removeValue(forKey: id), $0.clients.removeValue(forKey: id)) }
+        client.map(places.give)
+        return lab
     }
 
     /// Ends every lab (shutdown).

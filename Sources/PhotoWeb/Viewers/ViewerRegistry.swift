@@ -6,7 +6,8 @@ import Locking
 /// (`ViewerSession.channel`). A viewer with no event stream for its channel's `idleTimeout` is
 /// dropped and its work cancelled (at once when a new viewer needs its place); one that never opened
 /// its stream goes after the channel's `connectTimeout`, so viewers made and never used cannot fill
-/// `maxViewers` for long.
+/// `maxViewers` for long. A client's viewers (`create(in:for:)`) are at most its share (`places`):
+/// past it, its own viewer whose stream went away longest ago makes room, else it gets 429.
 ///
 /// Lock order: the registry's lock is a leaf. Nothing else is locked or called while it is held;
 /// sessions and their outboxes are read after it is released.
@@ -15,12 +16,16 @@ final class ViewerRegistry: Sendable {
     /// The unsent event bytes of every viewer's outbox: past its budget no new stream opens.
     let unsent: UnsentEventBytes
     /// The shared event streams open now, each carrying several of these viewers.
-    let streams = SharedStreams()
+    let streams: SharedStreams
+    /// The viewers each client holds (lab lanes' and tests' viewers name no client).
+    let places: ClientPlaces
     private let sessions = Locked<[ViewerID: ViewerSession]>([:])
 
-    init(maxViewers: Int, unsent: UnsentEventBytes = .init(budget: .max)) {
+    init(maxViewers: Int, viewersPerClient: Int? = nil, unsent: UnsentEventBytes = .init(budget: .max)) {
         self.maxViewers = maxViewers
         self.unsent = unsent
+        places = ClientPlaces("viewers", perClient: viewersPerClient ?? maxViewers)
+        streams = SharedStreams(unsent: unsent)
     }
 
     /// A new viewer of `channel`, or nil when the server already has `maxViewers` viewers that are
@@ -28,7 +33,22 @@ final class ViewerRegistry: Sendable {
     /// ago makes room at once: a closed stream does not hold a place until its idle timeout, yet a
     /// viewer that reconnects while the server has room keeps its replay.
     func create(in channel: PhotoChannel) -> ViewerSession? {
-        let session = ViewerSession(id: .random(), outbox: EventOutbox(unsent: unsent), channel: channel)
+        create(in: channel, client: nil)
+    }
+
+    /// A new viewer of `channel` for `client` (a `ClientAddress.group`): at the client's share, its
+    /// own viewer whose stream went away longest ago makes room, else `429`; `503` when the server is full.
+    func create(in channel: PhotoChannel, for client: String) throws(APIError) -> ViewerSession {
+        guard places.take(client) || (makeRoom(of: client) && places.take(client)) else { throw places.refusal(client) }
+        guard let session = create(in: channel, client: client) else {
+            places.give(client)
+            throw refusal
+        }
+        return session
+    }
+
+    private func create(in channel: PhotoChannel, client: String?) -> ViewerSession? {
+        let session = ViewerSession(id: .random(), outbox: EventOutbox(unsent: unsent), channel: channel, client: client)
         for _ in 0..<2 {
             let added = sessions.withLock { sessions in
                 guard sessions.count < maxViewers else { return false }
@@ -46,13 +66,15 @@ final class ViewerRegistry: Sendable {
         .unavailable("the server has its maximum of \(maxViewers) viewers; try again shortly")
     }
 
-    /// Drops the viewer whose stream has been gone longest, if any; returns whether one went.
+    /// Drops the viewer (of `client`, if named) whose stream has been gone longest, if any; returns
+    /// whether one went.
     ///
     /// Outboxes are asked outside the registry's lock (lock order, as in `dropIdle`).
-    private func makeRoom() -> Bool {
-        let gone = all.compactMap { session in session.outbox.detachedSince.map { (session, $0) } }
+    private func makeRoom(of client: String? = nil) -> Bool {
+        let candidates = client.map { client in all.filter { $0.client == client } } ?? all
+        let gone = candidates.compactMap { session in session.outbox.detachedSince.map { (session, $0) } }
         for (session, _) in gone.sorted(by: { $0.1 < $1.1 }) where session.outbox.closeIfDetached() {
-            _ = remove(session.id)
+            guard remove(session.id) != nil else { continue }
             session.close()
             return true
         }
@@ -92,31 +114,37 @@ final class ViewerRegistry: Sendable {
             let settings = session.channel.settings
             return session.outbox.closeIfIdle(now: now, timeout: settings.idleTimeout, connectTimeout: settings.connectTimeout)
         }
-        sessions.withLock { sessions in idle.forEach { sessions[$0.id] = nil } }
-        idle.forEach { $0.close() }
-        return idle
+        let dropped = released(sessions.withLock { sessions in idle.filter { sessions.removeValue(forKey: $0.id) != nil } })
+        dropped.forEach { $0.close() }
+        return dropped
     }
 
     /// Takes viewer `id` out (it said it leaves); returns it, to be closed by the caller.
     func remove(_ id: ViewerID) -> ViewerSession? {
-        sessions.withLock { $0.removeValue(forKey: id) }
+        sessions.withLock { $0.removeValue(forKey: id) }.map { released([$0])[0] }
     }
 
     /// Takes `channel`'s viewers out (it ends); returns them, to be closed by the caller.
     func removeAll(in channel: PhotoChannel) -> [ViewerSession] {
-        sessions.withLock { sessions in
+        released(sessions.withLock { sessions in
             let leaving = sessions.values.filter { $0.channel === channel }
             leaving.forEach { sessions[$0.id] = nil }
             return leaving
-        }
+        })
     }
 
     /// Removes every viewer (shutdown); each shared stream ends once its viewers' last events are written.
     func removeAll() -> [ViewerSession] {
         streams.finishAll()
-        return sessions.withLock { sessions in
+        return released(sessions.withLock { sessions in
             defer { sessions.removeAll() }
             return Array(sessions.values)
-        }
+        })
+    }
+
+    /// Gives back the places of `removed` (taken out of `sessions` by the caller, each once).
+    private func released(_ removed: [ViewerSession]) -> [ViewerSession] {
+        for session in removed { session.client.map(places.give) }
+        return removed
     }
 }

@@ -8,6 +8,8 @@ final class ViewerSession: Sendable {
     let outbox: EventOutbox
     /// The list it drives: the server's, or a lab lane's.
     let channel: PhotoChannel
+    /// The client whose place it holds (`ClientAddress.group`); nil for a lab lane's.
+    let client: String?
 
     private struct State {
         var controller: PhotoListController?
@@ -36,10 +38,11 @@ final class ViewerSession: Sendable {
     /// Lock order: a leaf. The controller and the pipeline are called after it is released.
     private let state = Locked(State())
 
-    init(id: ViewerID, outbox: EventOutbox, channel: PhotoChannel) {
+    init(id: ViewerID, outbox: EventOutbox, channel: PhotoChannel, client: String? = nil) {
         self.id = id
         self.outbox = outbox
         self.channel = channel
+        self.client = client
     }
 
     /// The viewer's controller, made on first use once the list is loaded, following the strategy

@@ -6,7 +6,8 @@ import Glibc
 /// Reads a server-sent event stream over a real socket, as a browser's EventSource does.
 ///
 /// The test client reads whole bodies, so this one is its own: a thread reads the socket and
-/// hands chunks to the test through an `AsyncStream`; the chunked encoding is undone here.
+/// hands chunks to the test through a `ChunkInbox`; the chunked encoding is undone here. Every
+/// wait ends at its deadline, and the socket is closed only after its thread has stopped reading.
 final class EventStreamReader {
     struct Event {
         var id: UInt64?
@@ -22,36 +23,37 @@ final class EventStreamReader {
     /// The `retry:` value seen, in ms.
     private(set) var retry: Int?
 
-    private let socket: Int32
-    private var chunks: AsyncStream<[UInt8]>.Iterator
+    private let socket: SocketDescriptor
+    private let chunks = ChunkInbox()
     private var raw: [UInt8] = []
     private var text = ""
 
-    init(port: UInt16, target: String, headers extra: [String: String] = [:]) async throws {
-        let socket = try await offThePool { () throws(TestFailure) in try Self.connectToLoopback(port: port) }
+    init(port: UInt16, target: String, headers extra: [String: String] = [:], timeout: Duration = .seconds(60)) async throws {
+        let socket = SocketDescriptor(try await offThePool { () throws(TestFailure) in try Self.connectToLoopback(port: port) })
         self.socket = socket
         var request = "GET \(target) HTTP/1.1\r\nHost: 127.0.0.1:\(port)\r\nAccept: text/event-stream\r\n"
         for (name, value) in extra { request += "\(name): \(value)\r\n" }
         request += "\r\n"
-        _ = request.utf8CString.withUnsafeBufferPointer { send(socket, $0.baseAddress, $0.count - 1, Int32(MSG_NOSIGNAL)) }
+        _ = request.utf8CString.withUnsafeBufferPointer { send(socket.value, $0.baseAddress, $0.count - 1, Int32(MSG_NOSIGNAL)) }
 
-        let (stream, continuation) = AsyncStream<[UInt8]>.makeStream()
+        // The thread holds `socket` (and so keeps its number from being closed) until its last `recv`.
+        let chunks = chunks
         Thread.detachNewThread {
             var buffer = [UInt8](repeating: 0, count: 16_384)
             while true {
-                let count = recv(socket, &buffer, buffer.count, 0)
+                let count = recv(socket.value, &buffer, buffer.count, 0)
+                if count < 0, errno == EINTR { continue }
                 guard count > 0 else { break }
-                continuation.yield(Array(buffer[..<count]))
+                chunks.put(Array(buffer[..<count]))
             }
-            continuation.finish()
+            chunks.finish()
         }
-        chunks = stream.makeAsyncIterator()
-        try await readHead()
+        try await readHead(before: ContinuousClock.now + timeout)
     }
 
     deinit {
-        shutdown(socket, Int32(SHUT_RDWR))
-        close(socket)
+        // Wakes the reading thread; the descriptor closes when that thread lets it go.
+        socket.shutDown()
     }
 
     /// The next event (comments are collected, not returned), or nil when the stream ends.
@@ -59,8 +61,9 @@ final class EventStreamReader {
         let deadline = ContinuousClock.now + timeout
         while true {
             if let event = takeEvent() { return event }
+            // Checked here too: a stream that keeps sending chunks without the awaited event still ends the wait.
             guard ContinuousClock.now < deadline else { throw TestFailure("no event within \(timeout)") }
-            guard try await readBody() else { return nil }
+            guard try await readBody(before: deadline, waiting: "event within \(timeout)") else { return nil }
         }
     }
 
@@ -92,22 +95,27 @@ final class EventStreamReader {
         while comments.count == seen {
             if takeEvent() != nil { continue }
             guard ContinuousClock.now < deadline else { throw TestFailure("no heartbeat within \(timeout)") }
-            guard try await readBody() else { throw TestFailure("the stream ended") }
+            guard try await readBody(before: deadline, waiting: "heartbeat within \(timeout)") else { throw TestFailure("the stream ended") }
         }
         return comments[seen]
     }
 
     // MARK: HTTP
 
-    private func fill() async -> Bool {
-        guard let chunk = await chunks.next() else { return false }
-        raw += chunk
-        return true
+    /// Appends the next chunk to `raw`; false at the end of the connection; throws at `deadline`.
+    private func fill(before deadline: ContinuousClock.Instant, waiting awaited: String) async throws -> Bool {
+        switch await chunks.take(before: deadline) {
+        case .chunk(let chunk): raw += chunk; return true
+        case .ended: return false
+        case .timedOut: throw TestFailure("no \(awaited)")
+        }
     }
 
-    private func readHead() async throws {
+    private func readHead(before deadline: ContinuousClock.Instant) async throws {
         while raw.firstRange(of: [13, 10, 13, 10]) == nil {
-            guard await fill() else { throw TestFailure("connection closed before the response head") }
+            guard try await fill(before: deadline, waiting: "response head in time") else {
+                throw TestFailure("connection closed before the response head")
+            }
         }
         let end = raw.firstRange(of: [13, 10, 13, 10])!
         let head = String(decoding: raw[..<end.lowerBound], as: UTF8.self).components(separatedBy: "\r\n")
@@ -120,11 +128,10 @@ final class EventStreamReader {
     }
 
     /// Moves the next chunk of the body into `text`; false at the end of the body.
-    private func readBody() async throws -> Bool {
+    private func readBody(before deadline: ContinuousClock.Instant, waiting awaited: String) async throws -> Bool {
         guard headers["transfer-encoding"] == "chunked" else {
             if !raw.isEmpty { text += String(decoding: raw, as: UTF8.self); raw.removeAll(); return true }
-            guard await fill() else { return false }
-            return true
+            return try await fill(before: deadline, waiting: awaited)
         }
         while true {
             if let lineEnd = raw.firstRange(of: [13, 10]) {
@@ -136,7 +143,7 @@ final class EventStreamReader {
                     return true
                 }
             }
-            guard await fill() else { return false }
+            guard try await fill(before: deadline, waiting: awaited) else { return false }
         }
     }
 

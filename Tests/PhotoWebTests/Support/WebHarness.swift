@@ -35,6 +35,9 @@ struct WebHarness {
         configuration.viewersPerMinute = 1_000_000
         // Every test client is 127.0.0.1 too (a suite opens a thousand streams); tests of the limit set their own.
         configuration.connectionsPerClient = 1_000_000
+        // Likewise for the per-client shares of viewers and labs (issue 41); their tests set their own.
+        configuration.viewersPerClient = 1_000_000
+        configuration.labsPerClient = 64
         // Tests make viewers and then read or report for them for as long as a loaded machine takes
         // (a serialized suite's test waited 30 s for its turn); the connect timeout has tests of its own.
         configuration.viewerConnectTimeout = .seconds(600)
