@@ -63,7 +63,10 @@ public final class PhotoServer: Sendable {
             logger: WebApplication.quieter(web.logger))
         // A client that never reads its response cannot hold the shutdown: past this the rest is cut.
         groupConfiguration.maximumGracefulShutdownDuration = .seconds(4)
-        groupConfiguration.maximumCancellationDuration = .seconds(2)
+        // Past this ServiceLifecycle ends the process (fatalError): only for tasks truly stuck. 2 s was
+        // reached by a loaded machine closing a thousand streams, and one such stop ended every other
+        // server of the process with it (a test run holds dozens).
+        groupConfiguration.maximumCancellationDuration = .seconds(30)
         let group = ServiceGroup(configuration: groupConfiguration)
         let running = Task {
             defer {

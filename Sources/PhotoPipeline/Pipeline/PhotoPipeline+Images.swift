@@ -46,10 +46,16 @@ extension PhotoPipeline {
         guard variant == .partial else {
             return update { state, _ in state.store.image(for: .init(index: index, variant: variant)) }
         }
-        // A preview of what has arrived is never in the cache nor on disk: there or not at all.
+        // A preview of what has arrived is never in the cache nor on disk: there or not at all. Once
+        // every byte arrived and was filtered, the best preview of them is the thumbnail itself (a page
+        // asks for its last preview as the photo finishes: it gets the photo, not an error).
         let found: Result<CachedImage, PipelineError> = update { state, _ in
-            state.arrived.image(of: index).map { .success($0) }
-                ?? .failure(.notAvailable(index: index, variant: .partial, state: state.photoState(of: index)))
+            if let preview = state.arrived.image(of: index) { return .success(preview) }
+            let photoState = state.photoState(of: index)
+            if photoState == .filtered, let final = state.store.image(for: .init(index: index, variant: .thumbnail)) {
+                return .success(final)
+            }
+            return .failure(.notAvailable(index: index, variant: .partial, state: photoState))
         }
         return try found.get()
     }
