@@ -1,6 +1,7 @@
-"""Jumps as a person makes them, for the benchmarks: real input through Chromium's input pipeline (CDP
-`Input.dispatchKeyEvent` / `dispatchMouseEvent`), the same input for the page and for the plain page
-of lazy images, so that what each page does with a jump (report it, fetch its rows) is what a user gets.
+"""Jumps and scrolls as a person makes them, for the benchmarks and the browser tests: real input through
+Chromium's input pipeline (CDP `Input.dispatchKeyEvent` / `dispatchMouseEvent` / `dispatchTouchEvent` /
+`synthesizeScrollGesture`), the same input for the page and for the plain page of lazy images, so that
+what each page does with it (report it, fetch its rows) is what a user gets.
 
   key:End, key:Home, key:PageDown, key:PageUp   a key pressed on the focused list (the page moves its
                                                  list itself; the plain page's document is scrolled by
@@ -10,6 +11,14 @@ of lazy images, so that what each page does with a jump (report it, fetch its ro
 
 The time of a jump (its stop) is its last scroll event; `arm()` in lazy_loading's probe watches from
 just before the input and answers once every row on screen shows its final image after it.
+
+Movements (issue 35), each one scroll until it stops (gestures.py holds them):
+  wheel notches, a trackpad's moves and momentum, a finger's fling (on a phone-sized window), an arrow
+  key held down (auto-repeat), a drag of the scrollbar's thumb.
+
+Run as a script, it prints the gaps between the events each movement makes in headless Chromium (wheel,
+scroll, scrollend, touch, key, pointer), on a plain scrolling list at 1366x768 (390x844 for the finger):
+what the page's stop detection (Public/scroll-end.js) has to tell apart from a stop.
 """
 from __future__ import annotations
 
@@ -75,3 +84,108 @@ def jump(driver, how: str, timeout_ms: float) -> dict:
     driver.execute_script("window.__bench.arm(arguments[0])", timeout_ms)
     perform(driver, how)
     return driver.execute_async_script("window.__bench.jump.then(arguments[arguments.length - 1]);")
+
+
+# ------------------------------------------------------------------------------------------------
+# The gaps each movement makes (run as a script).
+
+PLAIN_LIST = """<!doctype html><meta name="viewport" content="width=device-width, initial-scale=1">
+<style>html, body { margin: 0; height: 100%; } body { display: flex; flex-direction: column; }
+header { height: 56px; flex: none; } #list { flex: 1; min-height: 0; overflow-y: auto; }
+.row { height: 80px; box-sizing: border-box; border-bottom: 1px solid #ccc; }</style>
+<header></header><div id="list" tabindex="0"></div>
+<script>
+const list = document.getElementById('list');
+for (let i = 0; i < 400; i++) { const row = document.createElement('div'); row.className = 'row'; row.textContent = 'row ' + i; list.append(row); }
+window.__events = [];
+for (const type of ['wheel', 'scroll', 'scrollend', 'touchstart', 'touchmove', 'touchend', 'pointerdown', 'pointerup', 'keydown', 'keyup']) {
+  list.addEventListener(type, (e) => __events.push([type, performance.now()]), { passive: true });
+}
+</script>"""
+
+TYPES = ("wheel", "scroll", "scrollend", "touchmove", "keydown")
+
+
+def gaps_of(events: list[list]) -> dict:
+    """Per event type: count, and gaps between successive events (p50, max), in ms; and the tail: from
+    the last input event to the last scroll event (momentum)."""
+    out = {}
+    for kind in TYPES:
+        times = [t for name, t in events if name == kind]
+        gaps = sorted(b - a for a, b in zip(times, times[1:]))
+        out[kind] = (len(times), gaps[len(gaps) // 2] if gaps else None, gaps[-1] if gaps else None)
+    inputs = [t for name, t in events if name in ("wheel", "touchend", "pointerup", "keyup")]
+    scrolls = [t for name, t in events if name == "scroll"]
+    out["tail"] = (scrolls[-1] - inputs[-1]) if inputs and scrolls else None
+    return out
+
+
+def measure(driver, page_url: str, name: str, move, runs: int) -> list[dict]:
+    results = []
+    for _ in range(runs):
+        driver.get(page_url)
+        driver.execute_script("document.getElementById('list').focus()")
+        move(driver)
+        time.sleep(1.5)  # the momentum's end, and scrollend after it
+        results.append(gaps_of(driver.execute_script("return window.__events")))
+    return results
+
+
+def main() -> None:
+    import argparse
+    import tempfile
+
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--runs", type=int, default=3)
+    args = parser.parse_args()
+    folder = Path(tempfile.mkdtemp(prefix="person-input-"))
+    (folder / "list.html").write_text(PLAIN_LIST)
+    url = (folder / "list.html").as_uri()
+    driver = browser()
+    center = (683, 400)
+    movements = [
+        ("wheel, 25 notches 100 ms apart", gestures.laptop, lambda d: gestures.wheel(d, *center, 25, 0.100)),
+        ("wheel, 6 notches 500 ms apart", gestures.laptop, lambda d: gestures.wheel(d, *center, 6, 0.500)),
+        ("trackpad, moves and momentum", gestures.laptop, lambda d: gestures.trackpad(d, *center)),
+        ("arrow key held 1 s", gestures.laptop, lambda d: gestures.hold_key(d, "ArrowDown", 30)),
+        ("scrollbar thumb dragged", gestures.laptop, lambda d: gestures.drag_scrollbar(d, "#list", 0.5)),
+        ("finger fling (390x844)", gestures.phone, lambda d: gestures.fling(d, 195, 700, 400)),
+    ]
+    print(f"headless Chromium {driver.capabilities.get('browserVersion')}, {args.runs} runs each; {common.machine()}")
+    rows = []
+    try:
+        for name, window, move in movements:
+            window(driver)
+            for result in measure(driver, url, name, move, args.runs):
+                cells = [name]
+                for kind in TYPES:
+                    count, p50, top = result[kind]
+                    cells.append(f"{count}" if not count else f"{count}: {p50 or 0:.0f}/{top or 0:.0f}")
+                cells.append("-" if result["tail"] is None else f"{result['tail']:.0f}")
+                rows.append(cells)
+    finally:
+        driver.quit()
+    print("count: gap p50 / max (ms) between successive events of a kind; tail: last input -> last scroll")
+    print(common.table(["movement", *TYPES, "tail ms"], rows))
+
+
+def browser():
+    from selenium import webdriver
+    from selenium.webdriver.chrome.service import Service
+    options = webdriver.ChromeOptions()
+    for argument in ("--headless=new", "--no-sandbox", "--disable-dev-shm-usage", "--window-size=1366,768",
+                     "--disable-gpu", "--no-first-run", "--disable-extensions"):
+        options.add_argument(argument)
+    return webdriver.Chrome(service=Service(shutil.which("chromedriver") or "/usr/bin/chromedriver"), options=options)
+
+
+if __name__ == "__main__":
+    import shutil
+    import sys
+    import time
+    from pathlib import Path
+
+    sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "Tests" / "browser"))
+    import common  # noqa: E402
+    import gestures  # noqa: E402
+    main()

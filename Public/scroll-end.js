@@ -3,7 +3,8 @@
 // once, then nothing until the next). So, per input (gaps measured by Benchmarks/person_input.py):
 // - wheel notches: the run ends once no notch has come for WHEEL_STILL_MS (a run of notches 100 ms
 //   apart shows gaps up to about 180 ms through a loaded machine; a slow reader's are 400-600 ms);
-// - a trackpad (small, precise deltas every frame, then its momentum): TRACKPAD_STILL_MS;
+// - a trackpad (small, precise deltas every frame, then its momentum): TRACKPAD_STILL_MS (one a frame
+//   from the hardware; up to about 100 ms apart through CDP on a loaded machine);
 // - a finger: never while it touches; its fling ends at `scrollend` (the momentum's end);
 // - the scrollbar: never while the button is held on it; the release ends it at once;
 // - keys the browser scrolls for: at `scrollend` (the page's own keys are jumps, viewport.js);
@@ -15,7 +16,7 @@ export const STILLNESS_MS = 150;
 /** Time without a notch that ends a run of wheel notches. */
 export const WHEEL_STILL_MS = 220;
 /** Time without a trackpad's wheel event that ends its scroll (it sends one a frame, momentum too). */
-export const TRACKPAD_STILL_MS = 150;
+export const TRACKPAD_STILL_MS = 180;
 /** Input this long before a scroll began still made it (a wheel event comes a frame before its scroll). */
 const INPUT_LEAD_MS = 500;
 
