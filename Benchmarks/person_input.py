@@ -18,7 +18,13 @@ Movements (issue 35), each one scroll until it stops (gestures.py holds them):
 
 Run as a script, it prints the gaps between the events each movement makes in headless Chromium (wheel,
 scroll, scrollend, touch, key, pointer), on a plain scrolling list at 1366x768 (390x844 for the finger):
-what the page's stop detection (Public/scroll-end.js) has to tell apart from a stop.
+what the page's stop detection (Public/scroll-end.js) has to tell apart from a stop. With --figures, the
+page under each movement instead, each run on a fresh server over cold rows (a shift-click jump in the
+same run for comparison): the badge, the downloads started and cancelled, and the time from the
+movement's end to every whole row on screen final.
+
+  python3 person_input.py [--runs 3]               # the gaps
+  python3 person_input.py --figures [--runs 3]     # the page under each movement (common.BINARY)
 """
 from __future__ import annotations
 
@@ -131,13 +137,111 @@ def measure(driver, page_url: str, name: str, move, runs: int) -> list[dict]:
     return results
 
 
+# The page under each movement: the badge, what the movement cost, how soon its stop's rows are final.
+PROBE = """
+    const list = document.getElementById('list'), queue = document.getElementById('dl-queue');
+    const probe = window.__probe = { lastScroll: 0, badge: false };
+    list.addEventListener('scroll', () => { probe.lastScroll = performance.now(); }, { passive: true });
+    new MutationObserver(() => { if (queue.classList.contains('is-suspended')) probe.badge = true; })
+        .observe(queue, { attributes: true, attributeFilter: ['class'] });
+"""
+
+# Resolves with the time from the movement's last scroll event to the frame in which every whole row on
+# screen first shows its final image (null after `timeoutMs`).
+FINAL = """
+    const [timeoutMs, done] = arguments;
+    const list = document.getElementById('list'), probe = window.__probe, start = performance.now();
+    const final = () => {
+        const box = list.getBoundingClientRect();
+        return [...list.querySelectorAll('.row')].filter((row) => {
+            const r = row.getBoundingClientRect();
+            return !row.hidden && r.top >= box.top - 0.5 && r.bottom <= box.bottom + 0.5;
+        }).every((row) => {
+            const img = row.querySelector('img.thumb'), src = img.getAttribute('src') || '';
+            return img.complete && img.naturalWidth > 0 && (src.endsWith('/thumbnail') || src.includes('failed'));
+        });
+    };
+    const frame = (now) => {
+        if (!classicPhotos.scrolling && final()) return done(now - probe.lastScroll);
+        if (now - start > timeoutMs) return done(null);
+        requestAnimationFrame(frame);
+    };
+    requestAnimationFrame(frame);
+"""
+
+
+def idle(server) -> bool:
+    stats = server.stats()
+    return not any(stats[q][f] for q in ("downloads", "filtrations") for f in ("pending", "executing"))
+
+
+def figures(runs: int) -> None:
+    """Per movement, on a fresh server each run (cold rows): downloads started and cancelled during the
+    movement and its stop, the badge, and the time from the movement's end to every whole row final."""
+    center = (480, 400)
+    movements = [
+        ("jump (shift-click to the middle)", gestures.laptop, lambda d: gestures.track_click(d, "#list", 0.5)),
+        ("wheel, 25 notches 100 ms apart", gestures.laptop, lambda d: gestures.wheel(d, *center, 25, 0.100)),
+        ("trackpad, moves and momentum", gestures.laptop, lambda d: gestures.trackpad(d, *center, moves=20, move=60)),
+        ("arrow key held 2 s", gestures.laptop, lambda d: gestures.hold_key(d, "ArrowDown", 60)),
+        ("scrollbar thumb dragged", gestures.laptop, lambda d: gestures.drag_scrollbar(d, "#list", 0.5, hold_s=0.3)),
+        ("finger fling (390x844)", gestures.phone, lambda d: gestures.fling(d, 195, 600, 400)),
+    ]
+    rows = []
+    print(f"{runs} runs a movement, each on a fresh server (300 photos, origin 100 ms, 2 MB/s); {common.machine()}")
+    for name, window, move in movements:
+        results = []
+        for _ in range(runs):
+            load = os.getloadavg()[0]
+            with common.Server(["--photo-count", "300", "--sample-latency-ms", "100",
+                                "--sample-bandwidth", "2000000"]) as server:
+                driver = browser()
+                try:
+                    window(driver)
+                    driver.get(f"http://{common.HOST}:{server.port}/")
+                    deadline = time.monotonic() + 120
+                    while not (driver.execute_script("return !!(window.classicPhotos && classicPhotos.count)")
+                               and idle(server)) and time.monotonic() < deadline:
+                        time.sleep(0.2)
+                    time.sleep(0.5)
+                    while not idle(server):
+                        time.sleep(0.2)
+                    driver.execute_script(PROBE)
+                    driver.execute_script("document.getElementById('list').focus({ preventScroll: true })")
+                    before = server.stats()["downloads"]
+                    move(driver)
+                    ttv = driver.execute_async_script(FINAL, 30000)
+                    while not idle(server):
+                        time.sleep(0.2)
+                    after = server.stats()["downloads"]
+                    results.append({"ttv": ttv, "badge": driver.execute_script("return window.__probe.badge"),
+                                     "started": after["started"] - before["started"],
+                                     "cancelled": after["cancelled"] - before["cancelled"], "load": load})
+                finally:
+                    driver.quit()
+        ttvs = sorted(r["ttv"] for r in results if r["ttv"] is not None)
+        rows.append([name, len(results), sum(r["badge"] for r in results),
+                     "/".join(str(r["started"]) for r in results), "/".join(str(r["cancelled"]) for r in results),
+                     f"{ttvs[len(ttvs) // 2]:.0f}" if ttvs else "-", f"{ttvs[-1]:.0f}" if ttvs else "-",
+                     f"{min(r['load'] for r in results):.1f}-{max(r['load'] for r in results):.1f}"])
+    print("started / cancelled: downloads during the movement and its stop, per run; end -> final: from the")
+    print("movement's last scroll event to the frame where every whole row on screen shows its final image")
+    print(common.table(["movement", "runs", "badge shown", "started", "cancelled", "end->final p50 ms",
+                        "max ms", "load"], rows))
+
+
 def main() -> None:
     import argparse
     import tempfile
 
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--runs", type=int, default=3)
+    parser.add_argument("--figures", action="store_true",
+                        help="the page under each movement (badge, downloads, end -> rows final) instead of the gaps")
     args = parser.parse_args()
+    if args.figures:
+        figures(args.runs)
+        return
     folder = Path(tempfile.mkdtemp(prefix="person-input-"))
     (folder / "list.html").write_text(PLAIN_LIST)
     url = (folder / "list.html").as_uri()
@@ -180,6 +284,7 @@ def browser():
 
 
 if __name__ == "__main__":
+    import os
     import shutil
     import sys
     import time

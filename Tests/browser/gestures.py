@@ -110,6 +110,19 @@ def drag_scrollbar(driver, selector: str, fraction: float, steps: int = 20, inte
     _mouse(driver, type="mouseReleased", x=x, y=target, button="left", buttons=0, clickCount=1)
 
 
+def track_click(driver, selector: str, fraction: float) -> None:
+    """A jump: a shift-click in the scrollbar's track of `selector` where the thumb stands at `fraction` of
+    the range (Chromium moves the thumb there at the press)."""
+    thumb = driver.execute_script(THUMB, selector)
+    at = {"x": thumb["x"], "y": thumb["y"] - thumb["travel"] * driver.execute_script(
+        "const s = document.querySelector(arguments[0]); return s.scrollTop / Math.max(1, s.scrollHeight - s.clientHeight);",
+        selector) + thumb["travel"] * fraction}
+    _mouse(driver, type="mouseMoved", **at)
+    for kind in ("mousePressed", "mouseReleased"):
+        _mouse(driver, type=kind, button="left", buttons=1 if kind == "mousePressed" else 0, clickCount=1,
+               modifiers=8, **at)
+
+
 def phone(driver, width: int = 390, height: int = 844) -> None:
     """Makes the window a phone's: that viewport, a touch screen."""
     driver.execute_cdp_cmd("Emulation.setDeviceMetricsOverride",
