@@ -20,8 +20,10 @@ export const TRACKPAD_STILL_MS = 180;
 /** Input this long before a scroll began still made it (a wheel event comes a frame before its scroll). */
 const INPUT_LEAD_MS = 500;
 
-/** A wheel event from a trackpad or a smooth-scrolling mouse: pixel deltas smaller than a notch. */
-const isPrecise = (event) => event.deltaMode === 0 && Math.abs(event.deltaY) < 50 && Math.abs(event.deltaX) < 50;
+/** A wheel event from a trackpad or a smooth-scrolling mouse: pixel deltas smaller than a notch, or
+ * fractions of a pixel (a notch is a whole number of pixels or lines). */
+const isPrecise = (event) => event.deltaMode === 0
+  && ((Math.abs(event.deltaY) < 50 && Math.abs(event.deltaX) < 50) || !Number.isInteger(event.deltaY));
 
 /** Watches the scrolls of `target`; `onEnd()` is called once when one has ended. `position()` reads
  * the scroll position now (for the stillness check on a slow frame). */
@@ -125,7 +127,7 @@ export function createScrollEnd({ target, position, onEnd }) {
     /** Whether the scroll is one lone wheel notch so far (a reader's notch: its stop comes soon and
      * is reported alone; a second notch makes it a run, which is told). */
     loneNotch: () => byPerson() && wheel.count === 1 && wheel.still === WHEEL_STILL_MS
-      && performance.now() - wheel.at < WHEEL_STILL_MS && !touching && !onScrollbar,
+      && wheel.at >= began - INPUT_LEAD_MS && !touching && !onScrollbar,
     /** Whether the person is still holding the scroll (a finger down, the scrollbar held). */
     held: () => touching > 0 || onScrollbar,
   };

@@ -117,7 +117,7 @@ def test_a_run_of_wheel_notches_is_one_scroll(fresh_server, driver):
 def test_a_trackpads_momentum_is_one_scroll(fresh_server, driver):
     page = open_first_visit(driver, fresh_server)
     x, y = gestures.center_of(driver, "#list")
-    run(page, fresh_server, lambda: gestures.trackpad(driver, x, y, moves=20, move=60), 25, "wheel",
+    run(page, fresh_server, lambda: gestures.trackpad(driver, x, y, moves=20, move=60), 18, "wheel",
         WHEEL_STILL_MS)
 
 
