@@ -29,6 +29,7 @@ export function createViewport({ store, list, reporter, rowHeight }) {
   let progressTimer = null; // the next report during a scroll
   let beganTimer = null; // the report that a scroll began
   let lastReportedFirst = null;
+  let lastStop = null; // the rows of the last report at rest
   let expectedTop = null; // the scrollTop of a jump the page made itself
   let keysHeld = false; // a key held down moves the list (auto-repeat): one scroll until released
   let startTop = 0; // where the scroll going on began
@@ -77,6 +78,7 @@ export function createViewport({ store, list, reporter, rowHeight }) {
     if (!visible) return;
     reporter.report({ scrolling: false, first: visible.first, last: visible.last });
     lastReportedFirst = visible.first;
+    lastStop = visible;
     updateURL({ row: visible.first > 0 ? visible.first + 1 : null });
   }
 
@@ -174,6 +176,14 @@ export function createViewport({ store, list, reporter, rowHeight }) {
     else if (rowBottom > top + h) jumpTo(rowBottom - h);
   }
 
+  // A height that changed which rows show (the introduction folding, a resized window) is reported;
+  // one that did not, after a stop that already said them, is not said again.
+  function reportResized() {
+    const visible = visibleRange();
+    if (visible && lastStop && visible.first === lastStop.first && visible.last === lastStop.last) return;
+    reportVisible();
+  }
+
   // After each layout that changed the list's height (the first one included).
   function onResize() {
     const first = !height;
@@ -182,7 +192,7 @@ export function createViewport({ store, list, reporter, rowHeight }) {
     top = Math.max(0, list.scrollTop);
     clearTimeout(resizeTimer);
     if (first) reportVisible();
-    else resizeTimer = setTimeout(reportVisible, STILLNESS_MS);
+    else resizeTimer = setTimeout(reportResized, STILLNESS_MS);
   }
 
   list.addEventListener('scroll', onScroll, { passive: true });

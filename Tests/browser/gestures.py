@@ -20,7 +20,7 @@ return { bar, x: rect.right - bar / 2, y: top + thumb / 2 + (length - thumb) * s
 """
 
 # Windows virtual key codes, which Chromium's keyboard handling reads.
-KEY_CODES = {"ArrowDown": 40, "ArrowUp": 38, "PageDown": 34, "PageUp": 33, "End": 35, "Home": 36}
+KEY_CODES = {"ArrowDown": 40, "ArrowUp": 38, "PageDown": 34, "PageUp": 33, "End": 35, "Home": 36, "Enter": 13}
 
 
 def center_of(driver, selector: str) -> tuple[float, float]:

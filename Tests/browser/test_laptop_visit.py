@@ -98,11 +98,16 @@ def test_keys_after_the_wheel_alone_and_a_click_on_a_rows_text(server, driver):
     # A click on a row's text focuses the list and makes the row current; the photo does not open
     page.js("document.activeElement.blur()")
     first, last = page.visible_range()
-    page.wait_filtered(first + 1, first + 1, allow_failed=True)
-    driver.find_element("css selector", f"#list .row[data-index='{first + 1}'] .name").click()
+    rows = page.wait_filtered(first, last, allow_failed=True)
+    index = next(r["index"] for r in rows if r["state"] == "filtered" and r["index"] != page.js("return classicPhotos.activeRow"))
+    driver.find_element("css selector", f"#list .row[data-index='{index}'] .name").click()
     assert page.js("return document.activeElement.id") == "list"
-    assert page.js("return classicPhotos.activeRow") == first + 1
+    assert page.js("return classicPhotos.activeRow") == index
     assert not page.js("return document.getElementById('viewer').open")
+    # and Enter opens the photo of that row
+    gestures.hold_key(driver, "Enter", 0, delay_s=0)
+    wait_for(driver, lambda d: d.execute_script("return document.getElementById('viewer').open"), 10,
+             "Enter on the row the click selected did not open its photo")
 
 
 def test_a_phones_first_visit_shows_seven_rows_beside_the_introduction(server, driver):
