@@ -5,7 +5,8 @@
 //   apart shows gaps up to about 180 ms through a loaded machine; a slow reader's are 400-600 ms);
 // - a trackpad (small, precise deltas every frame, then its momentum): TRACKPAD_STILL_MS (one a frame
 //   from the hardware; up to about 100 ms apart through CDP on a loaded machine);
-// - a finger: never while it touches; its fling ends at `scrollend` (the momentum's end);
+// - a finger: never while it touches; its fling ends at `scrollend` (the momentum's end), or after
+//   TOUCH_STILL_MS of stillness;
 // - the scrollbar: never while the button is held on it; the release ends it at once;
 // - keys the browser scrolls for: at `scrollend` (the page's own keys are jumps, viewport.js);
 // - a script's scroll has no end of its own (Chromium fires `scrollend` after every programmatic
@@ -17,6 +18,8 @@ export const STILLNESS_MS = 150;
 export const WHEEL_STILL_MS = 220;
 /** Time without a trackpad's wheel event that ends its scroll (it sends one a frame, momentum too). */
 export const TRACKPAD_STILL_MS = 180;
+/** Quiet time that ends a finger's scroll when the browser did not say its end. */
+const TOUCH_STILL_MS = 500;
 /** Input this long before a scroll began still made it (a wheel event comes a frame before its scroll). */
 const INPUT_LEAD_MS = 500;
 
@@ -37,6 +40,7 @@ export function createScrollEnd({ target, position, onEnd }) {
   let lastInput = -Infinity;
   let wheel = { at: -Infinity, still: 0, count: 0 }; // the current run of wheel events
   let touching = 0;
+  let lastTouch = -Infinity;
   let onScrollbar = false;
 
   const byPerson = () => lastInput >= began - INPUT_LEAD_MS;
@@ -65,14 +69,16 @@ export function createScrollEnd({ target, position, onEnd }) {
       if (lastScrollEnd >= lastScroll) return end();
     }
     // No end said: the position has stood still for STILLNESS_MS (on a slow frame the next scroll
-    // event may still be due, so the position itself is looked at).
-    const quiet = lastScroll + STILLNESS_MS - now;
+    // event may still be due, so the position itself is looked at). A finger's fling says its end
+    // (`scrollend`); on a loaded machine its coasting may start late, so it is given longer.
+    const still = lastTouch >= began - INPUT_LEAD_MS ? TOUCH_STILL_MS : STILLNESS_MS;
+    const quiet = lastScroll + still - now;
     if (quiet > 0) return recheck(quiet);
     const at = position();
     if (Math.abs(at - top) >= 1) {
       top = at;
       lastScroll = now;
-      return recheck(STILLNESS_MS);
+      return recheck(still);
     }
     end();
   }
@@ -85,7 +91,11 @@ export function createScrollEnd({ target, position, onEnd }) {
     lastInput = now;
   }, { passive: true });
   target.addEventListener('keydown', input, { passive: true });
-  target.addEventListener('touchstart', (event) => { input(); touching = event.touches.length; }, { passive: true });
+  target.addEventListener('touchstart', (event) => {
+    input();
+    lastTouch = lastInput;
+    touching = event.touches.length;
+  }, { passive: true });
   target.addEventListener('touchmove', input, { passive: true });
   for (const type of ['touchend', 'touchcancel']) {
     target.addEventListener(type, (event) => { input(); touching = event.touches.length; if (active) check(); });

@@ -151,6 +151,7 @@ export function createViewport({ store, list, reporter, rowHeight }) {
       begin();
       if (progressTimer == null) progressTimer = setTimeout(reportProgress, REPORT_MS);
     } else if (store.state.scrolling) {
+      expectedTop = top; // the scroll event of the last move may come after the release
       scrollEnded();
     }
   }

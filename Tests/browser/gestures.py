@@ -34,20 +34,25 @@ def _mouse(driver, **fields):
     driver.execute_cdp_cmd("Input.dispatchMouseEvent", fields)
 
 
-def _paced(count: int, interval_s: float):
-    """Yields 0..count-1 at `interval_s` apart on a fixed schedule (a late event does not delay the rest)."""
+def _paced(count: int, interval_s: float, catch_up: bool = True):
+    """Yields 0..count-1 at `interval_s` apart on a fixed schedule (a late event does not delay the rest);
+    without `catch_up`, each at least `interval_s` after the one before (a late one delays the rest)."""
     start = time.monotonic()
     for n in range(count):
         wait = start + n * interval_s - time.monotonic()
         if wait > 0:
             time.sleep(wait)
+        if not catch_up:
+            start = time.monotonic() - n * interval_s
         yield n
 
 
-def wheel(driver, x: float, y: float, notches: int, interval_s: float, delta: float = 120) -> None:
-    """Turns a mouse wheel: `notches` notches of `delta` px, `interval_s` apart, over (x, y)."""
+def wheel(driver, x: float, y: float, notches: int, interval_s: float, delta: float = 120,
+          catch_up: bool = True) -> None:
+    """Turns a mouse wheel: `notches` notches of `delta` px, `interval_s` apart, over (x, y) (without
+    `catch_up`, a notch delivered late does not bring the next one closer: a reader's pace)."""
     _mouse(driver, type="mouseMoved", x=x, y=y)
-    for _ in _paced(notches, interval_s):
+    for _ in _paced(notches, interval_s, catch_up):
         _mouse(driver, type="mouseWheel", x=x, y=y, deltaX=0, deltaY=delta)
 
 
