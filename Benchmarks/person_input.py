@@ -141,7 +141,10 @@ def measure(driver, page_url: str, name: str, move, runs: int) -> list[dict]:
 PROBE = """
     const list = document.getElementById('list'), queue = document.getElementById('dl-queue');
     const probe = window.__probe = { lastScroll: 0, badge: false };
-    list.addEventListener('scroll', () => { probe.lastScroll = performance.now(); }, { passive: true });
+    // The movement's end: its last scroll, or the release of what held it (a thumb held still)
+    const moved = () => { probe.lastScroll = performance.now(); };
+    list.addEventListener('scroll', moved, { passive: true });
+    for (const type of ['pointerup', 'keyup', 'touchend']) window.addEventListener(type, moved, { capture: true, passive: true });
     new MutationObserver(() => { if (queue.classList.contains('is-suspended')) probe.badge = true; })
         .observe(queue, { attributes: true, attributeFilter: ['class'] });
 """
@@ -225,7 +228,8 @@ def figures(runs: int) -> None:
                      f"{ttvs[len(ttvs) // 2]:.0f}" if ttvs else "-", f"{ttvs[-1]:.0f}" if ttvs else "-",
                      f"{min(r['load'] for r in results):.1f}-{max(r['load'] for r in results):.1f}"])
     print("started / cancelled: downloads during the movement and its stop, per run; end -> final: from the")
-    print("movement's last scroll event to the frame where every whole row on screen shows its final image")
+    print("movement's end (its last scroll event, or the release of the key, thumb or finger, whichever is later)")
+    print("to the frame where every whole row on screen shows its final image")
     print(common.table(["movement", "runs", "badge shown", "started", "cancelled", "end->final p50 ms",
                         "max ms", "load"], rows))
 
