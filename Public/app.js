@@ -52,7 +52,7 @@ listView = createListView({
 });
 
 const photoViewer = createPhotoViewer({ store, dialog: $('viewer'), returnTo: list });
-const act = attachRowActions({ store, rowsEl: $('rows'), photoViewer, onRetried: () => viewport.reportVisible() });
+const act = attachRowActions({ store, list, rowsEl: $('rows'), photoViewer, onRetried: () => viewport.reportVisible() });
 attachKeyboard({ store, list, viewport, rowHeight, act });
 attachStatus({ store, root: document });
 
@@ -81,6 +81,7 @@ panel = attachPanel({ store, root: document, timeline });
 attachStrategyControl({ store, select: $('strategy-select'), prefetch: $('prefetch-input'), note: $('strategy-note') });
 attachIntro({
   intro: $('intro'),
+  list,
   about: $('about-button'),
   afterDismiss: list,
   strategyLink: (strategy) => {

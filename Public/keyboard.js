@@ -1,7 +1,8 @@
 // The list and the keyboard: the list is one tab stop (role listbox) whose current row is its
 // aria-activedescendant. Arrow keys, PageUp / PageDown, Home and End move between rows and scroll
 // only as far as needed to show the new row; Enter acts on it. Nothing inside the list takes focus
-// (rows hold no controls), so focus never scrolls the list elsewhere.
+// (rows hold no controls), so focus never scrolls the list elsewhere. A key held down (auto-repeat)
+// is one scroll until it is let go: the rows it only passes are not loaded.
 
 /** Wires keys and focus on `list`. `act(index)` is Enter on a row. */
 export function attachKeyboard({ store, list, viewport, rowHeight, act }) {
@@ -29,17 +30,20 @@ export function attachKeyboard({ store, list, viewport, rowHeight, act }) {
     viewport.reveal(store.state.activeRow);
   }
 
-  list.addEventListener('keydown', (event) => {
+  function onKey(event) {
     if (event.altKey || event.ctrlKey || event.metaKey || !store.state.photos.length) return;
     const count = store.state.photos.length;
-    const page = Math.max(1, wholeRows().last - wholeRows().first);
+    const rows = wholeRows();
+    const page = Math.max(1, rows.last - rows.first + 1);
     const from = current();
     let to = null;
+    let scroll = 0; // rows the list scrolls by before the current row is shown
     switch (event.key) {
       case 'ArrowDown': to = from + 1; break;
       case 'ArrowUp': to = from - 1; break;
-      case 'PageDown': to = from + page; break;
-      case 'PageUp': to = from - page; break;
+      // A screenful: the list scrolls by its whole rows and the current row keeps its place on screen.
+      case 'PageDown': to = from + page; scroll = page; break;
+      case 'PageUp': to = from - page; scroll = -page; break;
       case 'Home': to = 0; break;
       case 'End': to = count - 1; break;
       case 'Enter':
@@ -52,8 +56,24 @@ export function attachKeyboard({ store, list, viewport, rowHeight, act }) {
     }
     event.preventDefault();
     list.classList.add('is-keyboard');
+    if (event.repeat) viewport.holdKeys(true);
+    if (scroll) viewport.jumpTo(viewport.metrics().top + scroll * rowHeight);
     move(Math.max(0, Math.min(count - 1, to)));
+  }
+
+  list.addEventListener('keydown', onKey);
+  // Keys pressed while nothing has the focus (a mouse user who only used the wheel) are the list's:
+  // the list takes the focus and moves.
+  const LIST_KEYS = new Set(['ArrowDown', 'ArrowUp', 'PageDown', 'PageUp', 'Home', 'End']);
+  document.addEventListener('keydown', (event) => {
+    const focused = document.activeElement;
+    if (event.defaultPrevented || !LIST_KEYS.has(event.key) || (focused && focused !== document.body)) return;
+    if (document.querySelector('dialog[open]')) return;
+    list.focus({ preventScroll: true });
+    onKey(event);
   });
+  list.addEventListener('keyup', () => viewport.holdKeys(false));
+  list.addEventListener('blur', () => viewport.holdKeys(false));
 
   // Tabbing in starts from a row on screen, not from one scrolled away.
   list.addEventListener('focus', () => {

@@ -1,10 +1,13 @@
-// What a row does when used: a sepia row opens the photo viewer; a failed row's "Try again" asks
-// the server to forget the failure (POST /api/photos/N/retry) and work on the photo again.
+// What a row does when used: a sepia row's image opens the photo viewer (so does Enter); a click on
+// a row's text makes it the current row and gives the list the keyboard's focus, so mouse and keys
+// mix; a failed row's "Try again" asks the server to forget the failure (POST /api/photos/N/retry)
+// and work on the photo again.
 
 import { url } from './config.js';
 
-/** Wires clicks on the rows in `rowsEl`; returns `act(index)`, what Enter on a row does. */
-export function attachRowActions({ store, rowsEl, photoViewer, onRetried }) {
+/** Wires clicks on the rows in `rowsEl` of the list `list`; returns `act(index)`, what Enter on a row
+ * does. */
+export function attachRowActions({ store, list, rowsEl, photoViewer, onRetried }) {
   const busy = new Set(); // photos whose retry is on its way
 
   async function retry(index) {
@@ -44,7 +47,11 @@ export function attachRowActions({ store, rowsEl, photoViewer, onRetried }) {
       return;
     }
     const photo = store.state.photos[index];
-    if (photo && photo.state === 'filtered') photoViewer.show(index);
+    if (event.target.closest('.thumb-box')) {
+      if (photo && photo.state === 'filtered') photoViewer.show(index);
+      return;
+    }
+    list.focus({ preventScroll: true });
   });
 
   return act;

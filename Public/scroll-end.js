@@ -1,62 +1,144 @@
-// When a scroll has ended, as soon as the page can know it. A flick must not start work on every
-// row it passes, so a scroll's end is what the page reports; waiting for 150 ms of stillness to find
-// it cost every jump 150 ms (BENCHMARKS.md 9). Where the browser knows the end it says so:
-// `scrollend` (Chromium, Firefox) ends a scroll the reader made (wheel, touch, scrollbar, keys the
-// browser scrolls for) at once. A script's scroll has no such end: Chromium fires `scrollend` after
-// every programmatic step, and a script moving the list one step a frame is one scroll, not sixty; it
-// ends by stillness, unless it is a jump (viewport.js reports those at once). The stillness wait
-// stays for a browser without `scrollend`, too.
+// When a scroll has ended, for the input that made it. A person's scroll is one scroll until it
+// stops, and `scrollend` is only a hint: Chromium fires it after every wheel notch (a notch scrolls at
+// once, then nothing until the next). So, per input (gaps measured by Benchmarks/person_input.py):
+// - wheel notches: the run ends once no notch has come for WHEEL_STILL_MS (a run of notches 100 ms
+//   apart shows gaps up to about 180 ms through a loaded machine; a slow reader's are 400-600 ms);
+// - a trackpad (small, precise deltas every frame, then its momentum): TRACKPAD_STILL_MS (one a frame
+//   from the hardware; up to about 100 ms apart through CDP on a loaded machine);
+// - a finger: never while it touches; its fling ends at `scrollend` (the momentum's end), or after
+//   TOUCH_STILL_MS of stillness;
+// - the scrollbar: never while the button is held on it; the release ends it at once;
+// - keys the browser scrolls for: at `scrollend` (the page's own keys are jumps, viewport.js);
+// - a script's scroll has no end of its own (Chromium fires `scrollend` after every programmatic
+//   step): it ends after STILLNESS_MS of stillness, as in a browser without `scrollend`.
 
 /** Quiet time after the last scroll event that ends a scroll when nothing said so earlier. */
 export const STILLNESS_MS = 150;
+/** Time without a notch that ends a run of wheel notches. */
+export const WHEEL_STILL_MS = 220;
+/** Time without a trackpad's wheel event that ends its scroll (it sends one a frame, momentum too). */
+export const TRACKPAD_STILL_MS = 180;
+/** Quiet time that ends a finger's scroll when the browser did not say its end. */
+const TOUCH_STILL_MS = 500;
 /** Input this long before a scroll began still made it (a wheel event comes a frame before its scroll). */
 const INPUT_LEAD_MS = 500;
 
-/** Watches the scroll events of one scroll on `target`; `onEnd()` is called once when it has ended.
- * `position()` reads the scroll position now (for the stillness check on a slow frame). */
+/** A wheel event from a trackpad or a smooth-scrolling mouse: pixel deltas smaller than a notch, or
+ * fractions of a pixel (a notch is a whole number of pixels or lines). */
+const isPrecise = (event) => event.deltaMode === 0
+  && ((Math.abs(event.deltaY) < 50 && Math.abs(event.deltaX) < 50) || !Number.isInteger(event.deltaY));
+
+/** Watches the scrolls of `target`; `onEnd()` is called once when one has ended. `position()` reads
+ * the scroll position now (for the stillness check on a slow frame). */
 export function createScrollEnd({ target, position, onEnd }) {
   let active = false;
-  let stillTimer = null;
+  let timer = null;
   let top = 0;
   let began = 0;
+  let lastScroll = 0;
+  let lastScrollEnd = -Infinity; // the browser's `scrollend` after the last scroll event
   let lastInput = -Infinity;
+  let wheel = { at: -Infinity, still: 0, count: 0 }; // the current run of wheel events
+  let touching = 0;
+  let lastTouch = -Infinity;
+  let onScrollbar = false;
+
+  const byPerson = () => lastInput >= began - INPUT_LEAD_MS;
 
   function end() {
     if (!active) return;
     active = false;
-    clearTimeout(stillTimer);
-    stillTimer = null;
+    clearTimeout(timer);
+    timer = null;
     onEnd();
   }
 
-  // The position has stood still for STILLNESS_MS; on a slow frame the next scroll event may still
-  // be due, so the position itself is looked at.
-  function stillnessCheck() {
-    const now = position();
-    if (Math.abs(now - top) >= 1) {
-      top = now;
-      stillTimer = setTimeout(stillnessCheck, STILLNESS_MS);
-      return;
+  function recheck(ms) {
+    clearTimeout(timer);
+    timer = setTimeout(check, Math.max(0, ms));
+  }
+
+  // Ends the scroll if its input has stopped; else looks again when it may have.
+  function check() {
+    timer = null;
+    if (!active || touching || onScrollbar) return;
+    const now = performance.now();
+    if (byPerson()) {
+      const wheelLeft = wheel.at + wheel.still - now;
+      if (wheelLeft > 0) return recheck(wheelLeft);
+      if (lastScrollEnd >= lastScroll) return end();
+    }
+    // No end said: the position has stood still for STILLNESS_MS (on a slow frame the next scroll
+    // event may still be due, so the position itself is looked at). A finger's fling says its end
+    // (`scrollend`); on a loaded machine its coasting may start late, so it is given longer.
+    const still = lastTouch >= began - INPUT_LEAD_MS ? TOUCH_STILL_MS : STILLNESS_MS;
+    const quiet = lastScroll + still - now;
+    if (quiet > 0) return recheck(quiet);
+    const at = position();
+    if (Math.abs(at - top) >= 1) {
+      top = at;
+      lastScroll = now;
+      return recheck(still);
     }
     end();
   }
 
   const input = () => { lastInput = performance.now(); };
-  for (const type of ['wheel', 'touchstart', 'touchmove', 'pointerdown', 'keydown']) {
-    target.addEventListener(type, input, { passive: true });
+  target.addEventListener('wheel', (event) => {
+    const now = performance.now();
+    const still = isPrecise(event) ? TRACKPAD_STILL_MS : WHEEL_STILL_MS;
+    wheel = now - wheel.at < still ? { at: now, still, count: wheel.count + 1 } : { at: now, still, count: 1 };
+    lastInput = now;
+  }, { passive: true });
+  target.addEventListener('keydown', input, { passive: true });
+  target.addEventListener('touchstart', (event) => {
+    input();
+    lastTouch = lastInput;
+    touching = event.touches.length;
+  }, { passive: true });
+  target.addEventListener('touchmove', input, { passive: true });
+  for (const type of ['touchend', 'touchcancel']) {
+    target.addEventListener(type, (event) => { input(); touching = event.touches.length; if (active) check(); });
+  }
+  // A press on the scrollbar (beside the content box) holds the scroll until it is released,
+  // wherever the pointer is then.
+  target.addEventListener('pointerdown', (event) => {
+    input();
+    if (event.pointerType !== 'mouse' || event.target !== target) return;
+    const rect = target.getBoundingClientRect();
+    if (event.clientX >= rect.left + target.clientLeft + target.clientWidth) onScrollbar = true;
+  }, { passive: true });
+  for (const type of ['pointerup', 'pointercancel']) {
+    window.addEventListener(type, () => {
+      if (!onScrollbar) return;
+      onScrollbar = false;
+      input();
+      lastScrollEnd = performance.now(); // the thumb stops where it is let go
+      if (active) check();
+    }, { capture: true, passive: true });
   }
   target.addEventListener('scrollend', () => {
-    if (active && lastInput >= began - INPUT_LEAD_MS) end();
+    lastScrollEnd = performance.now();
+    if (active && byPerson()) check();
   });
 
   return {
     /** A scroll event of a scroll in progress (the first one starts it). */
     moved(now) {
-      if (!active) began = performance.now();
+      const at = performance.now();
+      if (!active) began = at;
       active = true;
       top = now;
-      clearTimeout(stillTimer);
-      stillTimer = setTimeout(stillnessCheck, STILLNESS_MS);
+      lastScroll = at;
+      if (timer == null) recheck(STILLNESS_MS);
     },
+    /** Whether the scroll going on was made by a person's input (not by a script). */
+    byPerson,
+    /** Whether the scroll is one lone wheel notch so far (a reader's notch: its stop comes soon and
+     * is reported alone; a second notch makes it a run, which is told). */
+    loneNotch: () => byPerson() && wheel.count === 1 && wheel.still === WHEEL_STILL_MS
+      && wheel.at >= began - INPUT_LEAD_MS && !touching && !onScrollbar,
+    /** Whether the person is still holding the scroll (a finger down, the scrollbar held). */
+    held: () => touching > 0 || onScrollbar,
   };
 }

@@ -1,14 +1,18 @@
 // The viewport reporter: tells the server what is on screen. `scrolling: true` 50 ms into a scroll
 // (the server suspends this viewer's queued work, unless it is reading; a jump has ended by then and
-// reports only its stop), then the rows on screen every REPORT_MS while the scroll goes on (the
-// server measures the pace from them: a reader's slow scroll keeps loading, with rows read ahead; a
-// flick stays suspended), the visible rows as soon as the scroll has ended (scroll-end.js: at
-// `scrollend` for the reader's own scrolls, else after 150 ms of stillness; the server runs
-// loadImagesForOnscreenRows), and once at start, on resize and after every snapshot. A jump the page
-// makes itself (a key, a click on the timeline, the row in the URL) is reported at once, without
-// suspending. A script's scroll, even of one move, waits for stillness: a script flinging the list in
-// big steps looks like a jump at its first step, and must not start work on that step's rows. The URL
-// keeps the first visible row.
+// reports only its stop), the visible rows as soon as the scroll has ended (scroll-end.js says when,
+// for each input; the server runs loadImagesForOnscreenRows), and once at start, on resize and after
+// every snapshot. During a script's scroll the rows on screen go every REPORT_MS (the server measures
+// the pace from them: a reader's slow scroll keeps loading, with rows read ahead; a flick stays
+// suspended). A person's scroll (wheel, trackpad, finger, scrollbar, held key) sends no rows until it
+// stops, so nothing starts for rows it only passes; once it has gone more than a screen it says so
+// once (the server then knows it for a flick, even after reading). A lone wheel notch, a reader's
+// step, is not told as a scroll at all: its stop comes within WHEEL_STILL_MS and keeps the reading.
+// A jump the page makes itself (a key, a click on the timeline, the row in the URL) is reported at
+// once, without suspending; a key held down (auto-repeat) is one scroll, ended by its release. A
+// script's scroll, even of one move, waits for stillness: a script flinging the list in big steps
+// looks like a jump at its first step, and must not start work on that step's rows. The URL keeps
+// the first visible row.
 
 import { updateURL } from './config.js';
 import { STILLNESS_MS, createScrollEnd } from './scroll-end.js';
@@ -25,7 +29,11 @@ export function createViewport({ store, list, reporter, rowHeight }) {
   let progressTimer = null; // the next report during a scroll
   let beganTimer = null; // the report that a scroll began
   let lastReportedFirst = null;
+  let lastStop = null; // the rows of the last report at rest
   let expectedTop = null; // the scrollTop of a jump the page made itself
+  let keysHeld = false; // a key held down moves the list (auto-repeat): one scroll until released
+  let startTop = 0; // where the scroll going on began
+  let flickTold = false; // a person's scroll said it went more than a screen
   let resizeTimer = null;
   // The list's scroll position and height as last seen (from scroll events and the resize
   // observer): reading them when asked would make the browser lay the page out at that moment.
@@ -70,33 +78,55 @@ export function createViewport({ store, list, reporter, rowHeight }) {
     if (!visible) return;
     reporter.report({ scrolling: false, first: visible.first, last: visible.last });
     lastReportedFirst = visible.first;
+    lastStop = visible;
     updateURL({ row: visible.first > 0 ? visible.first + 1 : null });
   }
 
   function onScroll() {
     top = Math.max(0, list.scrollTop);
-    if (!count()) return;
+    if (!count() || keysHeld) return;
     if (expectedTop != null && Math.abs(list.scrollTop - expectedTop) < 1) {
       expectedTop = null;
       return;
     }
     expectedTop = null;
-    if (!store.state.scrolling) {
-      store.setScrolling(true);
-      beganTimer = setTimeout(() => {
-        beganTimer = null;
-        if (store.state.scrolling) reporter.report({ scrolling: true });
-      }, BEGAN_REPORT_MS);
-    }
+    begin();
     if (progressTimer == null) progressTimer = setTimeout(reportProgress, REPORT_MS);
     scrollEnd.moved(top);
   }
 
-  // The rows on screen in the middle of a scroll, when they changed since the last report.
+  // A scroll began at `top`: the page says scrolling; the server is told BEGAN_REPORT_MS later (a
+  // lone wheel notch, not until a second one comes).
+  function begin() {
+    if (store.state.scrolling) return;
+    startTop = top;
+    flickTold = false;
+    store.setScrolling(true);
+    const tell = () => {
+      beganTimer = null;
+      if (!store.state.scrolling) return;
+      if (!keysHeld && scrollEnd.loneNotch()) beganTimer = setTimeout(tell, BEGAN_REPORT_MS);
+      else reporter.report({ scrolling: true });
+    };
+    beganTimer = setTimeout(tell, BEGAN_REPORT_MS);
+  }
+
+  // The rows on screen in the middle of a script's scroll, when they changed since the last report;
+  // of a person's, only that it went more than a screen, once.
   function reportProgress() {
     progressTimer = null;
     const visible = visibleRange();
-    if (!store.state.scrolling || !visible || visible.first === lastReportedFirst) return;
+    if (!store.state.scrolling || !visible) return;
+    if (keysHeld || scrollEnd.byPerson()) {
+      if (flickTold) return;
+      if (Math.abs(top - startTop) <= metrics().height + 2 * rowHeight) {
+        progressTimer = setTimeout(reportProgress, REPORT_MS);
+        return;
+      }
+      flickTold = true;
+    } else if (visible.first === lastReportedFirst) {
+      return;
+    }
     lastReportedFirst = visible.first;
     reporter.report({ scrolling: true, first: visible.first, last: visible.last });
   }
@@ -113,7 +143,21 @@ export function createViewport({ store, list, reporter, rowHeight }) {
 
   const scrollEnd = createScrollEnd({ target: list, position: () => Math.max(0, list.scrollTop), onEnd: scrollEnded });
 
-  /** Scrolls by the page's own doing to `to`, and reports the new rows at once. */
+  /** A key held down (auto-repeat) moves the list: one scroll, reported when the key is let go. */
+  function holdKeys(held) {
+    if (held === keysHeld) return;
+    keysHeld = held;
+    if (held) {
+      begin();
+      if (progressTimer == null) progressTimer = setTimeout(reportProgress, REPORT_MS);
+    } else if (store.state.scrolling) {
+      expectedTop = top; // the scroll event of the last move may come after the release
+      scrollEnded();
+    }
+  }
+
+  /** Scrolls by the page's own doing to `to`, and reports the new rows at once (while keys are held,
+   * when they are let go). */
   function jumpTo(to) {
     const max = Math.max(0, count() * rowHeight - metrics().height);
     to = Math.max(0, Math.min(max, Math.round(to)));
@@ -133,6 +177,14 @@ export function createViewport({ store, list, reporter, rowHeight }) {
     else if (rowBottom > top + h) jumpTo(rowBottom - h);
   }
 
+  // A height that changed which rows show (the introduction folding, a resized window) is reported;
+  // one that did not, after a stop that already said them, is not said again.
+  function reportResized() {
+    const visible = visibleRange();
+    if (visible && lastStop && visible.first === lastStop.first && visible.last === lastStop.last) return;
+    reportVisible();
+  }
+
   // After each layout that changed the list's height (the first one included).
   function onResize() {
     const first = !height;
@@ -141,11 +193,11 @@ export function createViewport({ store, list, reporter, rowHeight }) {
     top = Math.max(0, list.scrollTop);
     clearTimeout(resizeTimer);
     if (first) reportVisible();
-    else resizeTimer = setTimeout(reportVisible, STILLNESS_MS);
+    else resizeTimer = setTimeout(reportResized, STILLNESS_MS);
   }
 
   list.addEventListener('scroll', onScroll, { passive: true });
   new ResizeObserver(onResize).observe(list);
 
-  return { visibleRange, nearRange, reportVisible, jumpTo, reveal, metrics };
+  return { visibleRange, nearRange, reportVisible, jumpTo, reveal, metrics, holdKeys };
 }

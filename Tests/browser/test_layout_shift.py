@@ -60,7 +60,7 @@ def test_nothing_shifts_on_a_first_or_a_return_visit(cold_server, driver, size):
     page = Page(driver, cold_server)
     for visit in ("first", "return"):
         load_and_scroll(page)
-        intro = page.js("return document.getElementById('intro').checkVisibility()")
+        intro = page.js("return document.querySelector('#intro .intro-head').checkVisibility()")
         assert intro == (visit == "first"), f"the introduction on a {visit} visit: shown {intro}"
         shifts = page.js("return window.__layoutShifts")
         total = sum(shift["value"] for shift in shifts)
@@ -74,7 +74,7 @@ def test_on_a_phone_the_introductions_action_and_six_rows_are_in_view(server, dr
     set_viewport(driver, "phone")
     page = Page(driver, server).open()
     seen = page.js("""
-        const intro = document.getElementById('intro');
+        const intro = document.querySelector('#intro .intro-head');
         const button = intro.querySelector('[data-action="dismiss-intro"]').getBoundingClientRect();
         const hit = document.elementFromPoint(button.left + button.width / 2, button.top + button.height / 2);
         const list = document.getElementById('list').getBoundingClientRect();

@@ -25,7 +25,8 @@ def open_viewer(page: Page) -> dict:
     first, last = page.visible_range()
     page.wait_filtered(first, last, allow_failed=True)
     index = next(r["index"] for r in page.rows(first, last) if r["state"] == "filtered")
-    page.driver.find_element("css selector", f"#list .row[data-index='{index}'] .name").click()
+    # The photo opens from its image (a click on the row's text selects the row)
+    page.driver.find_element("css selector", f"#list .row[data-index='{index}'] .thumb-box").click()
     wait_for(page.driver, lambda d: d.execute_script("""
         const v = document.getElementById('viewer');
         return v.open && [...v.querySelectorAll('img')].every((i) => i.complete && i.naturalWidth > 0);
