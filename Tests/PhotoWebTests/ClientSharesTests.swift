@@ -33,7 +33,13 @@ struct ClientSharesTests {
     }
 
     @Test func pastItsShareAClientsViewerWhoseStreamWentAwayLongestAgoMakesRoom() async throws {
-        try await WebHarness.with(configure: { Self.trusting(&$0); $0.viewersPerClient = 2 }) { harness in
+        // A closed stream is seen at a write after it (with 15 s heartbeats that took 15-30 s, past the wait below)
+        let configure: (inout ServerConfiguration) -> Void = {
+            Self.trusting(&$0)
+            $0.viewersPerClient = 2
+            $0.heartbeatInterval = .milliseconds(200)
+        }
+        try await WebHarness.with(configure: configure) { harness in
             let client = "198.51.100.4"
             let first = try #require(try await newViewer(harness, from: client).json["viewer"] as? String)
             let second = try #require(try await newViewer(harness, from: client).json["viewer"] as? String)
