@@ -162,6 +162,27 @@ struct HTTPLimitsTests {
         }
     }
 
+    @Test func aRefusedPageLoadIsAPageSayingWhyAndWhenToTryAgain() async throws {
+        try await WebHarness.with(configure: { $0.viewersPerMinute = 1 }) { harness in
+            let browser: HTTPFields = [.accept: "text/html,application/xhtml+xml,*/*;q=0.8"]
+            #expect(try await harness.request(.GET, "/?row=5", headers: browser).status == 200)
+            // Given a client past its new viewers for the minute, when a browser loads the page again
+            let refused = try await harness.request(.GET, "/?row=5", headers: browser)
+            // Then it gets a page, not the API's JSON: the reason, the wait, and a way to try again
+            #expect(refused.status == 429)
+            #expect(refused.headers[.contentType]?.hasPrefix("text/html") == true)
+            let seconds = try #require(Int(refused.headers[.retryAfter] ?? ""))
+            #expect(seconds >= 1)
+            #expect(refused.text.contains("too many new viewers"))
+            #expect(refused.text.contains("<meta http-equiv=\"refresh\" content=\"\(seconds)\">"))
+            #expect(refused.text.contains("href=\"/?row=5\""))
+            // A client that does not ask for HTML still gets the API's JSON error.
+            let api = try await harness.request(.GET, "/")
+            #expect(api.status == 429)
+            #expect((api.json["error"] as? String)?.contains("too many new viewers") == true)
+        }
+    }
+
     @Test func itListensOnIPv6() async throws {
         try await WebHarness.with(configure: { $0.host = "::1" }) { harness in
             let response = try await harness.request(.GET, "/healthz", host: "::1")

@@ -4,7 +4,8 @@ import PhotoPipeline
 import Mustache
 
 /// `GET /`: the page, rendered from `Templates/index.mustache`. Each load is a new viewer
-/// (a `HEAD` is not: it gets the same headers without making one).
+/// (a `HEAD` is not: it gets the same headers without making one). A load the server refuses (too many
+/// new viewers from one client, the server full) gets a page saying why and when it tries again.
 ///
 /// Everything in the page but the viewer's id and the first screen (its rows and their
 /// thumbnails' preloads) is the same for the whole run, so the template is rendered once, at start,
@@ -55,7 +56,12 @@ struct PageHandler: Sendable {
         if request.method == .head {
             viewer = ViewerID.random().rawValue
         } else {
-            let session = try context.newViewer(for: request, peer: requestContext.peer, strategy: Self.strategy(of: request))
+            let session: ViewerSession
+            do throws(APIError) {
+                session = try context.newViewer(for: request, peer: requestContext.peer, strategy: Self.strategy(of: request))
+            } catch {
+                throw RefusedPage(error, for: request, context: context) ?? error
+            }
             context.startFirstScreen(of: session, row: request.queryValue("row"))
             viewer = session.id.rawValue
         }
