@@ -88,6 +88,10 @@ extension ServeCommand {
             ?? configuration.connectionsPerClient
         configuration.viewersPerMinute = try settings.int("viewers-per-minute", viewersPerMinute, in: 1...1_000_000) ?? configuration.viewersPerMinute
         configuration.retriesPerMinute = try settings.int("retries-per-minute", retriesPerMinute, in: 1...1_000_000) ?? configuration.retriesPerMinute
+        configuration.followersPerPresentation = try settings.int("followers-per-presentation", followersPerPresentation, in: 1...1_000_000)
+            ?? configuration.followersPerPresentation
+        configuration.presentationsPerClient = try settings.int("presentations-per-client", presentationsPerClient, in: 1...1_000)
+            ?? configuration.presentationsPerClient
         if let seconds = try settings.int("viewer-connect-timeout", viewerConnectTimeout, in: 1...3_600) {
             configuration.viewerConnectTimeout = .seconds(seconds)
         }

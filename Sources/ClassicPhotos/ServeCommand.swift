@@ -85,6 +85,10 @@ struct ServeCommand: AsyncParsableCommand {
     var connectionsPerClient: Int?
     @Option(help: "New viewers per client address per minute; more get 429. [env: CLASSIC_PHOTOS_VIEWERS_PER_MINUTE] (default: \(ServeDefaults.number("viewers-per-minute")))")
     var viewersPerMinute: Int?
+    @Option(help: "Viewers following one presentation (/?follow=CODE) at most; one more gets 429. Followers are the presenter's audience: they do not count against --viewers-per-minute. [env: CLASSIC_PHOTOS_FOLLOWERS_PER_PRESENTATION] (default: \(ServeDefaults.number("followers-per-presentation")))")
+    var followersPerPresentation: Int?
+    @Option(help: "Presentations one client (an IPv4 address, an IPv6 /64) runs at once; one more gets 429. [env: CLASSIC_PHOTOS_PRESENTATIONS_PER_CLIENT] (default: \(ServeDefaults.number("presentations-per-client")))")
+    var presentationsPerClient: Int?
     @Option(help: "Retries of failed photos per client address per minute; more get 429. [env: CLASSIC_PHOTOS_RETRIES_PER_MINUTE] (default: \(ServeDefaults.number("retries-per-minute")))")
     var retriesPerMinute: Int?
     @Option(help: "Seconds a new viewer has to open its event stream before it is forgotten. [env: CLASSIC_PHOTOS_VIEWER_CONNECT_TIMEOUT] (default: \(ServeDefaults.number("viewer-connect-timeout")))")

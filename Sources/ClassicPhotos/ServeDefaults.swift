@@ -37,6 +37,8 @@ enum ServeDefaults {
             ("send-timeout", seconds(c.sendTimeout)),
             ("connections-per-client", c.connectionsPerClient),
             ("viewers-per-minute", c.viewersPerMinute),
+            ("followers-per-presentation", c.followersPerPresentation),
+            ("presentations-per-client", c.presentationsPerClient),
             ("retries-per-minute", c.retriesPerMinute),
             ("viewer-connect-timeout", seconds(c.viewerConnectTimeout)),
             ("max-labs", c.maxLabs),

@@ -29,6 +29,8 @@ struct AppContext: Sendable {
     let cluster: (any ClusterMembership)?
     /// The built-in origin: the lab's networks and the browser lane's photos.
     let origin: any OriginServing
+    /// Presenters' scrolls and the viewers following them.
+    let presentations: Presentations
 
     /// Where the page's static files are: `BASE/static/v/VERSION`, a prefix that changes with their content.
     var staticBase: String { "\(configuration.basePath)/static/v/\(staticFiles.version)" }
@@ -39,6 +41,7 @@ struct AppContext: Sendable {
     /// The events a new stream of `session` starts with, from its channel.
     func snapshot(for session: ViewerSession) -> [EventOutbox.Payload] {
         session.channel.snapshot(for: session, defaultStrategy: configuration.strategy)
+            + [presentations.snapshot(for: session)].compactMap { $0 }
     }
 
     /// The server totals now, the same for the snapshot, `GET /api/stats` and the tick.

@@ -62,6 +62,10 @@ public struct ServerConfiguration: Sendable {
     public var viewersPerClient: Int?
     /// Labs one client runs at once; one more gets `429`. Default nil: a quarter of `maxLabs`, at least 1.
     public var labsPerClient: Int?
+    /// Viewers following one presentation at most; one more gets `429`. Default 1000.
+    public var followersPerPresentation = 1_000
+    /// Presentations one client runs at once; one more gets `429`. Default 2.
+    public var presentationsPerClient = 2
     /// Retries of failed photos per client address per minute; more get 429 with `Retry-After`
     /// (each photo also waits between retries, 1 s doubling to 60 s). Default 30.
     public var retriesPerMinute = 30

@@ -65,7 +65,10 @@ public final class WebApplication: Sendable {
             configuration: configuration, list: list, viewers: viewers, labs: labs, templates: templates,
             staticFiles: staticFiles, rateLimiter: ClientRateLimiter(perMinute: configuration.viewersPerMinute),
             retries: RetryLimits(perMinute: configuration.retriesPerMinute),
-            trustedProxies: trustedProxies, metrics: ServerMetrics(), logger: logger, cluster: cluster, origin: origin)
+            trustedProxies: trustedProxies, metrics: ServerMetrics(), logger: logger, cluster: cluster, origin: origin,
+            presentations: Presentations(settings: .init(
+                followersPerPresentation: configuration.followersPerPresentation,
+                presentationsPerClient: configuration.presentationsPerClient)))
         openFilesLimit = OpenFilesLimit.raise()
         maxConnections = configuration.effectiveMaxConnections(openFilesLimit: openFilesLimit)
         limits = GuardedHTTP1Channel.Limits(
@@ -126,6 +129,7 @@ public final class WebApplication: Sendable {
             for channel in [context.list] + context.labs.channels {
                 channel.tick(now: now)
             }
+            context.presentations.tick(on: context.library.pipeline)
         }
     }
 

@@ -4,7 +4,7 @@ import Foundation
 struct OutgoingEvent: Sendable {
     /// The SSE event names of the contract.
     enum Name: String, Sendable {
-        case source, snapshot, photo, queues, stats, operation, shutdown
+        case source, snapshot, photo, queues, stats, operation, shutdown, presentation
     }
 
     /// Events with the same key replace each other while unsent: only a photo's latest state,
@@ -13,6 +13,7 @@ struct OutgoingEvent: Sendable {
         case photo(Int)
         case queues
         case stats
+        case presentation
     }
 
     /// Increases per viewer; what `Last-Event-ID` refers to.
@@ -35,6 +36,7 @@ struct OutgoingEvent: Sendable {
         case .photo: photoIndex.map { .photo($0) }
         case .queues: .queues
         case .stats: .stats
+        case .presentation: .presentation
         case .source, .snapshot, .operation, .shutdown: nil
         }
     }

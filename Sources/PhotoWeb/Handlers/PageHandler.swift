@@ -50,6 +50,9 @@ struct PageHandler: Sendable {
     }
 
     func handle(_ request: Request, context requestContext: PhotoRequestContext) async throws -> Response {
+        if let follow = request.queryValue("follow") {
+            return try follower(of: follow, request, requestContext)
+        }
         // The rows as they stand before this load starts any of them, so a HEAD gets the GET's length.
         let screen = FirstScreen(pipeline: context.library.pipeline, row: request.queryValue("row"), templates: context.templates, basePath: context.configuration.basePath, staticBase: context.staticBase)
         let viewer: String
@@ -65,6 +68,36 @@ struct PageHandler: Sendable {
             context.startFirstScreen(of: session, row: request.queryValue("row"))
             viewer = session.id.rawValue
         }
+        return page(viewer: viewer, screen: screen, for: request)
+    }
+
+    /// `GET /?follow=CODE`: the page of a new viewer following that presentation, opened where the
+    /// presenter is. It starts no work of its own (the presenter's is everyone's) and is not counted
+    /// as a new viewer of its address (it is the presenter's audience, bounded per presentation).
+    /// A code that names no running presentation gets a page saying so.
+    private func follower(of text: String, _ request: Request, _ requestContext: PhotoRequestContext) throws -> Response {
+        do throws(APIError) {
+            let code = try PresentationsHandler.code(text)
+            let position = context.presentations.position(of: code)
+            let row = position.map { String($0.rows.lowerBound + 1) }
+            let screen = FirstScreen(pipeline: context.library.pipeline, row: row, templates: context.templates, basePath: context.configuration.basePath, staticBase: context.staticBase)
+            guard request.method != .head else { return page(viewer: ViewerID.random().rawValue, screen: screen, for: request) }
+            let client = ClientAddress.group(ClientAddress.of(peer: requestContext.peer, forwardedFor: request.headers[.xForwardedFor], trusted: context.trustedProxies))
+            let session = try context.newViewer(client: client)
+            do throws(APIError) {
+                try context.presentations.follow(code, by: session).deliver(on: context.library.pipeline)
+            } catch {
+                context.viewers.remove(session.id)?.close()
+                throw error
+            }
+            return page(viewer: session.id.rawValue, screen: screen, for: request)
+        } catch {
+            throw RefusedPage(error, for: request, context: context) ?? error
+        }
+    }
+
+    /// The page for `viewer` with `screen` put in.
+    private func page(viewer: String, screen: FirstScreen, for request: Request) -> Response {
         let fill = [screen.preloads, screen.listHTML]
         var html = ""
         for (position, part) in parts.enumerated() {

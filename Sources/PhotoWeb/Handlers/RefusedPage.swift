@@ -4,7 +4,8 @@ import Mustache
 
 /// A page load the server refused (a client's new-viewer limit, the server full) answered as a page a
 /// person can read: the reason, when the browser will try again (`Retry-After`, and a refresh at that
-/// time), and a link to try now. Clients that do not ask for HTML get the API's JSON error.
+/// time), and a link to try now; a follow link that names no running presentation, a page saying so.
+/// Clients that do not ask for HTML get the API's JSON error.
 struct RefusedPage: HTTPResponseError {
     let error: APIError
     let html: Data
@@ -14,16 +15,22 @@ struct RefusedPage: HTTPResponseError {
     /// The refusal as HTML when `request` accepts it, `nil` when the client wants the API's JSON or the
     /// error is not a refusal of the visit (a bad request stays a JSON 4xx).
     init?(_ error: APIError, for request: Request, context: AppContext) {
-        guard Self.wantsHTML(request), let seconds = Self.retryAfter(of: error) else { return nil }
-        let values: [String: Any] = [
-            "title": "ClassicPhotos Live: try again soon",
-            "heading": error.status == .serviceUnavailable ? "The server is full right now" : "Too many visits from your address",
-            "reason": error.description,
-            "retryAfter": seconds,
+        guard Self.wantsHTML(request) else { return nil }
+        var values: [String: Any] = ["staticBase": context.staticBase, "reason": error.description]
+        if let seconds = Self.retryAfter(of: error) {
+            values["title"] = "ClassicPhotos Live: try again soon"
+            values["heading"] = error.status == .serviceUnavailable ? "The server is full right now" : "Too many visits from your address"
+            values["retryAfter"] = seconds
             // The path and query only: an absolute-form request line must not make the link point elsewhere.
-            "retryURL": request.uri.query.map { "\(request.uri.path)?\($0)" } ?? request.uri.path,
-            "staticBase": context.staticBase,
-        ]
+            values["retryURL"] = request.uri.query.map { "\(request.uri.path)?\($0)" } ?? request.uri.path
+        } else if case .notFound = error, request.queryValue("follow") != nil {
+            // A follow link whose presentation ended, or that names none: never someone else's list.
+            values["title"] = "ClassicPhotos Live: no presentation to follow"
+            values["heading"] = error.description.contains("ended") ? "This presentation has ended" : "No such presentation"
+            values["listURL"] = "\(context.configuration.basePath)/"
+        } else {
+            return nil
+        }
         guard let page = context.templates.render(values, withTemplate: "refused") else { return nil }
         self.error = error
         self.html = Data(page.utf8)

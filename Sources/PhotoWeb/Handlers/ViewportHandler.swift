@@ -53,6 +53,16 @@ struct ViewportHandler: Sendable {
 
     /// Carries out a report: the viewer's rows of interest follow it, and its controller is told.
     private func apply(_ report: Report, of session: ViewerSession, on pipeline: PhotoPipeline) {
+        // A follower that reports a viewport of its own scrolled away: it drives its own rows now.
+        if !report.hidden, let news = context.presentations.breakAway(session.id) {
+            news.deliver(on: pipeline)
+        }
+        defer {
+            // A presenter's followers move with it, in the scroll as at its stops.
+            if !report.hidden, let news = context.presentations.moved(session.id, to: report.rows, scrolling: report.scrolling) {
+                news.deliver(on: pipeline)
+            }
+        }
         if report.hidden {
             // Nobody sees the tab: its work goes as the tutorial's offscreen rows' does, and its
             // next report with rows (shown again) starts it where it was.

@@ -1,0 +1,23 @@
+import Foundation
+
+/// `event: presentation`: what a presenter or a follower is told of the presentation it is in.
+/// A presenter hears how many follow; a follower where the presenter is, and when it ended.
+struct PresentationPayload: Encodable, Equatable, Sendable {
+    enum Role: String, Encodable, Sendable { case presenter, follower }
+
+    var code: String
+    var role: Role
+    /// People following now.
+    var followers: Int
+    /// The presenter's rows on screen (a follower's), when it has reported any.
+    var first: Int?
+    var last: Int?
+    var scrolling: Bool
+    /// The presenter stopped presenting or left: a follower keeps its place and goes on alone.
+    var ended: Bool
+
+    /// The event, ready to enqueue; only the latest is sent to a slow reader.
+    var event: EventOutbox.Payload {
+        .init(name: .presentation, data: EventPayloads.json(self))
+    }
+}

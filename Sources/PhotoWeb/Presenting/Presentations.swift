@@ -1,0 +1,257 @@
+import Locking
+import PhotoPipeline
+
+/// The presentations on the server: a presenter's viewport, followed live by other viewers (the
+/// people a demo URL is shown to). The presenter's work is done once for everyone: a follower adds
+/// no demand while it follows (it reports nothing; its rows of interest move with the presenter's),
+/// and is an ordinary viewer again at its own first report.
+///
+/// Lock order: a leaf. What the registry decides under its lock (who is told what) is carried out
+/// after it is released (`PresentationNews.deliver`).
+final class Presentations: Sendable {
+    struct Settings: Sendable {
+        /// Viewers following one presentation at most.
+        var followersPerPresentation = 1_000
+        /// Presentations one client (an address, an IPv6 /64) runs at once.
+        var presentationsPerClient = 2
+    }
+
+    private struct Presentation {
+        let code: FollowCode
+        let presenter: ViewerSession
+        var followers: [ViewerID: ViewerSession] = [:]
+        var position: PresenterPosition?
+    }
+
+    private struct State {
+        var byCode: [FollowCode: Presentation] = [:]
+        var codeOfPresenter: [ViewerID: FollowCode] = [:]
+        var codeOfFollower: [ViewerID: FollowCode] = [:]
+        /// Codes that ended lately, oldest first, so a late follower is told "ended", not "no such".
+        var ended: [FollowCode] = []
+        var endedSet: Set<FollowCode> = []
+    }
+
+    /// Ended codes remembered: enough for the links of a day's talks, bounded whatever a client does.
+    static let endedRemembered = 1_024
+
+    let settings: Settings
+    private let state = Locked(State())
+
+    init(settings: Settings = .init()) {
+        self.settings = settings
+    }
+
+    /// Starts presenting `presenter`'s viewport (or returns the presentation it runs already).
+    func start(by presenter: ViewerSession) throws(APIError) -> (FollowCode, PresentationNews) {
+        let outcome = state.withLock { state -> Result<(FollowCode, PresentationNews), APIError> in
+            if let code = state.codeOfPresenter[presenter.id], let presentation = state.byCode[code] {
+                return .success((code, Self.presenterNews(presentation)))
+            }
+            if let client = presenter.client {
+                let running = state.byCode.values.filter { $0.presenter.client == client }.count
+                guard running < settings.presentationsPerClient else {
+                    return .failure(.tooManyRequests(
+                        "\(client) presents \(running) presentations, a client's most (--presentations-per-client); stop one first",
+                        retryAfter: 10))
+                }
+            }
+            // A follower that starts presenting follows nobody any more.
+            Self.unfollow(presenter.id, in: &state)
+            let presentation = Presentation(code: .random(), presenter: presenter)
+            state.byCode[presentation.code] = presentation
+            state.codeOfPresenter[presenter.id] = presentation.code
+            return .success((presentation.code, Self.presenterNews(presentation)))
+        }
+        return try outcome.get()
+    }
+
+    /// Ends the presentation `code` if `viewer` presents it; its followers are told and keep their place.
+    func end(_ code: FollowCode, by viewer: ViewerID) throws(APIError) -> PresentationNews {
+        let news = state.withLock { state -> PresentationNews? in
+            guard let presentation = state.byCode[code], presentation.presenter.id == viewer else { return nil }
+            return Self.end(presentation, in: &state)
+        }
+        // The same answer for a code that does not exist and one this viewer does not present.
+        guard let news else { throw .notFound("viewer \(viewer) presents no presentation \(code)") }
+        return news
+    }
+
+    /// Makes `follower` follow `code`: where the presenter is comes with the news.
+    func follow(_ code: FollowCode, by follower: ViewerSession) throws(APIError) -> PresentationNews {
+        let outcome = state.withLock { state -> Result<PresentationNews, APIError> in
+            guard var presentation = state.byCode[code] else {
+                return .failure(state.endedSet.contains(code)
+                    ? .notFound("this presentation has ended")
+                    : .notFound("no such presentation: check the follow link"))
+            }
+            guard presentation.presenter.id != follower.id else {
+                return .failure(.conflict("a presenter cannot follow its own presentation"))
+            }
+            if presentation.followers[follower.id] == nil {
+                guard presentation.followers.count < settings.followersPerPresentation else {
+                    return .failure(.tooManyRequests(
+                        "this presentation has \(settings.followersPerPresentation) followers, its most (--followers-per-presentation)",
+                        retryAfter: 30))
+                }
+                Self.unfollow(follower.id, in: &state)
+                presentation.followers[follower.id] = follower
+                state.byCode[code] = presentation
+                state.codeOfFollower[follower.id] = code
+            }
+            var news = Self.presenterNews(presentation)
+            news.followers = [follower]
+            news.followerUpdate = Self.followerPayload(presentation, ended: false)
+            news.position = presentation.position
+            return .success(news)
+        }
+        return try outcome.get()
+    }
+
+    /// `viewer` reported a viewport of its own: if it followed, it is on its own now (its presenter
+    /// hears one follower fewer). Nil when it followed nobody.
+    func breakAway(_ viewer: ViewerID) -> PresentationNews? {
+        state.withLock { state in
+            guard let code = Self.unfollow(viewer, in: &state), let presentation = state.byCode[code] else { return nil }
+            return Self.presenterNews(presentation)
+        }
+    }
+
+    /// `presenter` reported `position`: its followers are told (nil when it presents nothing).
+    func moved(_ presenter: ViewerID, to position: PresenterPosition) -> PresentationNews? {
+        state.withLock { state in
+            guard let code = state.codeOfPresenter[presenter], var presentation = state.byCode[code] else { return nil }
+            presentation.position = position
+            state.byCode[code] = presentation
+            var news = PresentationNews()
+            news.followers = Array(presentation.followers.values)
+            news.followerUpdate = Self.followerPayload(presentation, ended: false)
+            news.position = position
+            return news
+        }
+    }
+
+    /// Drops followers that left and ends presentations whose presenter left; returns who to tell,
+    /// and each running presentation's presenter and followers (the followers' panels show the
+    /// presenter's queues).
+    func sweep() -> (news: [PresentationNews], audiences: [(presenter: ViewerSession, followers: [ViewerSession])]) {
+        state.withLock { state in
+            var news: [PresentationNews] = []
+            var audiences: [(presenter: ViewerSession, followers: [ViewerSession])] = []
+            for presentation in Array(state.byCode.values) {
+                if presentation.presenter.isClosed {
+                    news.append(Self.end(presentation, in: &state))
+                    continue
+                }
+                let gone = presentation.followers.values.filter(\.isClosed)
+                for follower in gone { Self.unfollow(follower.id, in: &state) }
+                guard let current = state.byCode[presentation.code] else { continue }
+                if !gone.isEmpty { news.append(Self.presenterNews(current)) }
+                if !current.followers.isEmpty { audiences.append((current.presenter, Array(current.followers.values))) }
+            }
+            return (news, audiences)
+        }
+    }
+
+    /// What a new stream of `session` starts with: its presentation, if it presents or follows one.
+    func snapshot(for session: ViewerSession) -> EventOutbox.Payload? {
+        state.withLock { state in
+            if let code = state.codeOfPresenter[session.id], let presentation = state.byCode[code] {
+                return Self.presenterPayload(presentation).event
+            }
+            if let code = state.codeOfFollower[session.id], let presentation = state.byCode[code] {
+                return Self.followerPayload(presentation, ended: false).event
+            }
+            return nil
+        }
+    }
+
+    /// Whether `viewer` follows a presentation now.
+    func isFollowing(_ viewer: ViewerID) -> Bool {
+        state.withLock { $0.codeOfFollower[viewer] != nil }
+    }
+
+    /// Where the presenter of `code` is, if it runs and has reported.
+    func position(of code: FollowCode) -> PresenterPosition? {
+        state.withLock { $0.byCode[code]?.position }
+    }
+
+    /// The rows `presenter` last reported, if it presents.
+    func lastRows(of presenter: ViewerID) -> ClosedRange<Int>? {
+        state.withLock { state in state.codeOfPresenter[presenter].flatMap { state.byCode[$0]?.position?.rows } }
+    }
+
+    /// Presentations running now.
+    var count: Int { state.withLock { $0.byCode.count } }
+
+    // MARK: - Under the lock
+
+    @discardableResult
+    private static func unfollow(_ viewer: ViewerID, in state: inout State) -> FollowCode? {
+        guard let code = state.codeOfFollower.removeValue(forKey: viewer) else { return nil }
+        state.byCode[code]?.followers[viewer] = nil
+        return code
+    }
+
+    private static func end(_ presentation: Presentation, in state: inout State) -> PresentationNews {
+        state.byCode[presentation.code] = nil
+        state.codeOfPresenter[presentation.presenter.id] = nil
+        for id in presentation.followers.keys { state.codeOfFollower[id] = nil }
+        state.ended.append(presentation.code)
+        state.endedSet.insert(presentation.code)
+        if state.ended.count > endedRemembered {
+            state.endedSet.remove(state.ended.removeFirst())
+        }
+        var ended = presentation
+        ended.followers = [:]
+        var news = PresentationNews()
+        news.presenter = presentation.presenter
+        news.presenterUpdate = presenterPayload(ended, ended: true)
+        news.followers = Array(presentation.followers.values)
+        news.followerUpdate = followerPayload(presentation, ended: true)
+        return news
+    }
+
+    /// News for a presentation's presenter only: how many follow it now.
+    private static func presenterNews(_ presentation: Presentation) -> PresentationNews {
+        var news = PresentationNews()
+        news.presenter = presentation.presenter
+        news.presenterUpdate = presenterPayload(presentation)
+        return news
+    }
+
+    private static func presenterPayload(_ presentation: Presentation, ended: Bool = false) -> PresentationPayload {
+        PresentationPayload(
+            code: presentation.code.rawValue, role: .presenter, followers: presentation.followers.count,
+            first: presentation.position?.rows.lowerBound, last: presentation.position?.rows.upperBound,
+            scrolling: presentation.position?.scrolling ?? false, ended: ended)
+    }
+
+    private static func followerPayload(_ presentation: Presentation, ended: Bool) -> PresentationPayload {
+        var payload = presenterPayload(presentation, ended: ended)
+        payload.role = .follower
+        return payload
+    }
+}
+
+extension Presentations {
+    /// `presenter` reported: with rows, its followers move there; a scroll begun without rows is
+    /// told at the rows it had.
+    func moved(_ presenter: ViewerID, to rows: ClosedRange<Int>?, scrolling: Bool) -> PresentationNews? {
+        guard let rows = rows ?? lastRows(of: presenter) else { return nil }
+        return moved(presenter, to: PresenterPosition(rows: rows, scrolling: scrolling))
+    }
+
+    /// Each tick: followers that left are dropped, presentations whose presenter left end (their
+    /// followers are told), and every follower's panel shows its presenter's queues.
+    func tick(on pipeline: PhotoPipeline?) {
+        let (news, audiences) = sweep()
+        news.forEach { $0.deliver(on: nil) }
+        for (presenter, followers) in audiences {
+            guard let controller = presenter.existingController else { continue }
+            let queues = EventOutbox.Payload(
+                name: .queues, data: EventPayloads.json(EventPayloads.Queues(controller.queueStatus, strategy: controller.strategy)))
+            followers.forEach { $0.outbox.enqueue(queues) }
+        }
+    }
+}

@@ -1,0 +1,21 @@
+import PhotoPipeline
+
+extension ViewerSession {
+    /// Moves the rows of interest of `sessions` around `rows` and sends each the current state of the
+    /// rows newly inside (it missed their updates while they were outside, or its snapshot did not
+    /// cover them). The records are read once for all of them.
+    static func moveInterest(of sessions: [ViewerSession], to rows: ClosedRange<Int>, on pipeline: PhotoPipeline) {
+        let count = pipeline.entries.count
+        guard count > 0 else { return }
+        let rows = min(rows.lowerBound, count - 1)...min(rows.upperBound, count - 1)
+        let newcomers = sessions.map { ($0, $0.follow(rows, rowCount: count)) }.filter { !$0.1.isEmpty }
+        guard let low = newcomers.compactMap({ $0.1.first }).min(), let high = newcomers.compactMap({ $0.1.last }).max() else { return }
+        let records = pipeline.records(in: low...high)
+        for (session, indices) in newcomers {
+            for index in indices {
+                let record = records[index - low]
+                session.outbox.enqueue(.photo(record.index, record.state, record: record))
+            }
+        }
+    }
+}
