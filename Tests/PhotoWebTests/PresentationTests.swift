@@ -1,0 +1,123 @@
+import HTTPTypes
+import Foundation
+@testable import PhotoWeb
+import Testing
+import PhotoPipeline
+import PhotoServer
+
+/// Issue 37: a presenter's scroll followed by other viewers, who add no work of their own, and a
+/// follow code that grants nothing but watching.
+@Suite("Follow a presenter", .serialized)
+struct PresentationTests {
+    static let browser: HTTPFields = [.accept: "text/html,application/xhtml+xml,*/*;q=0.8"]
+
+    /// The viewer id a page was made for.
+    static func viewer(inPage html: String) throws -> String {
+        let marker = try #require(html.range(of: #"data-viewer=""#))
+        return String(html[marker.upperBound...].prefix { $0 != "\"" })
+    }
+
+    /// Starts presenting `viewer`; the follow code.
+    static func present(_ viewer: String, _ harness: WebHarness) async throws -> String {
+        let started = try await harness.post("/api/presentations", json: #"{"viewer": "\#(viewer)"}"#)
+        #expect(started.status == 201, "\(started.text)")
+        return try #require(started.json["code"] as? String)
+    }
+
+    @Test func aFollowerMovesWithThePresenterGetsItsRowsAndStartsNoWorkOfItsOwn() async throws {
+        try await WebHarness.with(photoCount: 60) { harness in
+            // Given a presenter and its follow code: 128 bits, not its viewer id
+            let presenter = try await harness.newViewer()
+            let code = try await Self.present(presenter, harness)
+            #expect(code.count == 32 && code != presenter && !code.contains(presenter))
+
+            // When a page opens the follow link
+            let page = try await harness.request(.GET, "/?follow=\(code)", headers: Self.browser)
+            #expect(page.status == 200)
+            // Then it is a new viewer that started nothing (a page of its own starts its first screen)
+            #expect(harness.pipeline.stats.downloads.started == 0)
+            let follower = try Self.viewer(inPage: page.text)
+            #expect(follower != presenter && follower != code)
+            let events = try await EventStreamReader(port: harness.application.port, target: "/events?viewer=\(follower)")
+            let joined = try await events.next(where: { $0.name == "presentation" })
+            #expect(joined.json["role"] as? String == "follower" && joined.json["code"] as? String == code)
+
+            // When the presenter stops on rows 40-43, the follower is moved there and sent those rows' states
+            try await harness.report(presenter, scrolling: false, rows: 40...43)
+            let moved = try await events.next(where: { $0.name == "presentation" && $0.json["first"] as? Int == 40 })
+            #expect(moved.json["last"] as? Int == 43 && moved.json["scrolling"] as? Bool == false)
+            try await events.waitUntilFiltered(40...43)
+
+            // A normal page does start its first screen: the check above could fail
+            #expect(try await harness.request(.GET, "/", headers: Self.browser).status == 200)
+            #expect(harness.pipeline.stats.downloads.started > 4)
+        }
+    }
+
+    @Test func aFollowerThatScrollsItselfBreaksAwayAndCanFollowAgain() async throws {
+        try await WebHarness.with(photoCount: 60) { harness in
+            let presenter = try await harness.newViewer()
+            let presenterEvents = try await EventStreamReader(port: harness.application.port, target: "/events?viewer=\(presenter)")
+            let code = try await Self.present(presenter, harness)
+            let follower = try await harness.newViewer()
+            let followed = try await harness.post("/api/presentations/\(code)/followers", json: #"{"viewer": "\#(follower)"}"#)
+            #expect(followed.status == 200)
+            _ = try await presenterEvents.next(where: { $0.name == "presentation" && $0.json["followers"] as? Int == 1 })
+
+            // When the follower reports a viewport of its own, it follows nobody: the presenter hears so
+            try await harness.report(follower, scrolling: false, rows: 0...3)
+            _ = try await presenterEvents.next(where: { $0.name == "presentation" && $0.json["followers"] as? Int == 0 })
+
+            // And following again counts it again
+            #expect(try await harness.post("/api/presentations/\(code)/followers", json: #"{"viewer": "\#(follower)"}"#).status == 200)
+            _ = try await presenterEvents.next(where: { $0.name == "presentation" && $0.json["followers"] as? Int == 1 })
+        }
+    }
+
+    @Test func aFollowCodeDrivesNothingAndOnlyThePresenterEndsItsPresentation() async throws {
+        try await WebHarness.with(photoCount: 60) { harness in
+            let presenter = try await harness.newViewer()
+            let code = try await Self.present(presenter, harness)
+            let follower = try await harness.newViewer()
+            #expect(try await harness.post("/api/presentations/\(code)/followers", json: #"{"viewer": "\#(follower)"}"#).status == 200)
+            let events = try await EventStreamReader(port: harness.application.port, target: "/events?viewer=\(follower)")
+
+            // The code is no viewer: it cannot report, leave, present or end anything
+            #expect(try await harness.post("/api/viewport", json: #"{"viewer": "\#(code)", "scrolling": false, "first": 0, "last": 1}"#).status == 404)
+            #expect(try await harness.request(.DELETE, "/api/viewers/\(code)").status == 404)
+            #expect(try await harness.request(.DELETE, "/api/presentations/\(code)?viewer=\(code)").status == 404)
+            #expect(try await harness.post("/api/presentations", json: #"{"viewer": "\#(code)"}"#).status == 404)
+            // A follower cannot end it either, nor can a guessed code be followed
+            #expect(try await harness.request(.DELETE, "/api/presentations/\(code)?viewer=\(follower)").status == 404)
+            let guessed = String(repeating: "0", count: 32)
+            #expect(try await harness.post("/api/presentations/\(guessed)/followers", json: #"{"viewer": "\#(follower)"}"#).status == 404)
+            let unknown = try await harness.request(.GET, "/?follow=\(guessed)", headers: Self.browser)
+            #expect(unknown.status == 404 && unknown.text.contains("No such presentation") && !unknown.text.contains("data-viewer"))
+
+            // When the presenter ends it, its follower is told, and the link says it ended
+            #expect(try await harness.request(.DELETE, "/api/presentations/\(code)?viewer=\(presenter)").status == 204)
+            _ = try await events.next(where: { $0.name == "presentation" && $0.json["ended"] as? Bool == true })
+            let ended = try await harness.request(.GET, "/?follow=\(code)", headers: Self.browser)
+            #expect(ended.status == 404 && ended.text.contains("This presentation has ended"))
+        }
+    }
+
+    @Test func followersPerPresentationAndPresentationsPerClientAreRefusedWithAReason() async throws {
+        try await WebHarness.with(photoCount: 12, configure: { $0.followersPerPresentation = 1; $0.presentationsPerClient = 1 }) { harness in
+            let presenter = try await harness.newViewer()
+            let code = try await Self.present(presenter, harness)
+            // The same presenter asking again gets the same presentation, not a second one
+            let again = try await harness.post("/api/presentations", json: #"{"viewer": "\#(presenter)"}"#)
+            #expect(again.status == 201 && again.json["code"] as? String == code)
+            let other = try await harness.newViewer()
+            let second = try await harness.post("/api/presentations", json: #"{"viewer": "\#(other)"}"#)
+            #expect(second.status == 429 && (second.json["error"] as? String)?.contains("--presentations-per-client") == true)
+
+            #expect(try await harness.post("/api/presentations/\(code)/followers", json: #"{"viewer": "\#(other)"}"#).status == 200)
+            let third = try await harness.newViewer()
+            let refused = try await harness.post("/api/presentations/\(code)/followers", json: #"{"viewer": "\#(third)"}"#)
+            #expect(refused.status == 429 && (refused.json["error"] as? String)?.contains("--followers-per-presentation") == true)
+            #expect(try await harness.post("/api/presentations/\(code)/followers", json: #"{"viewer": "\#(presenter)"}"#).status == 409)
+        }
+    }
+}
