@@ -24,6 +24,7 @@ import { attachStrategyControl } from './strategy.js';
 import { attachIntro } from './intro.js';
 import { attachSheet } from './sheet.js';
 import { attachExplain } from './explain.js';
+import { attachPresenting } from './presenting.js';
 
 const $ = (id) => document.getElementById(id);
 const { rowHeight } = config;
@@ -37,9 +38,11 @@ const store = createStore({
 const list = $('list');
 
 let renewal = null;
+let presenting = null;
 const reporter = createReporter({
   store,
-  isBlocked: () => !!renewal && renewal.renewing,
+  // Held while a new viewer id is on its way, and while this page follows a presenter.
+  isBlocked: () => (!!renewal && renewal.renewing) || (!!presenting && presenting.following),
   onUnknownViewer: (why) => renewal.renewViewer(why),
 });
 const viewport = createViewport({ store, list, reporter, rowHeight });
@@ -49,6 +52,10 @@ const images = createImages({ store, onLoaded: (index) => listView && listView.r
 listView = createListView({
   store, list, rowsEl: $('rows'), messageEl: $('list-message'),
   rows: createRowFactory($('row-template')), images, viewport, rowHeight,
+});
+
+presenting = attachPresenting({
+  store, list, button: $('present-button'), bar: $('presentation-bar'), viewport, reporter, rowHeight,
 });
 
 const photoViewer = createPhotoViewer({ store, dialog: $('viewer'), returnTo: list });
@@ -105,6 +112,7 @@ const stream = createEventStream({
   store,
   onGone: (why) => renewal.renewViewer(why),
   onOperation: (op) => timelineModel.add(op),
+  onPresentation: (data) => presenting.onPresentation(data),
   onSnapshot: () => {
     timelineModel.closeOpen(false);
     const row = restored ? 0 : rowFromURL(); // a shared link's scroll position
@@ -119,6 +127,7 @@ const stream = createEventStream({
     const report = () => { if (!reported) { reported = true; viewport.reportVisible(); } };
     requestAnimationFrame(report);
     setTimeout(report, 100);
+    presenting.startIfAsked();
   },
 });
 renewal = createViewerRenewal({
@@ -195,6 +204,7 @@ window.classicPhotos = Object.freeze({
   images: images.stats,
   rowState: (index) => (store.state.photos[index] ? store.state.photos[index].state : null),
   photoViewer,
+  get presentation() { return presenting.state; },
 });
 
 stream.connect();

@@ -5,7 +5,7 @@
 
 import { staticURL, url } from './config.js';
 
-export const EVENT_TYPES = ['source', 'snapshot', 'photo', 'queues', 'stats', 'operation', 'shutdown'];
+export const EVENT_TYPES = ['source', 'snapshot', 'photo', 'queues', 'stats', 'operation', 'shutdown', 'presentation'];
 const LOCK_PREFIX = 'classic-photos-viewer:';
 const WORKER_NAME = 'classic-photos-events';
 

@@ -5,7 +5,7 @@
 // whenever the stream is new), hands each event to the page of its viewer, and lets a viewer go
 // when its page says `leave` or closes (the page holds a Web Lock named for the viewer while it lives).
 
-const EVENT_TYPES = ['source', 'snapshot', 'photo', 'queues', 'stats', 'operation', 'shutdown'];
+const EVENT_TYPES = ['source', 'snapshot', 'photo', 'queues', 'stats', 'operation', 'shutdown', 'presentation'];
 const LOCK_PREFIX = 'classic-photos-viewer:';
 
 let base = null;

@@ -9,8 +9,8 @@ const UNREACHABLE_AFTER_MS = 3000;
 
 /** Creates the stream of `store`'s viewer. `onOperation(op)` gets each timeline operation;
  * `onSnapshot()` runs after each snapshot is in the store; `onGone(reason)` when the server does
- * not know the viewer (it restarted, or a lab ended). */
-export function createEventStream({ store, onOperation = () => {}, onSnapshot = () => {}, onGone = () => {} }) {
+ * not know the viewer (it restarted, or a lab ended); `onPresentation(data)` each `presentation` event. */
+export function createEventStream({ store, onOperation = () => {}, onSnapshot = () => {}, onGone = () => {}, onPresentation = () => {} }) {
   let subscription = null;
   let connection = 'none';
   const seen = { total: 0 };
@@ -64,6 +64,7 @@ export function createEventStream({ store, onOperation = () => {}, onSnapshot = 
     queues(data) { store.setQueues(data); },
     stats(data) { store.setStats(data); },
     operation(data) { onOperation(data); },
+    presentation(data) { onPresentation(data); },
     shutdown(data) {
       store.setNotice('shutdown', 'The server is going away (' + (data.reason || 'shutting down') + '). Reconnecting…');
       store.setConnection('reconnecting');

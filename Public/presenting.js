@@ -1,0 +1,163 @@
+// Presenting and following (issue 37): a presenter's scroll, watched live by the people it shares
+// its follow link with. The presenter's page gets a share link and the count of people following;
+// a follower's page (opened by `?follow=CODE`) moves where the presenter is, sends no viewport
+// reports of its own while it follows (the server does the presenter's work once for everyone),
+// and goes its own way at the first scroll of its own (a wheel, a touch, a key, the scrollbar),
+// with a bar to follow again. `?present` starts presenting at once.
+
+import { url } from './config.js';
+
+const SCROLL_KEYS = new Set(['ArrowUp', 'ArrowDown', 'PageUp', 'PageDown', 'Home', 'End', ' ']);
+
+/** Wires the Present button and the presentation bar. `reportVisible()` reports this page's own rows. */
+export function attachPresenting({ store, list, button, bar, viewport, reporter, rowHeight }) {
+  const params = new URLSearchParams(location.search);
+  const state = {
+    role: params.get('follow') ? 'follower' : null,
+    code: params.get('follow'),
+    following: !!params.get('follow'),
+    followers: 0,
+    ended: false,
+    link: null,
+    moves: [], // page clock of each move applied (the latest 50), for the browser tests
+    last: null,
+  };
+
+  function render() {
+    bar.hidden = !state.role;
+    bar.dataset.role = state.role || '';
+    button.hidden = state.role === 'follower';
+    button.setAttribute('aria-pressed', String(state.role === 'presenter'));
+    button.textContent = state.role === 'presenter' ? 'Presenting' : 'Present';
+    if (!state.role) { bar.replaceChildren(); return; }
+    const text = document.createElement('span');
+    text.className = 'presentation-text';
+    const actions = [];
+    if (state.role === 'presenter') {
+      text.textContent = `Presenting: ${state.followers} following. Share this link: `;
+      const link = document.createElement('input');
+      link.readOnly = true;
+      link.value = state.link || '';
+      link.className = 'presentation-link';
+      link.setAttribute('aria-label', 'Follow link');
+      link.addEventListener('focus', () => link.select());
+      text.append(link);
+      actions.push(action('Copy link', 'copy-link', () => navigator.clipboard && navigator.clipboard.writeText(link.value)));
+      actions.push(action('Stop presenting', 'stop-presenting', stopPresenting));
+    } else if (state.ended) {
+      text.textContent = 'The presentation has ended. You are on your own from here.';
+      actions.push(action('Close', 'close-presentation', () => { state.role = null; render(); }));
+    } else if (state.following) {
+      text.textContent = 'Following the presenter: the list moves as they scroll. Scroll yourself to look around.';
+      actions.push(action('Stop following (Esc)', 'stop-following', () => breakAway()));
+    } else {
+      text.textContent = 'You are scrolling on your own.';
+      actions.push(action('Follow again', 'follow-again', followAgain));
+    }
+    bar.replaceChildren(text, ...actions);
+  }
+
+  function action(label, name, onClick) {
+    const b = document.createElement('button');
+    b.type = 'button';
+    b.className = 'small-button';
+    b.dataset.action = name;
+    b.textContent = label;
+    b.addEventListener('click', onClick);
+    return b;
+  }
+
+  async function startPresenting() {
+    const response = await fetch(url('/api/presentations'), {
+      method: 'POST', headers: { 'Content-Type': 'application/json' }, cache: 'no-store',
+      body: JSON.stringify({ viewer: store.state.viewer }),
+    });
+    const body = await response.json().catch(() => ({}));
+    if (!response.ok) {
+      store.setNotice('presentation', 'Could not start presenting: ' + (body.error || response.status), 'error');
+      return;
+    }
+    Object.assign(state, { role: 'presenter', code: body.code, followers: body.followers, link: new URL(body.follow, location.href).href });
+    render();
+  }
+
+  async function stopPresenting() {
+    if (state.role !== 'presenter') return;
+    const code = state.code;
+    Object.assign(state, { role: null, code: null, link: null, followers: 0 });
+    render();
+    await fetch(url(`/api/presentations/${code}?viewer=${encodeURIComponent(store.state.viewer)}`), { method: 'DELETE', cache: 'no-store' });
+  }
+
+  /** This page goes its own way: its rows are its own from its next report, which ends following. */
+  function breakAway() {
+    if (!state.following) return;
+    state.following = false;
+    render();
+    reporter.send();
+    viewport.reportVisible();
+  }
+
+  async function followAgain() {
+    const response = await fetch(url(`/api/presentations/${state.code}/followers`), {
+      method: 'POST', headers: { 'Content-Type': 'application/json' }, cache: 'no-store',
+      body: JSON.stringify({ viewer: store.state.viewer }),
+    });
+    const body = await response.json().catch(() => ({}));
+    if (!response.ok) {
+      state.ended = true;
+      render();
+      return;
+    }
+    state.following = true;
+    render();
+    move(body);
+  }
+
+  function move(data) {
+    if (!state.following || !Number.isInteger(data.first)) return;
+    state.last = { first: data.first, last: data.last, scrolling: !!data.scrolling };
+    viewport.jumpTo(data.first * rowHeight);
+    state.moves.push(performance.now());
+    if (state.moves.length > 50) state.moves.shift();
+  }
+
+  /** A `presentation` event: the count for a presenter; the presenter's place, or its end, for a follower. */
+  function onPresentation(data) {
+    if (data.role === 'presenter' && state.role === 'presenter' && data.code === state.code) {
+      state.followers = data.followers;
+      render();
+    } else if (data.role === 'follower' && state.role === 'follower' && data.code === state.code) {
+      if (data.ended) {
+        const wasFollowing = state.following;
+        Object.assign(state, { ended: true, following: false });
+        render();
+        if (wasFollowing) { reporter.send(); viewport.reportVisible(); }
+        return;
+      }
+      move(data);
+    }
+  }
+
+  // A person's own scroll ends following; the page's own moves (jumpTo) are not input.
+  const own = () => { if (state.following) breakAway(); };
+  list.addEventListener('wheel', own, { passive: true });
+  list.addEventListener('touchstart', own, { passive: true });
+  list.addEventListener('pointerdown', (event) => { if (event.offsetX >= list.clientWidth) own(); });
+  document.addEventListener('keydown', (event) => {
+    if (!state.following || event.defaultPrevented) return;
+    if (event.key === 'Escape' && !document.querySelector('dialog[open]')) own();
+    else if (SCROLL_KEYS.has(event.key) && (document.activeElement === list || document.activeElement === document.body)) own();
+  });
+  button.addEventListener('click', () => (state.role === 'presenter' ? stopPresenting() : startPresenting()));
+  render();
+
+  return {
+    onPresentation,
+    /** Whether this page's reports are held (it follows a presenter). */
+    get following() { return state.following; },
+    /** Starts presenting once the page has its viewer (`?present`). */
+    startIfAsked() { if (params.has('present') && !state.role) startPresenting(); },
+    get state() { return { role: state.role, code: state.code, following: state.following, followers: state.followers, ended: state.ended, link: state.link, last: state.last, moves: state.moves.slice() }; },
+  };
+}

@@ -1,0 +1,78 @@
+"""Follow a presenter (issue 37), in two browsers against a real server: the presenter's share link opens
+a follower's page where the presenter is; the follower's list follows the presenter's jump with the
+presenter's rows at the top and sends no viewport report while it follows; a wheel of its own breaks
+away, "Follow again" brings it back to where the presenter is now; the presenter stopping is told."""
+from __future__ import annotations
+
+import gestures
+from test_page import Page, wait_for
+
+STATE = "return classicPhotos.presentation"
+
+
+def follower_open(driver, link: str):
+    driver.get(link)
+    wait_for(driver, lambda d: d.execute_script(
+        "return !!(window.classicPhotos && classicPhotos.count > 0 && classicPhotos.presentation.role === 'follower')"), 60,
+        "the follow link never opened a following page")
+
+
+def test_a_follower_follows_the_presenters_jump_breaks_away_and_follows_again(start_server, make_driver):
+    server = start_server("follow", photo_count=300, latency_ms=40, bandwidth=20_000_000)
+    presenter_driver, follower_driver = make_driver(), make_driver()
+
+    # Given a presenter who opened the page with ?present, and its share link
+    presenter = Page(presenter_driver, server).open("/?present")
+    wait_for(presenter_driver, lambda d: d.execute_script(STATE)["link"], 30, "presenting never started")
+    link = presenter.js(STATE)["link"]
+    assert "follow=" in link and presenter.js("return classicPhotos.viewer") not in link
+
+    # When a second browser opens it, it follows, and the presenter sees one follower
+    follower_open(follower_driver, link)
+    follower = Page(follower_driver, server)
+    wait_for(presenter_driver, lambda d: d.execute_script(STATE)["followers"] == 1, 30, "the presenter never saw its follower")
+    assert follower.js(STATE)["following"] is True
+
+    # When the presenter jumps half-way down the list (a shift-click in its scrollbar's track)
+    gestures.track_click(presenter_driver, "#list", 0.5)
+    presenter.wait_reported()
+    first, last = presenter.visible_range()
+    assert first > 100
+    # Then the follower's list has the presenter's rows at its top, filled in, without a report of its own
+    wait_for(follower_driver, lambda d: d.execute_script("return classicPhotos.visibleRange().first") == first, 30,
+             f"the follower never moved to the presenter's row {first}")
+    follower.wait_filtered(first, first + 2, allow_failed=True)
+    assert follower.js("return classicPhotos.reports.sent") == 0
+    moved_at = follower.js("return Date.now() - (performance.now() - classicPhotos.presentation.moves.at(-1))")
+    reported_at = presenter.js("return Date.now() - (performance.now() - classicPhotos.reports.lastAcknowledgedAt)")
+    print(f"presenter's report acknowledged -> follower moved: {moved_at - reported_at:.0f} ms (wall clocks of two browsers)")
+
+    # When the follower turns its own wheel, it goes its own way and reports its own rows
+    x, y = gestures.center_of(follower_driver, "#list")
+    gestures.wheel(follower_driver, x, y, notches=3, interval_s=0.05)
+    wait_for(follower_driver, lambda d: d.execute_script(STATE)["following"] is False, 10, "the wheel did not break away")
+    wait_for(presenter_driver, lambda d: d.execute_script(STATE)["followers"] == 0, 30,
+             "the presenter still counts a follower that scrolled away")
+    assert follower.js("return classicPhotos.reports.sent") > 0
+
+    # When it follows again, it is where the presenter is now
+    gestures.track_click(presenter_driver, "#list", 0.2)
+    presenter.wait_reported()
+    now_first, _ = presenter.visible_range()
+    follower_driver.find_element("css selector", "#presentation-bar [data-action=follow-again]").click()
+    wait_for(follower_driver, lambda d: d.execute_script("return classicPhotos.visibleRange().first") == now_first, 30,
+             f"following again did not go to the presenter's row {now_first}")
+
+    # When the presenter stops presenting, the follower is told and keeps its place
+    presenter_driver.find_element("css selector", "#presentation-bar [data-action=stop-presenting]").click()
+    wait_for(follower_driver, lambda d: d.execute_script(STATE)["ended"] is True, 30, "the follower was never told it ended")
+    assert follower.visible_range()[0] == now_first
+    assert "ended" in follower_driver.find_element("css selector", "#presentation-bar").text
+
+
+def test_a_wrong_follow_link_is_a_page_saying_so_not_someone_elses_list(start_server, driver):
+    server = start_server("follow-wrong", photo_count=30, latency_ms=20, bandwidth=20_000_000)
+    driver.get(server.base_url + "/?follow=" + "0" * 32)
+    wait_for(driver, lambda d: "No such presentation" in d.find_element("css selector", "h1").text, 30,
+             "a wrong follow code did not get a page saying so")
+    assert driver.execute_script("return document.getElementById('list')") is None
