@@ -9,15 +9,15 @@ struct PresentationNews: Sendable {
     /// Where the presenter is: the followers' rows of interest move there.
     var position: PresenterPosition?
 
-    /// Tells each one. The followers are sent the rows that came into their interest first, so
-    /// the rows they move to are current when the move arrives.
+    /// Tells each one. A follower is sent the move first (it scrolls at once), then the rows that came
+    /// into its interest, which fill in as they arrive.
     func deliver(on pipeline: PhotoPipeline?) {
-        if let position, let pipeline, !followers.isEmpty {
-            ViewerSession.moveInterest(of: followers, to: position.rows, on: pipeline)
-        }
         if let followerUpdate {
             let event = followerUpdate.event
             for follower in followers { follower.outbox.enqueue(event) }
+        }
+        if let position, let pipeline, !followers.isEmpty {
+            ViewerSession.moveInterest(of: followers, to: position.rows, on: pipeline)
         }
         if let presenter, let presenterUpdate {
             presenter.outbox.enqueue(presenterUpdate.event)

@@ -3,7 +3,7 @@ import PhotoPipeline
 extension ViewerSession {
     /// Moves the rows of interest of `sessions` around `rows` and sends each the current state of the
     /// rows newly inside (it missed their updates while they were outside, or its snapshot did not
-    /// cover them). The records are read once for all of them.
+    /// cover them). The records are read, and each row's event encoded, once for all of them.
     static func moveInterest(of sessions: [ViewerSession], to rows: ClosedRange<Int>, on pipeline: PhotoPipeline) {
         let count = pipeline.entries.count
         guard count > 0 else { return }
@@ -11,10 +11,17 @@ extension ViewerSession {
         let newcomers = sessions.map { ($0, $0.follow(rows, rowCount: count)) }.filter { !$0.1.isEmpty }
         guard let low = newcomers.compactMap({ $0.1.first }).min(), let high = newcomers.compactMap({ $0.1.last }).max() else { return }
         let records = pipeline.records(in: low...high)
+        // Each row's event encoded once, shared by every session it goes to (a presenter's followers
+        // all move the same way).
+        var payloads = [Int: EventOutbox.Payload]()
         for (session, indices) in newcomers {
             for index in indices {
-                let record = records[index - low]
-                session.outbox.enqueue(.photo(record.index, record.state, record: record))
+                let payload = payloads[index] ?? {
+                    let record = records[index - low]
+                    return .photo(record.index, record.state, record: record)
+                }()
+                payloads[index] = payload
+                session.outbox.enqueue(payload)
             }
         }
     }
