@@ -76,3 +76,29 @@ def test_a_wrong_follow_link_is_a_page_saying_so_not_someone_elses_list(start_se
     wait_for(driver, lambda d: "No such presentation" in d.find_element("css selector", "h1").text, 30,
              "a wrong follow code did not get a page saying so")
     assert driver.execute_script("return document.getElementById('list')") is None
+
+
+def test_a_phone_follows_a_laptops_jump(start_server, make_driver):
+    server = start_server("follow-phone", photo_count=300, latency_ms=40, bandwidth=20_000_000)
+    presenter_driver, phone_driver = make_driver(), make_driver()
+    gestures.laptop(presenter_driver)
+    gestures.phone(phone_driver)
+    presenter = Page(presenter_driver, server).open("/")
+    presenter_driver.find_element("css selector", "#present-button").click()
+    wait_for(presenter_driver, lambda d: d.execute_script(STATE)["link"], 30, "the Present button never gave a link")
+    follower_open(phone_driver, presenter.js(STATE)["link"])
+    follower = Page(phone_driver, server)
+    wait_for(presenter_driver, lambda d: d.execute_script(STATE)["followers"] == 1, 30, "the presenter never saw the phone")
+
+    gestures.track_click(presenter_driver, "#list", 0.7)
+    presenter.wait_reported()
+    first, _ = presenter.visible_range()
+    wait_for(phone_driver, lambda d: d.execute_script("return classicPhotos.visibleRange().first") == first, 30,
+             f"the phone never moved to the presenter's row {first}")
+    follower.wait_filtered(first, first + 2, allow_failed=True)
+    # The bar says whom it follows and how to stop, inside the phone's screen
+    bar = follower.js("const r = document.getElementById('presentation-bar').getBoundingClientRect();"
+                      "return { top: r.top, bottom: r.bottom, width: r.width, height: innerHeight, text: document.getElementById('presentation-bar').innerText };")
+    assert "Following" in bar["text"] and "Stop following" in bar["text"], bar
+    assert bar["bottom"] <= bar["height"] + 1 and bar["width"] <= 391, bar
+    assert follower.js("return classicPhotos.reports.sent") == 0
