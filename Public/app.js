@@ -135,6 +135,7 @@ renewal = createViewerRenewal({
   stream,
   onRenewed: () => {
     timelineModel.closeOpen(true);
+    presenting.renewed();
     reporter.send();
   },
 });

@@ -105,8 +105,11 @@ export function attachPresenting({ store, list, button, bar, viewport, reporter,
     });
     const body = await response.json().catch(() => ({}));
     if (!response.ok) {
-      state.ended = true;
+      // It ended (or the server restarted and knows it no more): this page is on its own.
+      const wasFollowing = state.following;
+      Object.assign(state, { ended: true, following: false });
       render();
+      if (wasFollowing) { reporter.send(); viewport.reportVisible(); }
       return;
     }
     state.following = true;
@@ -154,6 +157,12 @@ export function attachPresenting({ store, list, button, bar, viewport, reporter,
 
   return {
     onPresentation,
+    /** The page has a new viewer id (the server restarted): a follower asks to follow again with it
+     * (or goes on alone if the presentation is gone); a presenter's presentation went with the old one. */
+    renewed() {
+      if (state.role === 'follower' && state.following) followAgain();
+      else if (state.role === 'presenter') { Object.assign(state, { role: null, code: null, link: null, followers: 0 }); render(); }
+    },
     /** Whether this page's reports are held (it follows a presenter). */
     get following() { return state.following; },
     /** Starts presenting once the page has its viewer (`?present`). */
