@@ -5,9 +5,9 @@ import PhotoServer
 import PhotoPipeline
 import Testing
 
-/// Issue 41, item 4: one client (an IPv4 address, an IPv6 /64) holds at most its share of viewers
-/// and labs, its own viewer whose stream went away longest ago making room first; the per-minute
-/// limit counts a /64 as one client. Clients are named by `X-Forwarded-For` from a trusted 127.0.0.1.
+/// Issue 41, item 4: one client (an IPv4 address, an IPv6 /64) holds at most its share of viewers,
+/// labs and shared event streams, its own viewer whose stream went away longest ago making room
+/// first; the per-minute limit counts a /64 as one client. Clients are named by `X-Forwarded-For` from a trusted 127.0.0.1.
 @Suite("One client holds its share, not the server", .serialized)
 struct ClientSharesTests {
     private static func trusting(_ configuration: inout ServerConfiguration) {
@@ -71,6 +71,35 @@ struct ClientSharesTests {
             let id = try #require(first.json["lab"] as? String)
             #expect(try await harness.request(.DELETE, "/api/labs/\(id)").status == 204)
             #expect(try await create(from: "203.0.113.1").status == 201)
+        }
+    }
+
+    @Test func aClientHoldsItsShareOfSharedStreamsOpenAndAnEndedOneGivesItsPlaceBack() async throws {
+        try await WebHarness.with(configure: { Self.trusting(&$0); $0.sharedStreamsPerClient = 2 }) { harness in
+            let port = harness.application.port
+            func open(from client: String) async throws -> EventStreamReader {
+                let reader = try await EventStreamReader(port: port, target: "/events/shared", headers: ["X-Forwarded-For": client])
+                #expect(reader.status == 200)
+                _ = try await reader.next { $0.name == "stream" }
+                return reader
+            }
+            // Given two streams open from two addresses of one /64
+            var held = [try await open(from: "2001:db8:5:6::1"), try await open(from: "2001:db8:5:6::2")]
+
+            // Then a third from that /64 is refused, saying why; another client is served
+            let refused = try await harness.request(.GET, "/events/shared", headers: [.xForwardedFor: "2001:db8:5:6:ffff::3"])
+            #expect(refused.status == 429)
+            #expect(refused.text.contains("2001:db8:5:6::/64 holds 2 shared event streams"), "\(refused.text)")
+            let other = try await open(from: "192.0.2.9")
+
+            // And when one of its streams ends, the client may open one again
+            let places = harness.application.web.context.viewers.streams.places
+            held.removeFirst()
+            try await waitUntil { places.count("2001:db8:5:6::/64") == 1 }
+            held.append(try await open(from: "2001:db8:5:6::4"))
+            #expect(places.count("2001:db8:5:6::/64") == 2)
+            #expect(places.count("192.0.2.9") == 1)
+            withExtendedLifetime(other) {}
         }
     }
 

@@ -62,6 +62,9 @@ public struct ServerConfiguration: Sendable {
     public var viewersPerClient: Int?
     /// Labs one client runs at once; one more gets `429`. Default nil: a quarter of `maxLabs`, at least 1.
     public var labsPerClient: Int?
+    /// Shared event streams (`GET /events/shared`) one client holds open at once; one more gets
+    /// `429`. A browser's tabs share one per page; default 8.
+    public var sharedStreamsPerClient = 8
     /// Retries of failed photos per client address per minute; more get 429 with `Retry-After`
     /// (each photo also waits between retries, 1 s doubling to 60 s). Default 30.
     public var retriesPerMinute = 30

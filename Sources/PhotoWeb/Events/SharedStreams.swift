@@ -9,12 +9,15 @@ final class SharedStreams: Sendable {
     /// spare; a bound on what one connection makes the server hold.
     static let maxViewersPerStream = 32
 
+    /// The streams each client holds open (`ClientAddress.group`), at most its share.
+    let places: ClientPlaces
     private let streams = Locked<[String: SharedEventStream]>([:])
     /// The process-wide unsent bytes: what waits in a stream's mux counts in them.
     private let unsent: UnsentEventBytes?
 
-    init(unsent: UnsentEventBytes? = nil) {
+    init(unsent: UnsentEventBytes? = nil, perClient: Int = .max) {
         self.unsent = unsent
+        places = ClientPlaces("shared event streams", perClient: perClient)
     }
 
     /// Opens a stream; `cutConnection` closes its connection.
