@@ -75,7 +75,13 @@ struct ClientSharesTests {
     }
 
     @Test func aClientHoldsItsShareOfSharedStreamsOpenAndAnEndedOneGivesItsPlaceBack() async throws {
-        try await WebHarness.with(configure: { Self.trusting(&$0); $0.sharedStreamsPerClient = 2 }) { harness in
+        // A closed stream is seen at its next write: heartbeats make that soon.
+        let configure: (inout ServerConfiguration) -> Void = {
+            Self.trusting(&$0)
+            $0.sharedStreamsPerClient = 2
+            $0.heartbeatInterval = .milliseconds(200)
+        }
+        try await WebHarness.with(configure: configure) { harness in
             let port = harness.application.port
             func open(from client: String) async throws -> EventStreamReader {
                 let reader = try await EventStreamReader(port: port, target: "/events/shared", headers: ["X-Forwarded-For": client])
