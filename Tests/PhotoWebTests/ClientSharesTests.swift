@@ -33,7 +33,13 @@ struct ClientSharesTests {
     }
 
     @Test func pastItsShareAClientsViewerWhoseStreamWentAwayLongestAgoMakesRoom() async throws {
-        try await WebHarness.with(configure: { Self.trusting(&$0); $0.viewersPerClient = 2 }) { harness in
+        // A closed stream is seen at a write after it (with 15 s heartbeats that took 15-30 s, past the wait below)
+        let configure: (inout ServerConfiguration) -> Void = {
+            Self.trusting(&$0)
+            $0.viewersPerClient = 2
+            $0.heartbeatInterval = .milliseconds(200)
+        }
+        try await WebHarness.with(configure: configure) { harness in
             let client = "198.51.100.4"
             let first = try #require(try await newViewer(harness, from: client).json["viewer"] as? String)
             let second = try #require(try await newViewer(harness, from: client).json["viewer"] as? String)
@@ -116,6 +122,23 @@ struct ClientSharesTests {
             #expect(try await newViewer(harness, from: "2001:db8:aa:1:1234::3").status == 429)
             #expect(try await newViewer(harness, from: "2001:db8:aa:2::1").status == 201)
         }
+    }
+
+    @Test func aHeldPlaceIsGivenBackOnceWhetherReleasedOrDropped() throws {
+        let places = ClientPlaces("shared event streams", perClient: 2)
+        let released = try ClientPlaceHold(places, for: "192.0.2.1")
+        do {
+            // A response dropped before its body ran gives its place back with it
+            _ = try ClientPlaceHold(places, for: "192.0.2.1")
+        }
+        #expect(places.count("192.0.2.1") == 1)
+        // Released, then dropped: given back once, so another hold of the client's stays counted
+        let other = try ClientPlaceHold(places, for: "192.0.2.1")
+        released.release()
+        released.release()
+        #expect(places.count("192.0.2.1") == 1)
+        #expect(throws: Never.self) { _ = try ClientPlaceHold(places, for: "192.0.2.1") }
+        withExtendedLifetime(other) {}
     }
 
     @Test func groupsAreIPv4AddressesAndIPv6SlashSixtyFours() {
