@@ -115,7 +115,10 @@ class Server:
         if source and not source.startswith("http"):
             # A data source file whose photos are on a loopback origin: only a named one is fetched from.
             self.command += ["--allow-source-host", "127.0.0.1"]
-        env = dict(os.environ, CLASSIC_PHOTOS_CACHE_DIR=str(cache_dir))
+        # Every tab and lab of the test browser is one client (127.0.0.1): its shares of the server's
+        # viewers and labs are the whole (the per-client shares have hostile tests of their own).
+        env = dict(os.environ, CLASSIC_PHOTOS_CACHE_DIR=str(cache_dir), CLASSIC_PHOTOS_VIEWERS_PER_CLIENT="1000000",
+                   CLASSIC_PHOTOS_LABS_PER_CLIENT="64")
         self._stdout = open(self.stdout_path, "wb")
         self._stderr = open(self.stderr_path, "wb")
         # stdout carries one line, the address, once the server listens: what `wait_ready` waits for.
