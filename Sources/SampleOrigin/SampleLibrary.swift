@@ -83,8 +83,7 @@ struct SampleLibrary: Sendable {
     /// when first asked for, the rest in the background. `progress(made, total)` follows the background.
     func maker(progress: (@Sendable (_ made: Int, _ total: Int) -> Void)? = nil) throws -> SampleMaker? {
         guard generated else { return nil }
-        let files = Dictionary(uniqueKeysWithValues: entries.enumerated().filter { $0.element.exists }.map { ($0.offset, $0.element.file) })
-        return try SampleMaker(directory: directory, files: files, progress: progress)
+        return try SampleMaker(directory: directory, files: Dictionary(uniqueKeysWithValues: numbers.map { ($1, $0) }), progress: progress)
     }
 
     private static func numbers(_ entries: [Entry]) -> [String: Int] {

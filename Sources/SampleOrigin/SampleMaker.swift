@@ -20,7 +20,7 @@ final class SampleMaker: Sendable {
     private let directory: URL
     private let files: [Int: String]
     private let state = Locked(State())
-    /// Follows the background's progress: `(made, total)` after each photo it makes.
+    /// Follows the background pass: `(done, total)` after each photo missing at its start is on disk (or being made), whoever made it.
     private let progress: (@Sendable (_ made: Int, _ total: Int) -> Void)?
 
     /// A maker for `files` (photo number -> file name) in `directory`; those already on disk count as made.
@@ -46,24 +46,23 @@ final class SampleMaker: Sendable {
             // Linux's nice is per thread: this lowers this thread's alone.
             _ = setpriority(__priority_which_t(PRIO_PROCESS.rawValue), 0, 19)
             #endif
-            var made = 0
-            let total = missing
-            for number in files.keys.sorted() {
-                // Another server sharing the folder (a cluster, a test session) may have made it since.
+            // Each photo missing now counts once, whoever makes it (a row's request, another server
+            // sharing the folder, or this pass), so the count reaches the total when all are on disk.
+            let missingNow = state.withLock { state in files.keys.filter { !state.made.contains($0) }.sorted() }
+            for (position, number) in missingNow.enumerated() {
                 if let file = files[number], FileManager.default.fileExists(atPath: directory.appendingPathComponent(file).path) {
                     state.withLock { _ = $0.made.insert(number) }
-                    continue
+                } else {
+                    switch claim(number) {
+                    case .stop: return
+                    case .skip: break
+                    case .make:
+                        let outcome = render(number)
+                        finish(number, outcome)
+                        guard case .success = outcome else { return }
+                    }
                 }
-                switch claim(number) {
-                case .stop: return
-                case .skip: continue
-                case .make:
-                    let outcome = render(number)
-                    finish(number, outcome)
-                    guard case .success = outcome else { return }
-                    made += 1
-                    progress?(made, total)
-                }
+                progress?(position + 1, missingNow.count)
             }
         }
         thread.name = "sample-maker"
