@@ -80,7 +80,7 @@ struct ClientSharesTests {
         }
     }
 
-    @Test func aClientHoldsItsShareOfSharedStreamsOpenAndAnEndedOneGivesItsPlaceBack() async throws {
+    @Test func aClientHoldsItsShareOfSharedStreamsItsOldestIdleMakesRoomAndAnEndedOneGivesItsPlaceBack() async throws {
         // A closed stream is seen at its next write: heartbeats make that soon.
         let configure: (inout ServerConfiguration) -> Void = {
             Self.trusting(&$0)
@@ -89,29 +89,44 @@ struct ClientSharesTests {
         }
         try await WebHarness.with(configure: configure) { harness in
             let port = harness.application.port
-            func open(from client: String) async throws -> EventStreamReader {
+            func open(from client: String) async throws -> (reader: EventStreamReader, id: String) {
                 let reader = try await EventStreamReader(port: port, target: "/events/shared", headers: ["X-Forwarded-For": client])
                 #expect(reader.status == 200)
-                _ = try await reader.next { $0.name == "stream" }
-                return reader
+                let opened = try await reader.next { $0.name == "stream" }
+                return (reader, try #require(opened.json["stream"] as? String))
             }
-            // Given two streams open from two addresses of one /64
-            var held = [try await open(from: "2001:db8:5:6::1"), try await open(from: "2001:db8:5:6::2")]
+            func carryAViewer(on stream: String, from client: String) async throws {
+                let viewer = try #require(try await newViewer(harness, from: client).json["viewer"] as? String)
+                let joined = try await harness.post("/api/streams/\(stream)/viewers", json: #"{"viewer": "\#(viewer)"}"#)
+                #expect(joined.status == 204)
+            }
+            // Given two streams open from two addresses of one /64, the first carrying a viewer
+            let carrying = try await open(from: "2001:db8:5:6::1")
+            try await carryAViewer(on: carrying.id, from: "2001:db8:5:6::1")
+            let idle = try await open(from: "2001:db8:5:6::2")
 
-            // Then a third from that /64 is refused, saying why; another client is served
-            let refused = try await harness.request(.GET, "/events/shared", headers: [.xForwardedFor: "2001:db8:5:6:ffff::3"])
+            // When a third opens from that /64, the one carrying nobody is closed to make room
+            var third: (reader: EventStreamReader, id: String)? = try await open(from: "2001:db8:5:6:ffff::3")
+            while try await idle.reader.next(timeout: .seconds(30)) != nil {}
+            let streams = harness.application.web.context.viewers.streams
+            #expect(throws: SharedStreamError.self) { try streams.stream(idle.id) }
+            #expect(try streams.stream(carrying.id).viewers.count == 1)
+
+            // Then with each of its streams carrying a viewer, one more is refused, saying why; another client is served
+            try await carryAViewer(on: try #require(third).id, from: "2001:db8:5:6::1")
+            let refused = try await harness.request(.GET, "/events/shared", headers: [.xForwardedFor: "2001:db8:5:6::4"])
             #expect(refused.status == 429)
             #expect(refused.text.contains("2001:db8:5:6::/64 holds 2 shared event streams"), "\(refused.text)")
             let other = try await open(from: "192.0.2.9")
 
             // And when one of its streams ends, the client may open one again
-            let places = harness.application.web.context.viewers.streams.places
-            held.removeFirst()
+            let places = streams.places
+            third = nil
             try await waitUntil { places.count("2001:db8:5:6::/64") == 1 }
-            held.append(try await open(from: "2001:db8:5:6::4"))
+            let again = try await open(from: "2001:db8:5:6::4")
             #expect(places.count("2001:db8:5:6::/64") == 2)
             #expect(places.count("192.0.2.9") == 1)
-            withExtendedLifetime(other) {}
+            withExtendedLifetime((carrying, other, again)) {}
         }
     }
 

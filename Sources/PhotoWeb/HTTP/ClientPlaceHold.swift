@@ -4,7 +4,8 @@ import Locking
 /// hold is dropped, so a response whose body never ran (its connection closed first) gives it back too.
 final class ClientPlaceHold: Sendable {
     private let places: ClientPlaces
-    private let client: String
+    /// The client holding it (a `ClientAddress.group`).
+    let client: String
     private let released = Locked<Bool>(false)
 
     /// Takes a place of `places` for `client`; the 429 saying why when it holds its share.
