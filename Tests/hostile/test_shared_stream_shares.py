@@ -6,49 +6,13 @@ has carried no viewer for longest is closed to make room; with every one carryin
 saying why. Clients are named by `X-Forwarded-For` from a trusted 127.0.0.1, as behind the edge."""
 from __future__ import annotations
 
-import http.client
 import json
 
 import support
 
-BOUND = 30  # seconds: only the failure bound
 SHARE = 8  # --shared-streams-per-client's default
 # The suite lifts the share for its other servers; this one has the default back.
 SHARE_ENV = {"CLASSIC_PHOTOS_SHARED_STREAMS_PER_CLIENT": str(SHARE)}
-
-
-class SharedStream:
-    """`GET /events/shared` from `client`: its status and, when open, its id (its `stream` event)."""
-
-    def __init__(self, server, client: str):
-        self.connection = http.client.HTTPConnection(server.host, server.port, timeout=BOUND)
-        self.connection.request("GET", "/events/shared", headers={"Accept": "text/event-stream", "X-Forwarded-For": client})
-        self.response = self.connection.getresponse()
-        self.status = self.response.status
-        self.id = None
-        if self.status == 200:
-            name, data = self.next_event()
-            assert name == "stream", (name, data)
-            self.id = json.loads(data)["stream"]
-        else:
-            self.body = self.response.read().decode(errors="replace")
-
-    def next_event(self):
-        return support.next_event(lambda: self.response.readline().decode(errors="replace"))
-
-    def ended(self) -> bool:
-        """Reads to the stream's end (its events skipped): true once the server closed it."""
-        try:
-            while self.next_event() is not None:
-                pass
-            return True
-        except (http.client.IncompleteRead, ConnectionError):
-            return True  # closed mid-chunk
-        except TimeoutError:
-            return False
-
-    def close(self):
-        self.connection.close()
 
 
 def post(server, path: str, client: str, body: dict | None = None) -> tuple[int, bytes]:
@@ -58,7 +22,7 @@ def post(server, path: str, client: str, body: dict | None = None) -> tuple[int,
     return status, reply
 
 
-def carry_a_viewer(server, stream: SharedStream, client: str) -> str:
+def carry_a_viewer(server, stream: support.SharedStream, client: str) -> str:
     status, reply = post(server, "/api/viewers", client)
     assert status == 201, reply
     viewer = json.loads(reply)["viewer"]
@@ -70,17 +34,17 @@ def carry_a_viewer(server, stream: SharedStream, client: str) -> str:
 def test_a_client_holds_its_share_of_shared_streams_and_its_oldest_idle_one_makes_room(start_server):
     server = start_server("shared-stream-shares", flags=["--trusted-proxy", "127.0.0.1"], env=SHARE_ENV)
     client = "2001:db8:41:4::1"
-    streams: list[SharedStream] = []
+    streams: list[support.SharedStream] = []
     try:
         # Given a client's share of shared streams, each carrying one of its viewers
         for _ in range(SHARE):
-            stream = SharedStream(server, client)
+            stream = support.SharedStream(server, client)
             assert stream.status == 200, stream.body
             streams.append(stream)
         viewers = [carry_a_viewer(server, stream, client) for stream in streams]
 
         # When it asks for one more (from another address of its /64), it is refused, saying why
-        more = SharedStream(server, "2001:db8:41:4:ffff::2")
+        more = support.SharedStream(server, "2001:db8:41:4:ffff::2")
         streams.append(more)
         print("one more shared stream with all", SHARE, "carrying a viewer:", more.status)
         assert more.status == 429, f"a client held {SHARE + 1} shared streams open"
@@ -91,7 +55,7 @@ def test_a_client_holds_its_share_of_shared_streams_and_its_oldest_idle_one_make
         status, _, _ = support.http_request(server.host, server.port, "DELETE", f"/api/streams/{idle.id}/viewers/{viewers[3]}",
                                             headers={"X-Forwarded-For": client})
         assert status == 204
-        replacement = SharedStream(server, client)
+        replacement = support.SharedStream(server, client)
         streams.append(replacement)
         assert replacement.status == 200, replacement.body
         assert idle.ended(), "the idle stream was not closed"
@@ -102,7 +66,7 @@ def test_a_client_holds_its_share_of_shared_streams_and_its_oldest_idle_one_make
                 carry_a_viewer(server, stream, client)
 
         # And another client is served
-        other = SharedStream(server, "203.0.113.41")
+        other = support.SharedStream(server, "203.0.113.41")
         streams.append(other)
         assert other.status == 200
     finally:
