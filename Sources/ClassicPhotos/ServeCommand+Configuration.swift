@@ -98,6 +98,8 @@ extension ServeCommand {
         configuration.maxLabs = try settings.int("max-labs", maxLabs, in: 0...64) ?? configuration.maxLabs
         configuration.viewersPerClient = try settings.int("viewers-per-client", viewersPerClient, in: 1...1_000_000)
         configuration.labsPerClient = try settings.int("labs-per-client", labsPerClient, in: 1...64)
+        configuration.sharedStreamsPerClient = try settings.int("shared-streams-per-client", sharedStreamsPerClient, in: 1...1_000_000)
+            ?? configuration.sharedStreamsPerClient
         configuration.maxLabImageTransfers = try settings.int("max-lab-image-transfers", maxLabImageTransfers, in: 1...100_000)
             ?? configuration.maxLabImageTransfers
         if let megabytes = try settings.int("unsent-events-budget-mb", unsentEventsBudgetMb, in: 1...65_536) {

@@ -101,6 +101,8 @@ struct ServeCommand: AsyncParsableCommand {
     var viewersPerClient: Int?
     @Option(help: "Labs one client (an IPv4 address, an IPv6 /64) runs at once; one more gets 429. [env: CLASSIC_PHOTOS_LABS_PER_CLIENT] (default: a quarter of --max-labs, at least 1)")
     var labsPerClient: Int?
+    @Option(help: "Shared event streams (GET /events/shared) one client (an IPv4 address, an IPv6 /64) holds open at once; one more gets 429. [env: CLASSIC_PHOTOS_SHARED_STREAMS_PER_CLIENT] (default: \(ServeDefaults.number("shared-streams-per-client")))")
+    var sharedStreamsPerClient: Int?
     @Option(help: "Photos of the lab's browser lane (/lab/images) sent at once; one more gets 503. [env: CLASSIC_PHOTOS_MAX_LAB_IMAGE_TRANSFERS] (default: \(ServeDefaults.number("max-lab-image-transfers")))")
     var maxLabImageTransfers: Int?
     @Option(help: "MiB of events queued for viewers and not yet read, across all viewers, past which a new event stream gets 503. [env: CLASSIC_PHOTOS_UNSENT_EVENTS_BUDGET_MB] (default: \(ServeDefaults.number("unsent-events-budget-mb")))")

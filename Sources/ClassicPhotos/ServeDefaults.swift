@@ -42,6 +42,7 @@ enum ServeDefaults {
             ("retries-per-minute", c.retriesPerMinute),
             ("viewer-connect-timeout", seconds(c.viewerConnectTimeout)),
             ("max-labs", c.maxLabs),
+            ("shared-streams-per-client", c.sharedStreamsPerClient),
             ("max-lab-image-transfers", c.maxLabImageTransfers),
             ("unsent-events-budget-mb", c.unsentEventsBudgetBytes / 1_048_576),
         ]

@@ -68,7 +68,7 @@ struct ListService: Service {
             cluster?.attach(pipeline)
             let done = pipeline.stateCounts[PhotoRecordState.filtered.name] ?? 0
             logger.info("data source loaded", metadata: [
-                "source": "\(location)", "photos": "\(entries.count)",
+                "source": "\(URLCredentials.redacted(location))", "photos": "\(entries.count)",
                 "unusable": "\(entries.filter { $0.problem != nil }.count)", "already filtered": "\(done)",
             ])
             web.listLoaded(pipeline)
@@ -117,7 +117,7 @@ struct ListService: Service {
                 failure = error
             }
             guard case .fetchFailed(_, .connectTimeout) = failure, attempt < 3 else { throw failure }
-            logger.warning("data source not reachable yet; trying again", metadata: ["source": "\(location)", "in": "\(wait)"])
+            logger.warning("data source not reachable yet; trying again", metadata: ["source": "\(URLCredentials.redacted(location))", "in": "\(wait)"])
             try await Task.sleep(for: wait)
             wait *= 2
             attempt += 1

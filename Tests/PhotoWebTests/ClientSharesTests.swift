@@ -5,9 +5,9 @@ import PhotoServer
 import PhotoPipeline
 import Testing
 
-/// Issue 41, item 4: one client (an IPv4 address, an IPv6 /64) holds at most its share of viewers
-/// and labs, its own viewer whose stream went away longest ago making room first; the per-minute
-/// limit counts a /64 as one client. Clients are named by `X-Forwarded-For` from a trusted 127.0.0.1.
+/// Issue 41, item 4: one client (an IPv4 address, an IPv6 /64) holds at most its share of viewers,
+/// labs and shared event streams, its own viewer whose stream went away longest ago making room
+/// first; the per-minute limit counts a /64 as one client. Clients are named by `X-Forwarded-For` from a trusted 127.0.0.1.
 @Suite("One client holds its share, not the server", .serialized)
 struct ClientSharesTests {
     private static func trusting(_ configuration: inout ServerConfiguration) {
@@ -80,6 +80,56 @@ struct ClientSharesTests {
         }
     }
 
+    @Test func aClientHoldsItsShareOfSharedStreamsItsOldestIdleMakesRoomAndAnEndedOneGivesItsPlaceBack() async throws {
+        // A closed stream is seen at its next write: heartbeats make that soon.
+        let configure: (inout ServerConfiguration) -> Void = {
+            Self.trusting(&$0)
+            $0.sharedStreamsPerClient = 2
+            $0.heartbeatInterval = .milliseconds(200)
+        }
+        try await WebHarness.with(configure: configure) { harness in
+            let port = harness.application.port
+            func open(from client: String) async throws -> (reader: EventStreamReader, id: String) {
+                let reader = try await EventStreamReader(port: port, target: "/events/shared", headers: ["X-Forwarded-For": client])
+                #expect(reader.status == 200)
+                let opened = try await reader.next { $0.name == "stream" }
+                return (reader, try #require(opened.json["stream"] as? String))
+            }
+            func carryAViewer(on stream: String, from client: String) async throws {
+                let viewer = try #require(try await newViewer(harness, from: client).json["viewer"] as? String)
+                let joined = try await harness.post("/api/streams/\(stream)/viewers", json: #"{"viewer": "\#(viewer)"}"#)
+                #expect(joined.status == 204)
+            }
+            // Given two streams open from two addresses of one /64, the first carrying a viewer
+            let carrying = try await open(from: "2001:db8:5:6::1")
+            try await carryAViewer(on: carrying.id, from: "2001:db8:5:6::1")
+            let idle = try await open(from: "2001:db8:5:6::2")
+
+            // When a third opens from that /64, the one carrying nobody is closed to make room
+            var third: (reader: EventStreamReader, id: String)? = try await open(from: "2001:db8:5:6:ffff::3")
+            while try await idle.reader.next(timeout: .seconds(30)) != nil {}
+            let streams = harness.application.web.context.viewers.streams
+            #expect(throws: SharedStreamError.self) { try streams.stream(idle.id) }
+            #expect(try streams.stream(carrying.id).viewers.count == 1)
+
+            // Then with each of its streams carrying a viewer, one more is refused, saying why; another client is served
+            try await carryAViewer(on: try #require(third).id, from: "2001:db8:5:6::1")
+            let refused = try await harness.request(.GET, "/events/shared", headers: [.xForwardedFor: "2001:db8:5:6::4"])
+            #expect(refused.status == 429)
+            #expect(refused.text.contains("2001:db8:5:6::/64 holds 2 shared event streams"), "\(refused.text)")
+            let other = try await open(from: "192.0.2.9")
+
+            // And when one of its streams ends, the client may open one again
+            let places = streams.places
+            third = nil
+            try await waitUntil { places.count("2001:db8:5:6::/64") == 1 }
+            let again = try await open(from: "2001:db8:5:6::4")
+            #expect(places.count("2001:db8:5:6::/64") == 2)
+            #expect(places.count("192.0.2.9") == 1)
+            withExtendedLifetime((carrying, other, again)) {}
+        }
+    }
+
     @Test func theNewViewersPerMinuteCountASlashSixtyFourAsOneClient() async throws {
         try await WebHarness.with(configure: { Self.trusting(&$0); $0.viewersPerMinute = 2 }) { (harness: WebHarness) async throws in
             #expect(try await newViewer(harness, from: "2001:db8:aa:1::1").status == 201)
@@ -87,6 +137,23 @@ struct ClientSharesTests {
             #expect(try await newViewer(harness, from: "2001:db8:aa:1:1234::3").status == 429)
             #expect(try await newViewer(harness, from: "2001:db8:aa:2::1").status == 201)
         }
+    }
+
+    @Test func aHeldPlaceIsGivenBackOnceWhetherReleasedOrDropped() throws {
+        let places = ClientPlaces("shared event streams", perClient: 2)
+        let released = try ClientPlaceHold(places, for: "192.0.2.1")
+        do {
+            // A response dropped before its body ran gives its place back with it
+            _ = try ClientPlaceHold(places, for: "192.0.2.1")
+        }
+        #expect(places.count("192.0.2.1") == 1)
+        // Released, then dropped: given back once, so another hold of the client's stays counted
+        let other = try ClientPlaceHold(places, for: "192.0.2.1")
+        released.release()
+        released.release()
+        #expect(places.count("192.0.2.1") == 1)
+        #expect(throws: Never.self) { _ = try ClientPlaceHold(places, for: "192.0.2.1") }
+        withExtendedLifetime(other) {}
     }
 
     @Test func groupsAreIPv4AddressesAndIPv6SlashSixtyFours() {

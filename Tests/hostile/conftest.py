@@ -38,9 +38,10 @@ PHOTO_COUNT = 30
 
 # The new per-address viewer rate limit is set out of the way for every server whose test is not
 # about it: the normal-client checks all come from 127.0.0.1.
-# So are the per-client shares of viewers and labs (issue 41).
+# So are the per-client shares of viewers, labs and shared streams (issue 41).
 DEFAULT_ENV = {"CLASSIC_PHOTOS_VIEWERS_PER_MINUTE": "1000000", "CLASSIC_PHOTOS_CONNECTIONS_PER_CLIENT": "1000000",
-               "CLASSIC_PHOTOS_VIEWERS_PER_CLIENT": "1000000", "CLASSIC_PHOTOS_LABS_PER_CLIENT": "64"}
+               "CLASSIC_PHOTOS_VIEWERS_PER_CLIENT": "1000000", "CLASSIC_PHOTOS_LABS_PER_CLIENT": "64",
+               "CLASSIC_PHOTOS_SHARED_STREAMS_PER_CLIENT": "1000000"}
 
 
 def free_port(family: int = socket.AF_INET) -> int:

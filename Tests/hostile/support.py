@@ -233,6 +233,41 @@ class EventStream:
         self.connection.close()
 
 
+class SharedStream:
+    """`GET /events/shared` from `client` (by `X-Forwarded-For`): its status and, when open, its id (its
+    `stream` event); its body when refused."""
+
+    def __init__(self, server, client: str, timeout: float = 30):
+        self.connection = http.client.HTTPConnection(server.host, server.port, timeout=timeout)
+        self.connection.request("GET", "/events/shared", headers={"Accept": "text/event-stream", "X-Forwarded-For": client})
+        self.response = self.connection.getresponse()
+        self.status = self.response.status
+        self.id = None
+        if self.status == 200:
+            name, data = self.next_event()
+            assert name == "stream", (name, data)
+            self.id = json.loads(data)["stream"]
+        else:
+            self.body = self.response.read().decode(errors="replace")
+
+    def next_event(self):
+        return next_event(lambda: self.response.readline().decode(errors="replace"))
+
+    def ended(self) -> bool:
+        """Reads to the stream's end (its events skipped): true once the server closed it."""
+        try:
+            while self.next_event() is not None:
+                pass
+            return True
+        except (http.client.IncompleteRead, ConnectionError):
+            return True  # closed mid-chunk
+        except TimeoutError:
+            return False
+
+    def close(self):
+        self.connection.close()
+
+
 # -- raw sockets (the attacker's side)
 
 def connect(host: str, port: int, timeout: float = 10, rcvbuf: int | None = None) -> socket.socket:

@@ -46,3 +46,28 @@ def test_one_ipv6_slash_64_holds_a_quarter_of_the_viewer_places(start_server):
     print("one /64's viewers:", statuses.count(201), "of", MAX_VIEWERS)
     assert statuses.count(201) == MAX_VIEWERS // 4, f"one /64 held {statuses.count(201)} of {MAX_VIEWERS} places"
     assert post(server, "/api/viewers", "2001:db8:7:2::1") == 201, "another /64 got no place"
+
+
+def test_a_clients_lab_whose_page_left_makes_room_for_its_next(start_server):
+    # The lab whose page left makes room at once (on main it held its place for its 5 s lab-left
+    # timeout more: this passes there too, the Swift suite ClientSharesLabTests shows the difference).
+    server = start(start_server, "client-labs-room")
+    client = "203.0.113.7"
+    headers = {"X-Forwarded-For": client, "Content-Type": "application/json"}
+    lab = json.dumps({"lanes": [{"strategy": "visible"}]}).encode()
+    status, _, body = support.http_request(server.host, server.port, "POST", "/api/labs", lab, headers)
+    assert status == 201, body
+    first = json.loads(body)
+    # Given its page: the lane carried on a shared stream
+    page = support.SharedStream(server, client)
+    assert page.status == 200
+    viewer = first["lanes"][0]["viewer"]
+    assert post(server, f"/api/streams/{page.id}/viewers", client, {"viewer": viewer}) == 204
+    # While the page is there, the client's next lab is refused
+    assert post(server, "/api/labs", client, {"lanes": [{"strategy": "visible"}]}) == 429
+    # When the page leaves, its next lab is made (once the server sees the stream gone: its next write)
+    page.close()
+    made = support.wait_until(lambda: post(server, "/api/labs", client, {"lanes": [{"strategy": "visible"}]}) == 201, 40, 0.5)
+    assert made, "the client's lab whose page left still held its place"
+    status, _, _ = support.http_request(server.host, server.port, "GET", f"/api/labs/{first['lab']}")
+    assert status == 404, "the lab whose page left should have ended"

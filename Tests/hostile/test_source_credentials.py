@@ -1,6 +1,7 @@
 """The operator's credentials are never shown (issue 41, item 6): a `--source` URL, or a photo's URL,
 that carries `user:password@` is echoed with its userinfo hidden in every text a visitor can read:
-`/healthz`, `/api/photos`, a viewer's `source` event, a failed row's reason and detail."""
+`/healthz`, `/api/photos`, a viewer's `source` event, a failed row's reason and detail; and in the
+server's own log (which an operator may share, or a log service show to others)."""
 from __future__ import annotations
 
 import json
@@ -37,6 +38,13 @@ def shown_to_a_visitor(server) -> dict[str, str]:
         stream.close()
 
 
+def assert_log_hides_the_password(server, shown: str):
+    """The server's log names the source with its userinfo hidden (`shown` is in it), never the password."""
+    log = server.stdout_path.read_text(errors="replace") + server.stderr_path.read_text(errors="replace")
+    assert PASSWORD not in log, [line for line in log.splitlines() if PASSWORD in line]
+    assert shown in log, log[-2000:]
+
+
 def list_failed(server) -> bool:
     try:
         status, _, body = support.http_request(server.host, server.port, "GET", "/healthz")
@@ -59,6 +67,7 @@ def test_a_source_that_fails_never_shows_its_password(server_factory):
             assert PASSWORD not in text and "admin:" not in text, (where, text)
             assert f"http://***@127.0.0.1:{origin.port}/photos.json" in text, (where, text)
         assert origin.requests("/photos.json") == 1
+        assert_log_hides_the_password(server, f"http://***@127.0.0.1:{origin.port}/photos.json")
     finally:
         origin.close()
 
@@ -82,6 +91,8 @@ def test_a_failed_row_never_shows_the_password_of_its_url(server_factory):
         for where, text in texts.items():
             assert PASSWORD not in text and "admin:" not in text, (where, text)
         assert "http://***@127.0.0.1" in texts["/api/photos"], texts["/api/photos"]
+        # And the log's "data source loaded" line names the source without it
+        assert_log_hides_the_password(server, f"source=http://***@127.0.0.1:{origin.port}/photos.json")
     finally:
         origin.close()
 

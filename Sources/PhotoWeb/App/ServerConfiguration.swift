@@ -66,6 +66,9 @@ public struct ServerConfiguration: Sendable {
     public var followersPerPresentation = 1_000
     /// Presentations one client runs at once; one more gets `429`. Default 2.
     public var presentationsPerClient = 2
+    /// Shared event streams (`GET /events/shared`) one client holds open at once; one more gets
+    /// `429`. A browser's tabs share one per page; default 8.
+    public var sharedStreamsPerClient = 8
     /// Retries of failed photos per client address per minute; more get 429 with `Retry-After`
     /// (each photo also waits between retries, 1 s doubling to 60 s). Default 30.
     public var retriesPerMinute = 30

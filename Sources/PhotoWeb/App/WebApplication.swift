@@ -51,6 +51,7 @@ public final class WebApplication: Sendable {
         }
         let viewers = ViewerRegistry(
             maxViewers: configuration.maxViewers, viewersPerClient: configuration.effectiveViewersPerClient,
+            sharedStreamsPerClient: configuration.sharedStreamsPerClient,
             unsent: UnsentEventBytes(budget: configuration.unsentEventsBudgetBytes))
         let list = PhotoChannel(
             library: PhotoLibrary(), viewers: viewers, settings: configuration.listChannel,

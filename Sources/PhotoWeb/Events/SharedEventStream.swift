@@ -21,6 +21,14 @@ final class SharedEventStream: Sendable {
         var closed = false
         /// The server is stopping: the stream ends once its last member has written what it had.
         var finishing = false
+        /// Since when it has carried nobody (nil while it carries a viewer): its client's oldest
+        /// idle stream is the one that makes room for another (`SharedStreams.makeRoom`).
+        var emptySince: ContinuousClock.Instant? = .now
+
+        /// Notes the moment the last member went.
+        mutating func markEmptyIfSo() {
+            if members.isEmpty, emptySince == nil { emptySince = .now }
+        }
     }
 
     let id: String
@@ -46,6 +54,9 @@ final class SharedEventStream: Sendable {
     /// The viewers carried now.
     var viewers: [ViewerID] { state.withLock { Array($0.members.keys) } }
 
+    /// Since when the stream has carried no viewer; nil while it carries one.
+    var idleSince: ContinuousClock.Instant? { state.withLock { $0.closed ? nil : $0.emptySince } }
+
     /// Carries `session` from now on (again, if it was carried already): its events after
     /// `lastEventID`, or what `snapshot` makes. Throws when the stream has ended or is full.
     func join(_ session: ViewerSession, lastEventID: UInt64?, snapshot: () -> [EventOutbox.Payload]) throws(SharedStreamError) {
@@ -53,6 +64,7 @@ final class SharedEventStream: Sendable {
             if state.closed { return .failure(.ended(id)) }
             if state.members[session.id] == nil, state.members.count >= maxViewers { return .failure(.full(id, maxViewers: maxViewers)) }
             state.members[session.id] = Member(session: session, generation: nil)
+            state.emptySince = nil
             return .success(())
         }
         try reserved.get()
@@ -78,12 +90,21 @@ final class SharedEventStream: Sendable {
     /// Stops carrying viewer `id`; false when it was not carried.
     @discardableResult
     func leave(_ id: ViewerID) -> Bool {
-        guard let member = state.withLock({ $0.members.removeValue(forKey: id) }) else { return false }
+        let removed = state.withLock { state in
+            defer { state.markEmptyIfSo() }
+            return state.members.removeValue(forKey: id)
+        }
+        guard let member = removed else { return false }
         if let generation = member.generation {
             mux.retire(id, generation: generation)
             member.session.outbox.detach(generation: generation)
         }
         return true
+    }
+
+    /// Closes the stream's connection (its client's other stream needed its place).
+    func cut() {
+        cutConnection()
     }
 
     /// Ends the stream: every member's outbox learns its stream is gone (their viewers may join
@@ -124,6 +145,7 @@ final class SharedEventStream: Sendable {
         let (dropped, last) = state.withLock { state -> (Bool, Bool) in
             guard !state.closed, state.members[session.id]?.generation == generation else { return (false, false) }
             state.members[session.id] = nil
+            state.markEmptyIfSo()
             return (true, state.finishing && state.members.isEmpty)
         }
         // The page learns that this viewer is no longer carried: it may join it again (a new id

@@ -10,17 +10,23 @@ import PhotoPipeline
 struct SharedEventsHandler: Sendable {
     let context: AppContext
 
-    /// `GET /events/shared`: the stream, its first event `stream` naming it. `503` while the events
-    /// queued for all viewers and not yet read are past the server's budget (as `GET /events`).
+    /// `GET /events/shared`: the stream, its first event `stream` naming it. `429` when its client
+    /// holds its share open (`--shared-streams-per-client`), each carrying a viewer (else the one
+    /// that has carried none for longest is closed to make room); `503` while the events queued for all
+    /// viewers and not yet read are past the server's budget (as `GET /events`).
     func open(_ request: Request, context requestContext: PhotoRequestContext) async throws -> Response {
+        let streams = context.viewers.streams
+        let client = ClientAddress.group(
+            ClientAddress.of(peer: requestContext.peer, forwardedFor: request.headers[.xForwardedFor], trusted: context.trustedProxies))
+        // Held from here until the stream ends, or until the response is dropped unwritten.
+        let place = try streams.hold(for: client)
         try context.viewers.unsent.admitStream()
         let channel = requestContext.channel
-        let streams = context.viewers.streams
         let (retry, heartbeat) = (context.configuration.sseRetry, context.configuration.heartbeatInterval)
         return .eventStream { body in
             // Opened as the body is written: a stream exists only while its connection can carry it.
-            let stream = streams.open(cutConnection: { channel.close(promise: nil) })
-            defer { streams.close(stream.id) }
+            let stream = streams.open(place: place, cutConnection: { channel.close(promise: nil) })
+            defer { streams.close(stream.id); place.release() }
             try await SharedEventWriter(stream: stream, retry: retry, heartbeat: heartbeat).write(to: &body)
         }
     }

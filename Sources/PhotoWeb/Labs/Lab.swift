@@ -48,6 +48,14 @@ final class Lab: Sendable {
         lanes.contains { $0.lostViewer(in: viewers) }
     }
 
+    /// Since when the page has been gone: every server lane's viewer has had no event stream since
+    /// then (the latest of theirs); nil while one has a stream, or has not had one yet.
+    var idleSince: ContinuousClock.Instant? {
+        let since = lanes.compactMap(\.viewer).map(\.outbox.detachedSince)
+        guard !since.isEmpty, !since.contains(nil) else { return nil }
+        return since.compactMap { $0 }.max()
+    }
+
     /// Ends every lane at once: viewers gone, transfers aborted, memory released with the pipelines.
     func close() {
         lanes.forEach { $0.close() }

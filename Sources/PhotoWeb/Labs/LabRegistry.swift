@@ -5,7 +5,8 @@ import Logging
 
 /// The labs running now, at most `maxLabs`: each server lane a channel of its own, its viewer one
 /// of the server's viewers. A lab whose page left (a lane's viewer dropped after the lane's idle
-/// timeout) is ended on the next tick.
+/// timeout) is ended on the next tick. At the cap, or at a client's share, the lab (the client's
+/// own) whose page left longest ago ends at once to make room.
 ///
 /// Lock order: a leaf. Pipelines are made and labs closed after it is released.
 final class LabRegistry: Sendable {
@@ -69,13 +70,13 @@ final class LabRegistry: Sendable {
 
     /// Starts a lab of `request` over the first photos of `records`, each lane's pipeline made from
     /// `base` (the server's settings); a 503 past the cap, or when the server has its maximum of
-    /// viewers; a 429 when `client` runs its share of labs already. `browserImage` is the browser
-    /// lane's URL of a photo.
+    /// viewers; a 429 when `client` runs its share of labs already, none of them left by its page.
+    /// `browserImage` is the browser lane's URL of a photo.
     func create(
         _ request: LabRequest, records: [PhotoRecord], base: PipelineConfiguration, client: String? = nil,
         browserImage: (PhotoRecord) -> String
     ) throws(APIError) -> Lab {
-        if let client, !places.take(client) { throw places.refusal(client) }
+        if let client, !places.take(client), !(makeRoom(of: client) && places.take(client)) { throw places.refusal(client) }
         do throws(APIError) {
             return try make(request, records: records, base: base, client: client, browserImage: browserImage)
         } catch {
@@ -88,13 +89,9 @@ final class LabRegistry: Sendable {
         _ request: LabRequest, records: [PhotoRecord], base: PipelineConfiguration, client: String?,
         browserImage: (PhotoRecord) -> String
     ) throws(APIError) -> Lab {
-        let (admitted, firstOwner) = state.withLock { state in
-            guard state.labs.count + state.making < settings.maxLabs else { return (false, 0) }
-            state.making += 1
-            defer { state.lastOwner += request.lanes.count }
-            return (true, state.lastOwner + 1)
-        }
-        guard admitted else {
+        var firstOwner = admit(request)
+        if firstOwner == nil, makeRoom() { firstOwner = admit(request) }
+        guard let firstOwner else {
             throw .unavailable("the lab is busy: \(settings.maxLabs) labs run at once at most; try again in a minute (a lab ends when its page closes)")
         }
         let photos = Array(records.prefix(request.photos))
@@ -132,6 +129,25 @@ final class LabRegistry: Sendable {
             state.clients[lab.id] = client
         }
         return lab
+    }
+
+    /// Counts a lab of `request` as being made: its lanes' first owner number, or nil at the cap.
+    private func admit(_ request: LabRequest) -> Int? {
+        state.withLock { state in
+            guard state.labs.count + state.making < settings.maxLabs else { return nil }
+            state.making += 1
+            defer { state.lastOwner += request.lanes.count }
+            return state.lastOwner + 1
+        }
+    }
+
+    /// Ends the lab (of `client`, if named) whose page left longest ago (every server lane's stream
+    /// gone); returns whether one ended. Viewers are asked outside the lock (lock order).
+    private func makeRoom(of client: String? = nil) -> Bool {
+        let labs = state.withLock { state in state.labs.values.filter { client == nil || state.clients[$0.id] == client } }
+        let idle = labs.compactMap { lab in lab.idleSince.map { (lab, $0) } }
+        guard let oldest = idle.min(by: { $0.1 < $1.1 })?.0 else { return false }
+        return end(oldest.id)
     }
 
     /// A lane's pipeline settings: the server's, with a memory cache of its own that keeps

@@ -21,11 +21,14 @@ final class ViewerRegistry: Sendable {
     let places: ClientPlaces
     private let sessions = Locked<[ViewerID: ViewerSession]>([:])
 
-    init(maxViewers: Int, viewersPerClient: Int? = nil, unsent: UnsentEventBytes = .init(budget: .max)) {
+    init(
+        maxViewers: Int, viewersPerClient: Int? = nil, sharedStreamsPerClient: Int = .max,
+        unsent: UnsentEventBytes = .init(budget: .max)
+    ) {
         self.maxViewers = maxViewers
         self.unsent = unsent
         places = ClientPlaces("viewers", perClient: viewersPerClient ?? maxViewers)
-        streams = SharedStreams(unsent: unsent)
+        streams = SharedStreams(unsent: unsent, perClient: sharedStreamsPerClient)
     }
 
     /// A new viewer of `channel`, or nil when the server already has `maxViewers` viewers that are

@@ -38,6 +38,7 @@ struct WebHarness {
         // Likewise for the per-client shares of viewers and labs (issue 41); their tests set their own.
         configuration.viewersPerClient = 1_000_000
         configuration.labsPerClient = 64
+        configuration.sharedStreamsPerClient = 1_000_000
         // Tests make viewers and then read or report for them for as long as a loaded machine takes
         // (a serialized suite's test waited 30 s for its turn); the connect timeout has tests of its own.
         configuration.viewerConnectTimeout = .seconds(600)
