@@ -10,6 +10,7 @@ import { setText } from './format.js';
 export function statusText(photo, words) {
   const text = words.status[photo.state] ?? photo.state;
   const shown = photo.state === 'downloading' && photo.progress != null ? text + ' ' + Math.round(photo.progress * 100) + '%' : text;
+  if (photo.retrying) return 'Trying again…';
   if (!photo.tries || photo.state === 'filtered') return shown;
   if (photo.state === 'failed') return `Failed again (tried ${photo.tries + 1} times)`;
   return 'Trying again · ' + shown;

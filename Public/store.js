@@ -55,6 +55,8 @@ function photoFrom(raw, index, previous) {
     partial: WORKING.includes(state) ? Math.max(Number(raw.partial) || 0, (previous && WORKING.includes(previous.state) && previous.partial) || 0) : 0,
     // How many times this tab tried the photo again after it failed ("Try again"); none once it is sepia.
     tries: state === 'filtered' || !previous ? 0 : previous.tries || 0,
+    // A try asked for and not yet heard of: any news of the photo is the try's.
+    retrying: false,
   };
 }
 
@@ -133,7 +135,7 @@ export function createStore({ viewer, requestedStrategy, serverStrategy }) {
     noteTry(index, step = 1) {
       const photo = state.photos[index];
       if (!photo || photo.unknown) return;
-      state.photos[index] = { ...photo, tries: Math.max(0, (photo.tries || 0) + step) };
+      state.photos[index] = { ...photo, tries: Math.max(0, (photo.tries || 0) + step), retrying: step > 0 };
       emit('photos', [index]);
     },
 

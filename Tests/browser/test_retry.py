@@ -46,8 +46,9 @@ def test_a_row_tried_again_says_so_and_why_it_failed_again(server, driver):
     assert row.find_element("css selector", ".reason").text == reason
     assert row.get_attribute("data-state") == "failed"
     assert "Failed again (tried 2 times)" in row.get_attribute("aria-label") and reason in row.get_attribute("aria-label")
-    # And whatever it said while the photo was worked on again said it was a new try
-    working = [text for text in seen if not text.startswith("Failed")]
-    assert all(text.startswith("Trying again") for text in working), seen
+    # And from the click on it said it was trying again, then once that it failed again, nothing else
+    assert seen[0] == "Failed to load" and seen[1].startswith("Trying again"), seen
+    assert all(text.startswith("Trying again") for text in seen[1:-1]), seen
+    assert seen[-1] == "Failed again (tried 2 times)", seen
     # And the server did try again: one more failed download in its totals
     wait_for(driver, lambda d: server.stats()["downloads"]["failed"] > tried, 10, "the server never tried again")
