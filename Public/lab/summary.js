@@ -53,6 +53,8 @@ export function laneFigures(lane, report, seen) {
       wastedCPU: report.filterSecondsWasted,
       aborted: report.transfersAborted,
       cancelled: report.operationsCancelled,
+      // Each queue's ledger as the server keeps it (started = finished + cancelled running + failed + running).
+      ledger: { downloads: report.downloadCounts, filtrations: report.filtrationCounts },
     };
   }
   const bytes = lane.fetchedBytes();
@@ -63,7 +65,7 @@ export function laneFigures(lane, report, seen) {
     if (!seen.has(index)) wasted += size;
   }
   // The browser neither cancels a lazy image nor says what its filter cost.
-  return { stops, downloaded, wasted, wastedCPU: null, aborted: null, cancelled: null };
+  return { stops, downloaded, wasted, wastedCPU: null, aborted: null, cancelled: null, ledger: null };
 }
 
 /** The lane's live line: stops so far, last time to visible, bytes, waste: `figures`, those frozen at
@@ -86,6 +88,15 @@ export function showLive(lane, figures, now = null) {
   lane.since.dataset.downloaded = String(Math.max(0, since));
 }
 
+/** "12: 5 while running, 7 before they started": the lane's cancellations, from its queues' ledgers. */
+function cancelledText({ cancelled, ledger }) {
+  if (cancelled == null) return 'n/a';
+  if (!ledger || !ledger.downloads || !ledger.filtrations) return String(cancelled);
+  const running = ledger.downloads.cancelledRunning + ledger.filtrations.cancelledRunning;
+  const queued = ledger.downloads.cancelledQueued + ledger.filtrations.cancelledQueued;
+  return `${cancelled}: ${running} while running, ${queued} before they started`;
+}
+
 /** The summary table's rows, one per lane. */
 export function showSummary(tbody, lanes, figuresByLane) {
   const rows = lanes.map((lane, index) => {
@@ -99,11 +110,12 @@ export function showSummary(tbody, lanes, figuresByLane) {
       `${formatBytes(figures.wasted)} (${figures.downloaded ? Math.round((100 * figures.wasted) / figures.downloaded) : 0}%)`,
       figures.wastedCPU == null ? 'n/a' : formatSeconds(figures.wastedCPU),
       figures.aborted == null ? 'n/a' : String(figures.aborted),
-      figures.cancelled == null ? 'n/a' : String(figures.cancelled),
+      cancelledText(figures),
     ];
     const tr = document.createElement('tr');
     tr.dataset.strategy = lane.spec.strategy;
     tr.dataset.downloaded = String(figures.downloaded);
+    if (figures.ledger) tr.dataset.ledger = JSON.stringify(figures.ledger);
     cells.forEach((text, column) => {
       const cell = document.createElement(column === 0 ? 'th' : 'td');
       if (column === 0) cell.scope = 'row';

@@ -5,6 +5,7 @@ the lane does after is shown apart); a stop the person left before it was done r
 on a 1366x768 laptop the lanes are on screen while the trace plays."""
 from __future__ import annotations
 
+import json
 import time
 
 from selenium.webdriver.common.by import By
@@ -98,6 +99,19 @@ def test_the_figures_are_frozen_at_the_traces_end_and_what_follows_is_shown_apar
     """)
     # Then each lane's line and the summary say the same bytes
     assert frozen == summary, (frozen, summary)
+    # And each server lane's queues add up in the summary: started = finished + cancelled while running +
+    # failed + running, cancellations before start apart, and its "operations cancelled" is their sum
+    cells = summary_cells(driver)
+    for strategy in ("eager", "prefetch"):
+        ledger = json.loads(driver.find_element(By.CSS_SELECTOR, f"#summary tr[data-strategy={strategy}]").get_attribute("data-ledger"))
+        for queue, counts in ledger.items():
+            ran = counts["finished"] + counts["cancelledRunning"] + counts["failed"] + counts["executing"]
+            assert counts["started"] == ran, f"{strategy} {queue}: {counts}"
+        running = sum(counts["cancelledRunning"] for counts in ledger.values())
+        queued = sum(counts["cancelledQueued"] for counts in ledger.values())
+        expected = f"{running + queued}: {running} while running, {queued} before they started"
+        assert cells[strategy]["operations cancelled"] == expected, (strategy, cells[strategy], ledger)
+    assert "0: 0 while running" not in cells["prefetch"]["operations cancelled"], cells["prefetch"]
 
     # And once the eager lane has downloaded more since, that is shown apart, and its line still agrees
     wait_for(driver, lambda d: d.execute_script(
