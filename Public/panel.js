@@ -4,6 +4,10 @@
 
 import { formatBytes, formatCount, formatSeconds, plural, setText } from './format.js';
 
+/** The totals table's cells (`stat-dl-CELL`) and the fields of the server's queue counts they show. */
+const CELLS = [['started', 'started'], ['finished', 'finished'], ['cancelled', 'cancelledRunning'], ['failed', 'failed'],
+  ['executing', 'executing'], ['pending', 'pending'], ['cancelled-queued', 'cancelledQueued']];
+
 /** Wires the panel's elements (found by id in `root`) to the store. */
 export function attachPanel({ store, root, timeline }) {
   const $ = (id) => root.getElementById(id);
@@ -56,9 +60,9 @@ export function attachPanel({ store, root, timeline }) {
     const stats = store.state.stats;
     for (const [prefix, key] of [['dl', 'downloads'], ['ft', 'filtrations']]) {
       const q = stats[key] || {};
-      for (const field of ['started', 'finished', 'cancelled', 'failed', 'executing', 'pending']) {
-        setText($('stat-' + prefix + '-' + field), formatCount(q[field]));
-      }
+      // One ledger per queue, as the server keeps it: started = finished + cancelled running + failed +
+      // running; those cancelled before they started apart.
+      for (const [cell, field] of CELLS) setText($('stat-' + prefix + '-' + cell), formatCount(q[field]));
     }
     setText($('stat-bytes'), formatBytes(stats.bytesDownloaded));
     setText($('stat-aborted'), formatCount(stats.transfersAborted));

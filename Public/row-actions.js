@@ -1,7 +1,8 @@
 // What a row does when used: a sepia row's image opens the photo viewer (so does Enter); a click on
 // a row's text makes it the current row and gives the list the keyboard's focus, so mouse and keys
 // mix; a failed row's "Try again" asks the server to forget the failure (POST /api/photos/N/retry)
-// and work on the photo again.
+// and work on the photo again; the row says it is tried again, and if it fails again, that it did
+// and why (the store counts the tries, rows.js words them).
 
 import { url } from './config.js';
 
@@ -13,17 +14,21 @@ export function attachRowActions({ store, list, rowsEl, photoViewer, onRetried }
   async function retry(index) {
     if (busy.has(index)) return;
     busy.add(index);
+    // Counted before the request: the photo may be downloading again before its answer comes.
+    store.noteTry(index);
     try {
       const response = await fetch(url('/api/photos/' + index + '/retry'), { method: 'POST', cache: 'no-store' });
       if (!response.ok) {
         let reason = String(response.status);
         try { reason = (await response.json()).error || reason; } catch (_) { /* not JSON */ }
+        store.noteTry(index, -1);
         store.setNotice('retry', 'Could not try again: ' + reason, 'error');
       } else {
         store.setNotice('retry', null);
       }
       onRetried();
     } catch (error) {
+      store.noteTry(index, -1);
       store.setNotice('retry', 'Could not try again: ' + error.message, 'error');
     } finally {
       busy.delete(index);

@@ -5,10 +5,15 @@
 import { setText } from './format.js';
 
 /** What a row says about its photo (`words`: the server's table, RowWords.swift, given with the
- * row template, so the rows the server renders and the page's say the same). */
+ * row template, so the rows the server renders and the page's say the same); a row this tab tried
+ * again says so while it works and, failed again, how many times it was tried (its reason beside). */
 export function statusText(photo, words) {
   const text = words.status[photo.state] ?? photo.state;
-  return photo.state === 'downloading' && photo.progress != null ? text + ' ' + Math.round(photo.progress * 100) + '%' : text;
+  const shown = photo.state === 'downloading' && photo.progress != null ? text + ' ' + Math.round(photo.progress * 100) + '%' : text;
+  if (photo.retrying) return 'Trying again…';
+  if (!photo.tries || photo.state === 'filtered') return shown;
+  if (photo.state === 'failed') return `Failed again (tried ${photo.tries + 1} times)`;
+  return 'Trying again · ' + shown;
 }
 
 function altText(photo, src) {

@@ -12,7 +12,7 @@ const zeroCounts = () => Object.fromEntries(STATES.map((s) => [s, 0]));
 
 /** A row the server has not told this tab of yet: shown waiting, with no name. */
 const unknownPhoto = (index) => ({
-  index, name: '', state: 'new', progress: null, reason: null, detail: null, preview: false, partial: 0, unknown: true,
+  index, name: '', state: 'new', progress: null, reason: null, detail: null, preview: false, partial: 0, tries: 0, unknown: true,
 });
 
 /** The list of `count` rows: an array of the known ones, read through a proxy that answers an
@@ -53,6 +53,10 @@ function photoFrom(raw, index, previous) {
     preview: state === 'filtering' && (raw.preview === true || (previous != null && previous.state === 'filtering' && previous.preview)),
     // A row still being worked on shows its latest preview of the bytes arrived (images.js).
     partial: WORKING.includes(state) ? Math.max(Number(raw.partial) || 0, (previous && WORKING.includes(previous.state) && previous.partial) || 0) : 0,
+    // How many times this tab tried the photo again after it failed ("Try again"); none once it is sepia.
+    tries: state === 'filtered' || !previous ? 0 : previous.tries || 0,
+    // A try asked for and not yet heard of: any news of the photo is the try's.
+    retrying: false,
   };
 }
 
@@ -125,6 +129,14 @@ export function createStore({ viewer, requestedStrategy, serverStrategy }) {
       if (state.activeRow >= count) state.activeRow = Math.max(0, count - 1);
       noteStrategy(data);
       emit('list', { same });
+    },
+
+    /** This tab tries row `index` again (`step` 1), or its try was refused (`step` -1): the row says so. */
+    noteTry(index, step = 1) {
+      const photo = state.photos[index];
+      if (!photo || photo.unknown) return;
+      state.photos[index] = { ...photo, tries: Math.max(0, (photo.tries || 0) + step), retrying: step > 0 };
+      emit('photos', [index]);
     },
 
     /** Photo events, applied together (they come in bursts). */

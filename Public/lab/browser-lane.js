@@ -17,7 +17,8 @@ export function laneImageURL(path, run) {
 }
 
 /** Runs the browser lane `spec` ({images}) of run `run`: its rows' states go to `store` (the page
- * lists them itself), the images shown in `images` to `model`. */
+ * lists them itself), the images shown in `images` to `model`. Its images are given their addresses
+ * at the lab's first report, as the server lanes start then: every lane starts cold together. */
 export function browserLane(spec, { images, store, model, run }) {
   store.setSnapshot({ count: images.length, photos: [], states: { new: images.length } });
   images.forEach((img, index) => {
@@ -30,11 +31,16 @@ export function browserLane(spec, { images, store, model, run }) {
     };
     img.addEventListener('load', settle('filtered'), { once: true });
     img.addEventListener('error', settle('failed'), { once: true });
-    img.src = laneImageURL(spec.images[index], run);
   });
-  const urls = new Map(images.map((img, index) => [img.src, index]));
+  const addresses = spec.images.map((path) => laneImageURL(path, run));
+  const urls = new Map(addresses.map((address, index) => [address, index]));
+  let started = false;
   return {
-    report() {},
+    report() {
+      if (started) return;
+      started = true;
+      images.forEach((img, index) => { img.src = addresses[index]; });
+    },
     close() { images.forEach((img) => img.removeAttribute('src')); },
     /** This run's images' Resource Timing entries, with their rows. */
     timings() {

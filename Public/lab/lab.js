@@ -1,8 +1,11 @@
 // The lab page: starts a lab (POST /api/labs) with the lanes and network chosen in the form, lays
 // its lanes side by side in one scroller, and sends every scroll's reports to each lane's viewer
 // (all the lanes' events travel on the page's one event stream). Every lane's stops are timed here,
-// on the page's clock (stops.js). The scripted traces drive that same scroller; "Run again" ends
-// the lab and starts a cold one.
+// on the page's clock (stops.js). No lane works before the first report (the first scroll, or a
+// trace's first step): a trace on a lab that has worked already starts a cold one, so its verdict does
+// not depend on how long the person read first. Its figures are frozen at its end (what the lanes do
+// after is shown apart). The scripted traces drive that same scroller; "Run again" ends the lab and
+// starts a cold one.
 
 import { url } from '../config.js';
 import { createLane } from './lanes.js';
@@ -30,6 +33,12 @@ let playing = false;
 
 const say = (text) => { status.textContent = text; };
 
+/** Sends `payload` to every lane's viewer; the first one is what starts the lanes. */
+function report(current, payload) {
+  current.reported = true;
+  current.lanes.forEach((lane) => lane.report(payload));
+}
+
 /** The lab's settings as the form has them: the POST /api/labs body. */
 function settings() {
   const data = new FormData(form);
@@ -49,7 +58,7 @@ function endLab({ keepalive = false } = {}) {
   fetch(url(`/api/labs/${ended.id}`), { method: 'DELETE', keepalive }).catch(() => {});
 }
 
-/** Starts a cold lab with the form's settings and shows its lanes. */
+/** Starts a cold lab with the form's settings and shows its lanes; returns it (null if it did not start). */
 async function startLab() {
   endLab();
   delete summary.closest('section').dataset.ready;
@@ -63,22 +72,22 @@ async function startLab() {
     });
   } catch (error) {
     say('The server cannot be reached: ' + error.message);
-    return;
+    return null;
   }
   const body = await response.json().catch(() => ({}));
   if (response.status === 503) {
     const seconds = Number(response.headers.get('Retry-After')) || 60;
     say(`The lab is busy (${body.error || 'too many labs run now'}). Try again in about ${seconds} s.`);
-    return;
+    return null;
   }
   if (!response.ok) {
     say(`The lab did not start: ${body.error || response.status}`);
-    return;
+    return null;
   }
-  build(body);
+  return build(body);
 }
 
-/** Lays out the lab `created` (the 201 body) and sends the first stop. */
+/** Lays out the lab `created` (the 201 body), its lanes waiting for the first report; returns it. */
 function build(created) {
   const heads = document.createElement('div');
   heads.className = 'lane-heads';
@@ -94,6 +103,8 @@ function build(created) {
     id: created.lab, rows: created.photos, scroller, lanes: [], waiters: new Set(), scrolling: false, stopTimer: null,
     // The rows that have been on screen in this lab: the browser lane's bytes on any other were wasted.
     seen: new Set(),
+    // Whether a report was sent (the lanes have worked); the figures at the end of the last trace.
+    reported: false, frozen: null,
   };
   const onChange = () => { current.clock.changed(); current.waiters.forEach((wake) => wake()); };
   const onGone = (reason) => { if (lab === current) say(`The lab ended on the server (${reason}). Run it again.`); };
@@ -110,8 +121,9 @@ function build(created) {
     if (!document.hidden) current.lanes.forEach((lane) => lane.timeline && lane.timeline.draw());
   }, 200);
   say(`Lab running: ${current.lanes.map((lane) => lane.name).join(', ')}; ${created.photos} photos, ` +
-    `${created.latencyMs} ms latency, ${(created.bandwidth / 1e6).toFixed(1)} MB/s per transfer.`);
-  stop(current);
+    `${created.latencyMs} ms latency, ${(created.bandwidth / 1e6).toFixed(1)} MB/s per transfer. ` +
+    'Every lane waits, cold, for your first scroll or a trace.');
+  return current;
 }
 
 function onScroll(current) {
@@ -119,7 +131,7 @@ function onScroll(current) {
   if (playing) return;
   if (!current.scrolling) {
     current.scrolling = true;
-    current.lanes.forEach((lane) => lane.report({ scrolling: true }));
+    report(current, { scrolling: true });
   }
   clearTimeout(current.stopTimer);
   current.stopTimer = setTimeout(() => stop(current), STOP_AFTER_MS);
@@ -139,7 +151,7 @@ function stop(current) {
   current.scrolling = false;
   const rows = visibleRows(current);
   current.clock.stop(rows);
-  current.lanes.forEach((lane) => lane.report({ scrolling: false, ...rows }));
+  report(current, { scrolling: false, ...rows });
   for (let i = rows.first; i <= rows.last; i += 1) current.seen.add(i);
   current.waiters.forEach((wake) => wake());
 }
@@ -155,7 +167,8 @@ async function figures(current) {
 async function refresh(current) {
   const all = await figures(current).catch(() => null);
   if (!all || lab !== current) return;
-  current.lanes.forEach((lane, index) => showLive(lane, all[index]));
+  current.lanes.forEach((lane, index) => showLive(lane, current.frozen ? current.frozen[index] : all[index],
+    current.frozen ? all[index] : null));
 }
 
 /** Waits until every lane shows the rows of the last stop, or `boundMs` passes. */
@@ -187,12 +200,21 @@ function scrollTo(scroller, top, seconds) {
   });
 }
 
-/** Plays trace `name` (or all four) on the running lab, then shows the summary. */
+/** Plays trace `name` (or all four) on a cold lab (the running one if no lane has worked yet), then
+ * shows the summary, the figures frozen at its end. */
 async function play(name) {
-  const current = lab;
-  if (!current || playing) return;
+  if (!lab || playing) return;
   playing = true;
   traceButtons.forEach((button) => { button.disabled = true; });
+  const current = lab.reported ? await startLab() : lab;
+  if (!current) {
+    playing = false;
+    traceButtons.forEach((button) => { button.disabled = false; });
+    return;
+  }
+  // The lanes on screen while the trace plays, with the line that says where it is (a laptop's
+  // window shows the form above them otherwise).
+  status.scrollIntoView({ block: 'start' });
   const screen = visibleRows(current).last - visibleRows(current).first + 1;
   const steps = name === 'all' ? allSteps(current.rows, screen) : traceSteps(name, current.rows, screen);
   for (const [position, step] of steps.entries()) {
@@ -200,7 +222,7 @@ async function play(name) {
     say(`Playing ${step.trace}: stop ${position + 1} of ${steps.length} (row ${step.first + 1})`);
     const target = Math.min(step.first * ROW_HEIGHT, current.scroller.scrollHeight - current.scroller.clientHeight);
     if (step.scroll > 0 && Math.abs(current.scroller.scrollTop - target) >= 1) {
-      current.lanes.forEach((lane) => lane.report({ scrolling: true }));
+      report(current, { scrolling: true });
       current.scrolling = true;
       await scrollTo(current.scroller, target, step.scroll);
     } else {
@@ -228,8 +250,10 @@ async function play(name) {
   if (lab !== current) return;
   const all = await figures(current).catch(() => null);
   if (all) {
+    // A copy: the lanes' stops go on if the person scrolls after the trace.
+    current.frozen = all.map((figures) => ({ ...figures, stops: figures.stops.map((stop) => ({ ...stop })) }));
     showSummary(summary, current.lanes, all);
-    current.lanes.forEach((lane, index) => showLive(lane, all[index]));
+    current.lanes.forEach((lane, index) => showLive(lane, all[index], all[index]));
   }
   say(`Trace ${name === 'all' ? TRACE_NAMES.join(', ') : name} done: the summary is below.`);
   const section = summary.closest('section');

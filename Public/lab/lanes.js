@@ -49,7 +49,7 @@ export function createLane(spec, { rows, rowHeight, run, onChange, onGone }) {
   head.className = 'lane-head';
   head.dataset.strategy = spec.strategy;
   head.setAttribute('aria-label', `${name} lane figures`);
-  head.innerHTML = '<h2></h2><p class="lane-figures" data-figures></p>';
+  head.innerHTML = '<h2></h2><p class="lane-figures" data-figures></p><p class="lane-since" data-since hidden></p>';
   setText(head.querySelector('h2'), name);
   const list = document.createElement('ol');
   list.className = 'lane-list';
@@ -79,5 +79,5 @@ export function createLane(spec, { rows, rowHeight, run, onChange, onGone }) {
   const lane = spec.strategy === 'browser'
     ? browserLane(spec, { images, store, model, run })
     : serverLane(spec, { images, store, model, timeline, onGone });
-  return Object.assign(lane, { spec, name, head, list, timeline, store, model, figures: head.querySelector('[data-figures]') });
+  return Object.assign(lane, { spec, name, head, list, timeline, store, model, figures: head.querySelector('[data-figures]'), since: head.querySelector('[data-since]') });
 }

@@ -47,6 +47,9 @@ struct LabTests {
             #expect(stops.count == 1 && stops[0]["first"] as? Int == 0 && stops[0]["last"] as? Int == 3)
             #expect(stops[0]["ms"] is Double)
             #expect((prefetch["bytesDownloaded"] as? Int ?? 0) > 0)
+            // And the eager lane, never reported to, did nothing meanwhile: a lane starts at its first report
+            let eager = try #require((report.json["lanes"] as? [[String: Any]])?[0])
+            #expect(eager["bytesDownloaded"] as? Int == 0 && eager["downloads"] as? Int == 0)
             // The server's own list did none of this work
             #expect(harness.pipeline.stats.bytesDownloaded == 0)
         }
@@ -158,10 +161,13 @@ struct LabTests {
             // Held transfers must not fail as stalled either: the labs hold their permits until the end.
             $0.pipeline.transferLimits.lowSpeedTime = .seconds(3_600)
         }) { harness in
-            // When four labs of two eager lanes each want the 8 held photos
+            // When four labs of two eager lanes each want the 8 held photos (a lane starts at its first report)
             for _ in 0..<4 {
                 let lab = try await harness.post("/api/labs", json: #"{"lanes": [{"strategy": "eager"}, {"strategy": "eager"}], "photos": 8}"#)
                 #expect(lab.status == 201)
+                for lane in lab.json["lanes"] as? [[String: Any]] ?? [] {
+                    try await harness.report(try #require(lane["viewer"] as? String), scrolling: false, rows: 0...3)
+                }
             }
             let transfers = harness.application.web.context.labs.bounds.transfers
             try await eventually("the labs hold every permit guests may") { transfers.usage.byGuests == transfers.guestCapacity }

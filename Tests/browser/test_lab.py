@@ -8,6 +8,7 @@ import pytest
 from selenium.webdriver.common.by import By
 from selenium.webdriver.support.ui import WebDriverWait
 
+from gestures import wheel
 from test_layout import axe_source, axe_violations
 
 # Seconds for a trace to play out (a debug build filters slowly; stops are bounded at 20 s each).
@@ -18,10 +19,23 @@ def wait_for(driver, condition, timeout: float, message: str):
     return WebDriverWait(driver, timeout, poll_frequency=0.1).until(condition, message)
 
 
+def start_lanes(driver) -> None:
+    """Starts the lanes as a person does without a trace: a wheel notch over them, and its stop."""
+    stops = driver.execute_script("return classicPhotosLab.lanes.map((lane) => lane.stops.length)")
+    x, y = driver.execute_script("""
+        const r = document.querySelector('.lane-scroller').getBoundingClientRect();
+        return [r.left + r.width / 2, (Math.max(r.top, 0) + Math.min(r.bottom, innerHeight)) / 2];
+    """)
+    wheel(driver, x, y, notches=1, interval_s=0, delta=80)
+    wait_for(driver, lambda d: d.execute_script("return classicPhotosLab.lanes.map((lane) => lane.stops.length)") != stops,
+             30, "the lanes' scroll never stopped")
+
+
 def open_lab(driver, server, latency_ms: int = 20, bandwidth: int = 20_000_000, add: tuple[str, ...] = (),
-             lanes: tuple[str, ...] | None = None):
+             lanes: tuple[str, ...] | None = None, start: bool = False):
     """Opens /lab, sets the network, starts a cold run of the lanes checked by default (eager,
-    prefetch) with those in `add` clicked (checked, or unchecked for a default), or of exactly `lanes`."""
+    prefetch) with those in `add` clicked (checked, or unchecked for a default), or of exactly `lanes`.
+    Its lanes wait for a first scroll or trace; with `start`, a wheel notch starts them."""
     driver.get(server.base_url + "/lab")
     wait_for(driver, lambda d: d.find_elements(By.CSS_SELECTOR, ".lane-list"), 30, "the lab never showed its lanes")
     for box in driver.find_elements(By.CSS_SELECTOR, "input[name=lane]"):
@@ -36,6 +50,8 @@ def open_lab(driver, server, latency_ms: int = 20, bandwidth: int = 20_000_000, 
     wait_for(driver, lambda d: "Lab running" in d.find_element(By.ID, "lab-status").text
              and f"{latency_ms} ms latency" in d.find_element(By.ID, "lab-status").text,
              30, "the cold run never started")
+    if start:
+        start_lanes(driver)
 
 
 def test_two_lanes_play_a_trace_and_the_summary_shows_eager_downloading_more(driver, server):

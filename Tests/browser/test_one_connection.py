@@ -36,7 +36,7 @@ def visible_rows_settled(driver) -> bool:
 
 def open_lab(driver, server, lanes: tuple[str, ...], latency_ms: int = 20, bandwidth: int = 20_000_000):
     """Opens /lab and starts a cold run of exactly `lanes` on the given network."""
-    lab_page.open_lab(driver, server, latency_ms=latency_ms, bandwidth=bandwidth, lanes=lanes)
+    lab_page.open_lab(driver, server, latency_ms=latency_ms, bandwidth=bandwidth, lanes=lanes, start=True)
     got = driver.execute_script("return classicPhotosLab.lanes.map(l => l.strategy)")
     assert got == list(lanes), got
 
@@ -143,8 +143,12 @@ def test_a_report_that_fails_is_sent_again(driver, server):
         };
     """)
 
-    # When the lab runs again (its first report is the one that fails)
+    # When the lab runs again and its lanes are scrolled (its first report is the one that fails)
+    before = driver.execute_script("return classicPhotosLab.id")
     driver.find_element(By.ID, "run").click()
+    wait_for(driver, lambda d: d.execute_script("return classicPhotosLab.id") not in (None, before), 30,
+             "the lab never ran again")
+    lab_page.start_lanes(driver)
     wait_for(driver, lambda d: d.execute_script("return window.failedOnPurpose") == 1, 30, "no report was made")
 
     # Then the report is sent again and the stop's rows show

@@ -1,15 +1,22 @@
 /// Server-wide totals: what the queues did, what was downloaded, and what was wasted on photos
 /// nobody ever saw.
 public struct PipelineStats: Sendable, Equatable {
-    /// Operation counts for one queue.
+    /// Operation counts for one queue, one ledger: `started == finished + cancelledRunning + failed +
+    /// executing` at every reading (all are read under the pipeline's one lock), and operations
+    /// cancelled before they started are counted apart (`cancelledQueued`: they never ran).
     public struct QueueCounts: Sendable, Equatable {
         public var started = 0
         public var finished = 0
         public var failed = 0
+        /// Every cancelled operation: `cancelledRunning + cancelledQueued`.
         public var cancelled = 0
+        /// Operations cancelled while running (they had started).
+        public var cancelledRunning = 0
+        /// Operations cancelled while still queued (they never started).
+        public var cancelledQueued = 0
         /// Operations waiting in the queue now.
         public var pending = 0
-        /// Operations running now.
+        /// Operations running now: started and not yet ended (one being cancelled runs until it ends).
         public var executing = 0
     }
 

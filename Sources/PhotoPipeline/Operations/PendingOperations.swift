@@ -79,14 +79,22 @@ struct PendingOperations {
     }
 
     /// `operation` ended with `outcome`: its track (returned; nil if it never started) is free again.
+    /// One cancelled without a track never started: it is counted apart from those that ran.
     mutating func end(_ operation: PhotoOperation, _ outcome: OperationEvent.Outcome) -> Int? {
+        let track = tracks[operation.queue, default: .init()].leave(operation)
         switch outcome {
         case .finished: counts[operation.queue, default: .init()].finished += 1
         case .failed: counts[operation.queue, default: .init()].failed += 1
-        case .cancelled: counts[operation.queue, default: .init()].cancelled += 1
+        case .cancelled:
+            counts[operation.queue, default: .init()].cancelled += 1
+            if track == nil {
+                counts[operation.queue, default: .init()].cancelledQueued += 1
+            } else {
+                counts[operation.queue, default: .init()].cancelledRunning += 1
+            }
         case .started: break
         }
-        return tracks[operation.queue, default: .init()].leave(operation)
+        return track
     }
 
     /// Records a running download's progress; returns its report before this one.
@@ -123,14 +131,15 @@ struct PendingOperations {
         tracks[operation.queue]?.isRunning(operation) ?? false
     }
 
-    /// Operation counts of `queue`: started and ended so far, and of those in progress, how many
-    /// wait and how many run.
+    /// Operation counts of `queue`: started and ended so far, how many run now (every started one
+    /// not ended, cancelled ones winding down included, so the counts add up), and how many of those
+    /// in progress wait.
     func counts(of queue: QueueKind) -> PipelineStats.QueueCounts {
         var counts = counts[queue] ?? .init()
         let inProgress: [PhotoOperation] = queue == .download
             ? downloadsInProgress.values.map { $0 } : filtrationsInProgress.values.map { $0 }
-        counts.executing = inProgress.count { isRunning($0) }
-        counts.pending = inProgress.count - counts.executing
+        counts.executing = tracks[queue]?.count ?? 0
+        counts.pending = inProgress.count { !isRunning($0) }
         return counts
     }
 }

@@ -113,10 +113,11 @@ enum EventPayloads {
     /// `event: stats` and `GET /api/stats`: the pipeline's totals plus the server's own.
     struct Stats: Encodable, Equatable {
         struct Counts: Encodable, Equatable {
-            var started, finished, failed, cancelled, pending, executing: Int
+            var started, finished, failed, cancelled, cancelledRunning, cancelledQueued, pending, executing: Int
             init(_ counts: PipelineStats.QueueCounts) {
                 (started, finished, failed, cancelled, pending, executing) =
                     (counts.started, counts.finished, counts.failed, counts.cancelled, counts.pending, counts.executing)
+                (cancelledRunning, cancelledQueued) = (counts.cancelledRunning, counts.cancelledQueued)
             }
         }
         var downloads: Counts

@@ -39,7 +39,9 @@ final class Lab: Sendable {
             filterSecondsWasted: stats.wastedFilterSeconds, filterSeconds: stats.filterSeconds,
             transfersAborted: stats.transfersAborted,
             operationsCancelled: stats.downloads.cancelled + stats.filtrations.cancelled,
-            downloads: stats.downloads.finished, filtered: stats.filtrations.finished, stops: recent.stops, stopCounts: recent.counts)
+            downloads: stats.downloads.finished, filtered: stats.filtrations.finished,
+            downloadCounts: .init(stats.downloads), filtrationCounts: .init(stats.filtrations),
+            stops: recent.stops, stopCounts: recent.counts)
     }
 
     /// Whether the page left: some lane's viewer was dropped by `viewers` (no event stream for its

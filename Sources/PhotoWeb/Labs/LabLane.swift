@@ -4,7 +4,8 @@ import PhotoPipeline
 /// One lane of a lab: for a server lane, a channel of its own (a pipeline with its own memory
 /// cache, no disk cache, its own queue widths) and its one viewer, driven through the usual
 /// `GET /events` and `POST /api/viewport`, and the times of its scroll stops. A `browser` lane has
-/// none of these: the page runs it alone.
+/// none of these: the page runs it alone. A lane does nothing until its viewer's first report (the
+/// eager one included): every lane starts cold at the trace's first step, not when the page opens.
 final class LabLane: Sendable {
     let kind: LabRequest.Lane
     /// The lane's channel, for server lanes.
@@ -42,9 +43,9 @@ final class LabLane: Sendable {
         }
         self.channel = channel
         self.viewer = viewer
+        // Its controller is made by its first report (`ViewportHandler`), following this strategy.
         viewer.choose(strategy)
         channel.startForwarding(pipeline)
-        _ = viewer.controller(on: pipeline, strategy: strategy)
     }
 
     /// The lane's pipeline, for server lanes.

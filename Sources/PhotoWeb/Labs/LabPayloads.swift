@@ -26,6 +26,9 @@ enum LabPayloads {
         var operationsCancelled = 0
         var downloads = 0
         var filtered = 0
+        /// Each queue's ledger, as `/api/stats` gives the server's (nil for the browser lane).
+        var downloadCounts: EventPayloads.Stats.Counts?
+        var filtrationCounts: EventPayloads.Stats.Counts?
         /// The most recent scroll stops (at most `LabStops.keptByDefault`), with their time to visible.
         var stops: [LabStops.Stop] = []
         /// How many stops were reported, timed and abandoned in all (kept or not).
