@@ -166,8 +166,12 @@ public final class SampleOrigin: Sendable {
         }
     }
 
+    /// Over the raw bytes: `Data`'s own iterator, a call per byte, was a quarter of the server's CPU
+    /// while it served its sample photos (perf, release build).
     private static func fnv1a(_ data: Data) -> UInt64 {
-        data.reduce(0xcbf2_9ce4_8422_2325 as UInt64) { ($0 ^ UInt64($1)) &* 0x100_0000_01b3 }
+        data.withUnsafeBytes { bytes in
+            bytes.reduce(0xcbf2_9ce4_8422_2325 as UInt64) { ($0 ^ UInt64($1)) &* 0x100_0000_01b3 }
+        }
     }
 
     /// Stops making photos in the background (a photo asked for is still made).

@@ -41,7 +41,7 @@ struct AppContext: Sendable {
     /// The events a new stream of `session` starts with, from its channel.
     func snapshot(for session: ViewerSession) -> [EventOutbox.Payload] {
         session.channel.snapshot(for: session, defaultStrategy: configuration.strategy)
-            + [presentations.snapshot(for: session)].compactMap { $0 }
+            + presentations.snapshot(for: session)
     }
 
     /// The server totals now, the same for the snapshot, `GET /api/stats` and the tick.

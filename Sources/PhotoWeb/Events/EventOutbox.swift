@@ -201,6 +201,17 @@ final class EventOutbox: Sendable {
         }
     }
 
+    /// The next event for stream `generation` if one is queued now, without waiting (nil when none
+    /// is, or the stream is closed): the writer takes what came together and writes it at once.
+    func nextIfReady(generation: Int) -> OutgoingEvent? {
+        state.withLock { state in
+            guard state.generation == generation, let event = state.pending.popFirst() else { return nil }
+            state.lastActivity = .now
+            settle(&state)
+            return event
+        }
+    }
+
     /// Stream `generation` ended (the client left or the write failed).
     func detach(generation: Int) {
         let waiter = state.withLock { state -> CheckedContinuation<Item?, Never>? in

@@ -12,14 +12,24 @@ struct ServerSentEventStream: Sendable {
     let generation: Int
     let retry: Duration
 
+    /// A write carries events that are queued together up to about this many bytes.
+    static let batchBytes = 64 * 1024
+
     func write(to writer: inout any ResponseBodyWriter) async throws {
         defer { outbox.detach(generation: generation) }
         try await writer.write(ByteBuffer(string: "retry: \(Int(retry / .milliseconds(1)))\n\n"))
         while let item = await outbox.next(generation: generation) {
+            var buffer: ByteBuffer
             switch item {
-            case .event(let event): try await writer.write(ByteBuffer(data: event.encoded))
-            case .heartbeat: try await writer.write(ByteBuffer(string: ": ping\n\n"))
+            case .event(let event): buffer = ByteBuffer(data: event.encoded)
+            case .heartbeat: buffer = ByteBuffer(string: ": ping\n\n")
             }
+            // What came meanwhile goes in the same write: one write (and one chunk) per burst, not per
+            // event, when a thousand streams share two cores.
+            while buffer.readableBytes < Self.batchBytes, let more = outbox.nextIfReady(generation: generation) {
+                buffer.writeData(more.encoded)
+            }
+            try await writer.write(buffer)
         }
         try await writer.finish(nil)
     }

@@ -29,17 +29,26 @@ struct SharedEventWriter: Sendable {
         let opened = EventPayloads.json(EventPayloads.SharedStream(stream: stream.id, maxViewers: stream.maxViewers))
         try await writer.write(ByteBuffer(data: Self.encoded(name: "stream", data: opened)))
         var lastWrite = ContinuousClock.now
-        while let item = await mux.next() {
-            switch item {
-            case .event(let viewer, let event):
-                try await writer.write(ByteBuffer(data: Self.encoded(event, of: viewer)))
-            case .control(let name, let data):
-                try await writer.write(ByteBuffer(data: Self.encoded(name: name, data: data)))
-            case .heartbeat:
-                // Each member's outbox asks for one when it is quiet: one a second is enough for all.
-                guard ContinuousClock.now - lastWrite >= .seconds(1) else { continue }
-                try await writer.write(ByteBuffer(string: ": ping\n\n"))
+        while let first = await mux.next() {
+            // What came meanwhile goes in the same write: one write per burst, not per event.
+            var buffer = ByteBuffer()
+            var item: StreamMux.Item? = first
+            while let current = item {
+                switch current {
+                case .event(let viewer, let event):
+                    buffer.writeData(Self.encoded(event, of: viewer))
+                case .control(let name, let data):
+                    buffer.writeData(Self.encoded(name: name, data: data))
+                case .heartbeat:
+                    // Each member's outbox asks for one when it is quiet: one a second is enough for all.
+                    if buffer.readableBytes == 0, ContinuousClock.now - lastWrite >= .seconds(1) {
+                        buffer.writeString(": ping\n\n")
+                    }
+                }
+                item = buffer.readableBytes < ServerSentEventStream.batchBytes ? mux.nextIfReady() : nil
             }
+            guard buffer.readableBytes > 0 else { continue }
+            try await writer.write(buffer)
             lastWrite = .now
         }
         try await writer.finish(nil)

@@ -157,6 +157,20 @@ final class StreamMux: Sendable {
         }
     }
 
+    /// The next item if one is queued now, without waiting (nil when none is, or the stream closed):
+    /// the writer takes what came together and writes it at once.
+    func nextIfReady() -> Item? {
+        let taken: Waiting? = state.withLock { state in
+            guard !state.closed, !state.queue.isEmpty else { return nil }
+            let first = state.queue.removeFirst()
+            uncount(first, in: &state)
+            return first
+        }
+        guard let taken else { return nil }
+        taken.carrier?.taken.resume(returning: true)
+        return taken.item
+    }
+
     /// Ends the stream: the writer's wait returns nil and every member waiting to deliver is told no.
     func close() {
         let (writer, members) = state.withLock { state in

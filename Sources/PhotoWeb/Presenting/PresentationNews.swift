@@ -17,7 +17,7 @@ struct PresentationNews: Sendable {
             for follower in followers { follower.outbox.enqueue(event) }
         }
         if let position, let pipeline, !followers.isEmpty {
-            ViewerSession.moveInterest(of: followers, to: position.rows, on: pipeline)
+            ViewerSession.moveInterest(of: followers, to: position.rows, margin: ViewerSession.followerMargin, on: pipeline)
         }
         if let presenter, let presenterUpdate {
             presenter.outbox.enqueue(presenterUpdate.event)

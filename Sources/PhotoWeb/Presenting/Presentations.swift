@@ -1,3 +1,4 @@
+import Foundation
 import Locking
 import PhotoPipeline
 
@@ -37,6 +38,17 @@ final class Presentations: Sendable {
 
     let settings: Settings
     private let state = Locked(State())
+    /// The presenter's queues last sent to each presentation's followers (encoded). Lock order: a leaf.
+    private let sentQueues = Locked([FollowCode: Data]())
+
+    /// Records `queues` as sent to `code`'s followers; false when they are what was sent last.
+    private func queuesChanged(_ code: FollowCode, to queues: Data) -> Bool {
+        sentQueues.withLock { sent in
+            guard sent[code] != queues else { return false }
+            sent[code] = queues
+            return true
+        }
+    }
 
     init(settings: Settings = .init()) {
         self.settings = settings
@@ -134,10 +146,10 @@ final class Presentations: Sendable {
     /// Drops followers that left and ends presentations whose presenter left; returns who to tell,
     /// and each running presentation's presenter and followers (the followers' panels show the
     /// presenter's queues).
-    func sweep() -> (news: [PresentationNews], audiences: [(presenter: ViewerSession, followers: [ViewerSession])]) {
+    func sweep() -> (news: [PresentationNews], audiences: [Audience]) {
         state.withLock { state in
             var news: [PresentationNews] = []
-            var audiences: [(presenter: ViewerSession, followers: [ViewerSession])] = []
+            var audiences: [Audience] = []
             for presentation in Array(state.byCode.values) {
                 if presentation.presenter.isClosed {
                     news.append(Self.end(presentation, in: &state))
@@ -147,23 +159,41 @@ final class Presentations: Sendable {
                 for follower in gone { Self.unfollow(follower.id, in: &state) }
                 guard let current = state.byCode[presentation.code] else { continue }
                 if !gone.isEmpty { news.append(Self.presenterNews(current)) }
-                if !current.followers.isEmpty { audiences.append((current.presenter, Array(current.followers.values))) }
+                if !current.followers.isEmpty { audiences.append(Audience(code: current.code, presenter: current.presenter, followers: Array(current.followers.values))) }
             }
             return (news, audiences)
         }
     }
 
-    /// What a new stream of `session` starts with: its presentation, if it presents or follows one.
-    func snapshot(for session: ViewerSession) -> EventOutbox.Payload? {
-        state.withLock { state in
+    /// What a new stream of `session` starts with: its presentation, if it presents or follows one,
+    /// and for a follower its presenter's queues (its panel shows the presenter's story).
+    func snapshot(for session: ViewerSession) -> [EventOutbox.Payload] {
+        let (payload, presenter) = state.withLock { state -> (PresentationPayload?, ViewerSession?) in
             if let code = state.codeOfPresenter[session.id], let presentation = state.byCode[code] {
-                return Self.presenterPayload(presentation).event
+                return (Self.presenterPayload(presentation), nil)
             }
             if let code = state.codeOfFollower[session.id], let presentation = state.byCode[code] {
-                return Self.followerPayload(presentation, ended: false).event
+                return (Self.followerPayload(presentation, ended: false), presentation.presenter)
             }
-            return nil
+            return (nil, nil)
         }
+        // Read after the lock: the presenter's controller takes the pipeline's.
+        let queues = presenter.flatMap(Self.queues(of:))
+        return [payload?.event, queues].compactMap { $0 }
+    }
+
+    /// A presentation's presenter and followers, as a tick sees them.
+    struct Audience {
+        let code: FollowCode
+        let presenter: ViewerSession
+        let followers: [ViewerSession]
+    }
+
+    /// The `queues` event of `presenter`'s queues now (its followers' panels show them).
+    static func queues(of presenter: ViewerSession) -> EventOutbox.Payload? {
+        guard let controller = presenter.existingController else { return nil }
+        return EventOutbox.Payload(
+            name: .queues, data: EventPayloads.json(EventPayloads.Queues(controller.queueStatus, strategy: controller.strategy)))
     }
 
     /// Whether `viewer` follows a presentation now.
@@ -243,15 +273,17 @@ extension Presentations {
     }
 
     /// Each tick: followers that left are dropped, presentations whose presenter left end (their
-    /// followers are told), and every follower's panel shows its presenter's queues.
+    /// followers are told), and every follower's panel shows its presenter's queues when they changed
+    /// (a new follower had them in its snapshot).
     func tick(on pipeline: PhotoPipeline?) {
         let (news, audiences) = sweep()
         news.forEach { $0.deliver(on: nil) }
-        for (presenter, followers) in audiences {
-            guard let controller = presenter.existingController else { continue }
-            let queues = EventOutbox.Payload(
-                name: .queues, data: EventPayloads.json(EventPayloads.Queues(controller.queueStatus, strategy: controller.strategy)))
-            followers.forEach { $0.outbox.enqueue(queues) }
+        // Forget what was sent to presentations that ended or have nobody following.
+        let live = Set(audiences.map(\.code))
+        sentQueues.withLock { sent in sent = sent.filter { live.contains($0.key) } }
+        for audience in audiences {
+            guard let queues = Self.queues(of: audience.presenter), queuesChanged(audience.code, to: queues.data) else { continue }
+            audience.followers.forEach { $0.outbox.enqueue(queues) }
         }
     }
 }

@@ -143,8 +143,8 @@ final class ViewerSession: Sendable {
     /// Moves the rows of interest around `visible`; returns the rows newly inside, whose current
     /// state the viewer must be sent (it missed their updates while they were outside, or its
     /// snapshot did not cover them).
-    func follow(_ visible: ClosedRange<Int>, rowCount: Int) -> [Int] {
-        let interest = Self.rows(around: visible, rowCount: rowCount)
+    func follow(_ visible: ClosedRange<Int>, rowCount: Int, margin: Int = interestMargin) -> [Int] {
+        let interest = Self.rows(around: visible, rowCount: rowCount, margin: margin)
         let previous = state.withLock { state in
             defer { state.interest = interest }
             return state.interest ?? state.covered
@@ -159,16 +159,16 @@ final class ViewerSession: Sendable {
         guard rowCount > 0 else { return nil }
         return state.withLock { state in
             if let interest = state.interest { return interest.clamped(to: 0...(rowCount - 1)) }
-            let top = Self.rows(around: 0...0, rowCount: rowCount)
+            let top = Self.rows(around: 0...0, rowCount: rowCount, margin: Self.interestMargin)
             state.covered = top
             return top
         }
     }
 
     /// `visible` and `interestMargin` rows beyond each edge, within the list.
-    private static func rows(around visible: ClosedRange<Int>, rowCount: Int) -> ClosedRange<Int> {
-        let lower = max(0, visible.lowerBound - interestMargin)
-        let upper = min(max(rowCount - 1, lower), visible.upperBound + interestMargin)
+    private static func rows(around visible: ClosedRange<Int>, rowCount: Int, margin: Int) -> ClosedRange<Int> {
+        let lower = max(0, visible.lowerBound - margin)
+        let upper = min(max(rowCount - 1, lower), visible.upperBound + margin)
         return lower...upper
     }
 
