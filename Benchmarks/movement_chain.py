@@ -51,10 +51,14 @@ def links_of(collected: dict, end: float, final_at: float) -> dict[str, list[flo
         out["input -> end"].append(end - inputs[-1])
     for i in collected["rows"]:
         c = collected["chain"].get(str(i)) or {}
-        reports = [t for t in c.get("reports", []) if t >= end - 1]
-        if not reports or c.get("filtered") is None or c["filtered"] < end:
+        if c.get("filtered") is None or c["filtered"] < end:
             continue
-        report = reports[0]
+        # The report that started the row: the last one naming it before the server's first word of it.
+        first_word = min(c[k] for k in ("scheduled", "firstByte", "lastByte", "filtered") if c.get(k) is not None)
+        reports = [t for t in c.get("reports", []) if t <= first_word]
+        if not reports:
+            continue
+        report = reports[-1]
         out["end -> report"].append(report - end)
         if c.get("startedOnServer") is not None:
             out["report -> started"].append(c["startedOnServer"] + collected["offset"] - report)

@@ -2,9 +2,9 @@
 // stops, and `scrollend` is only a hint: Chromium fires it after every wheel notch (a notch scrolls at
 // once, then nothing until the next). So, per input (gaps measured by Benchmarks/person_input.py):
 // - wheel notches, and a trackpad's events (small, precise deltas every frame, then its momentum): a
-//   run ends once no event has come for RUN_GAP_FACTOR times the longest gap the run has shown so far
+//   run ends once no event has come for RUN_GAP_FACTOR times the longest of its last RECENT_GAPS gaps
 //   (its own pace, from the events' time stamps: a person's spin keeps its pace, a pause half as long
-//   again as any in the run is its end), never sooner than *_LEAST_MS and never later than *_STILL_MS,
+//   again as any lately is its end), never sooner than *_LEAST_MS and never later than *_STILL_MS,
 //   which is the wait until RUN_GAPS gaps are known (a run of notches 100 ms apart shows gaps up to
 //   about 170 ms through a loaded machine; a slow reader's are 400-600 ms);
 // - a finger: never while it touches; its fling ends at `scrollend` (the momentum's end), or after
@@ -24,14 +24,16 @@ export const TRACKPAD_STILL_MS = 180;
 /** The least wait that ends a run of notches / a trackpad's scroll, however quick its pace. */
 export const WHEEL_LEAST_MS = 120;
 export const TRACKPAD_LEAST_MS = 80;
-/** A run's end, in its longest gap so far, once RUN_GAPS gaps are known. */
+/** A run's end, in the longest of its last RECENT_GAPS gaps, once RUN_GAPS gaps are known (its recent
+ * pace: a run's first events come slower through a browser that has just woken up, and a spin slows). */
 export const RUN_GAP_FACTOR = 1.5;
 export const RUN_GAPS = 3;
+export const RECENT_GAPS = 8;
 
 /** How long a run of wheel events waits for its next one: its pace's, within the input's bounds. */
-export function runStill({ precise, gaps, longest }) {
+export function runStill({ precise, recent }) {
   const [least, most] = precise ? [TRACKPAD_LEAST_MS, TRACKPAD_STILL_MS] : [WHEEL_LEAST_MS, WHEEL_STILL_MS];
-  return gaps < RUN_GAPS ? most : Math.min(most, Math.max(least, RUN_GAP_FACTOR * longest));
+  return recent.length < RUN_GAPS ? most : Math.min(most, Math.max(least, RUN_GAP_FACTOR * Math.max(...recent)));
 }
 /** Quiet time that ends a finger's scroll when the browser did not say its end. */
 const TOUCH_STILL_MS = 500;
@@ -54,8 +56,8 @@ export function createScrollEnd({ target, position, onEnd }) {
   let lastScrollEnd = -Infinity; // the browser's `scrollend` after the last scroll event
   let lastInput = -Infinity;
   // The current run of wheel events: its last one's time stamp, the wait for the next, its count,
-  // the gaps measured and the longest of them.
-  let wheel = { at: -Infinity, still: 0, count: 0, precise: false, gaps: 0, longest: 0 };
+  // its last RECENT_GAPS gaps.
+  let wheel = { at: -Infinity, still: 0, count: 0, precise: false, recent: [] };
   let touching = 0;
   let lastTouch = -Infinity;
   let onScrollbar = false;
@@ -107,8 +109,8 @@ export function createScrollEnd({ target, position, onEnd }) {
     const precise = isPrecise(event);
     const gap = at - wheel.at;
     wheel = gap < wheel.still && precise === wheel.precise
-      ? { at, count: wheel.count + 1, precise, gaps: wheel.gaps + 1, longest: Math.max(wheel.longest, gap) }
-      : { at, count: 1, precise, gaps: 0, longest: 0 };
+      ? { at, count: wheel.count + 1, precise, recent: [...wheel.recent.slice(1 - RECENT_GAPS), gap] }
+      : { at, count: 1, precise, recent: [] };
     wheel.still = runStill(wheel);
     lastInput = performance.now();
     if (active) recheck(wheel.at + wheel.still - lastInput); // the run's pace may have shortened its end

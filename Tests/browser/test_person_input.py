@@ -18,7 +18,7 @@ from test_reading import RECORD_REPORTS
 WHEEL_STILL_MS = 220  # Public/scroll-end.js: a run's wait until its pace is known,
 TRACKPAD_STILL_MS = 180
 WHEEL_LEAST_MS, TRACKPAD_LEAST_MS = 120, 80  # the least wait once it is,
-RUN_GAP_FACTOR, RUN_GAPS = 1.5, 3  # RUN_GAP_FACTOR times its longest gap after RUN_GAPS gaps
+RUN_GAP_FACTOR, RUN_GAPS, RECENT_GAPS = 1.5, 3, 8  # that times its longest of the last 8 gaps, after 3
 
 # What the page does during a movement: when the badge showed, when the list's input came.
 WATCH = """
@@ -97,18 +97,18 @@ def largest_gap(times: list[float]) -> float:
 def wheel_run_ended(wheels: list[list]) -> str | None:
     """Where a movement's wheel events, [time stamp, precise] each, paused long enough for the page to end
     its run (scroll-end.js's rule), or None: the pace the movement meant was not kept."""
-    run = None  # (at, precise, gaps, longest, still)
+    run = None  # (at, precise, recent gaps, still)
     for at, precise in wheels:
         if run and precise == run[1]:
             gap = at - run[0]
-            if gap >= run[4]:
-                return f"wheel events {gap:.0f} ms apart after {run[2]} gaps of at most {run[3]:.0f} ms (wait {run[4]:.0f} ms)"
-            gaps, longest = run[2] + 1, max(run[3], gap)
+            if gap >= run[3]:
+                return f"wheel events {gap:.0f} ms apart after gaps {[round(g) for g in run[2]]} (wait {run[3]:.0f} ms)"
+            recent = (run[2] + [gap])[-RECENT_GAPS:]
         else:
-            gaps, longest = 0, 0.0
+            recent = []
         least, most = (TRACKPAD_LEAST_MS, TRACKPAD_STILL_MS) if precise else (WHEEL_LEAST_MS, WHEEL_STILL_MS)
-        still = most if gaps < RUN_GAPS else min(most, max(least, RUN_GAP_FACTOR * longest))
-        run = (at, precise, gaps, longest, still)
+        still = most if len(recent) < RUN_GAPS else min(most, max(least, RUN_GAP_FACTOR * max(recent)))
+        run = (at, precise, recent, still)
     return None
 
 
