@@ -107,10 +107,6 @@ window.__events = [];
 for (const type of ['wheel', 'scroll', 'scrollend', 'touchstart', 'touchmove', 'touchend', 'pointerdown', 'pointerup', 'keydown', 'keyup']) {
   list.addEventListener(type, (e) => __events.push([type, performance.now()]), { passive: true });
 }
-// Each wheel event's time stamp and whether it is precise (a trackpad's), as Public/scroll-end.js reads them
-window.__wheels = [];
-list.addEventListener('wheel', (e) => __wheels.push([e.timeStamp, e.deltaMode === 0
-  && ((Math.abs(e.deltaY) < 50 && Math.abs(e.deltaX) < 50) || !Number.isInteger(e.deltaY))]), { passive: true });
 </script>"""
 
 TYPES = ("wheel", "scroll", "scrollend", "touchmove", "keydown")
@@ -130,19 +126,6 @@ def gaps_of(events: list[list]) -> dict:
     return out
 
 
-def run_wait(wheels: list[list]) -> float | None:
-    """The wait after its last wheel event with which Public/scroll-end.js ends the run it ends with
-    (RUN_GAP_FACTOR times the longest of the run's last 8 gaps, within its bounds), or None without wheel events."""
-    least = {False: 120, True: 80}  # WHEEL_LEAST_MS, TRACKPAD_LEAST_MS
-    most = {False: 220, True: 180}  # WHEEL_STILL_MS, TRACKPAD_STILL_MS
-    wait, at, precise, recent = None, None, None, []
-    for stamp, kind in wheels:
-        recent = (recent + [stamp - at])[-8:] if at is not None and kind == precise and stamp - at < wait else []
-        at, precise = stamp, kind
-        wait = most[kind] if len(recent) < 3 else min(most[kind], max(least[kind], 1.5 * max(recent)))
-    return wait
-
-
 def measure(driver, page_url: str, name: str, move, runs: int) -> list[dict]:
     results = []
     for _ in range(runs):
@@ -150,19 +133,17 @@ def measure(driver, page_url: str, name: str, move, runs: int) -> list[dict]:
         driver.execute_script("document.getElementById('list').focus()")
         move(driver)
         time.sleep(1.5)  # the momentum's end, and scrollend after it
-        result = gaps_of(driver.execute_script("return window.__events"))
-        result["wait"] = run_wait(driver.execute_script("return window.__wheels"))
-        results.append(result)
+        results.append(gaps_of(driver.execute_script("return window.__events")))
     return results
 
 
 # The page under each movement: the badge, what the movement cost, how soon its stop's rows are final.
 PROBE = """
     const list = document.getElementById('list'), queue = document.getElementById('dl-queue');
-    const probe = window.__probe = { lastScroll: 0, badge: false };
+    const probe = window.__probe = { lastScroll: 0, badge: false, scrolled: false };
     // The movement's end: its last scroll, or the release of what held it (a thumb held still)
     const moved = () => { probe.lastScroll = performance.now(); };
-    list.addEventListener('scroll', moved, { passive: true });
+    list.addEventListener('scroll', () => { probe.scrolled = true; moved(); }, { passive: true });
     for (const type of ['pointerup', 'keyup', 'touchend']) window.addEventListener(type, moved, { capture: true, passive: true });
     new MutationObserver(() => { if (queue.classList.contains('is-suspended')) probe.badge = true; })
         .observe(queue, { attributes: true, attributeFilter: ['class'] });
@@ -185,9 +166,11 @@ FINAL = """
     };
     const bench = window.__bench;
     if (bench) { bench.rows = classicPhotos.count; bench.listHeight = list.clientHeight; }
-    const frame = (now) => {
+    const frame = () => {
+        const now = performance.now();
         if (bench) bench.allDone(); // marks each row's frame on screen, for the chain
-        if (!classicPhotos.scrolling && final()) return done(now - probe.lastScroll);
+        // (not before the list has moved: a jump's scroll can come after this script began)
+        if (probe.scrolled && !classicPhotos.scrolling && final()) return done(now - probe.lastScroll);
         if (now - start > timeoutMs) return done(null);
         requestAnimationFrame(frame);
     };
@@ -312,13 +295,11 @@ def main() -> None:
                     count, p50, top = result[kind]
                     cells.append(f"{count}" if not count else f"{count}: {p50 or 0:.0f}/{top or 0:.0f}")
                 cells.append("-" if result["tail"] is None else f"{result['tail']:.0f}")
-                cells.append("-" if result["wait"] is None else f"{result['wait']:.0f}")
                 rows.append(cells)
     finally:
         driver.quit()
-    print("count: gap p50 / max (ms) between successive events of a kind; tail: last input -> last scroll;")
-    print("wait: how long after the last wheel event the page ends the run (scroll-end.js, from the run's own gaps)")
-    print(common.table(["movement", *TYPES, "tail ms", "wait ms"], rows))
+    print("count: gap p50 / max (ms) between successive events of a kind; tail: last input -> last scroll")
+    print(common.table(["movement", *TYPES, "tail ms"], rows))
 
 
 def browser():

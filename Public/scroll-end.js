@@ -1,12 +1,10 @@
 // When a scroll has ended, for the input that made it. A person's scroll is one scroll until it
 // stops, and `scrollend` is only a hint: Chromium fires it after every wheel notch (a notch scrolls at
 // once, then nothing until the next). So, per input (gaps measured by Benchmarks/person_input.py):
-// - wheel notches, and a trackpad's events (small, precise deltas every frame, then its momentum): a
-//   run ends once no event has come for RUN_GAP_FACTOR times the longest of its last RECENT_GAPS gaps
-//   (its own pace, from the events' time stamps: a person's spin keeps its pace, a pause half as long
-//   again as any lately is its end), never sooner than *_LEAST_MS and never later than *_STILL_MS,
-//   which is the wait until RUN_GAPS gaps are known (a run of notches 100 ms apart shows gaps up to
-//   about 170 ms through a loaded machine; a slow reader's are 400-600 ms);
+// - wheel notches: the run ends once no notch has come for WHEEL_STILL_MS (a run of notches 100 ms
+//   apart shows gaps up to about 180 ms through a loaded machine; a slow reader's are 400-600 ms);
+// - a trackpad (small, precise deltas every frame, then its momentum): TRACKPAD_STILL_MS (one a frame
+//   from the hardware; up to about 100 ms apart through CDP on a loaded machine);
 // - a finger: never while it touches; its fling ends at `scrollend` (the momentum's end), or after
 //   TOUCH_STILL_MS of stillness;
 // - the scrollbar: never while the button is held on it; the release ends it at once;
@@ -16,25 +14,10 @@
 
 /** Quiet time after the last scroll event that ends a scroll when nothing said so earlier. */
 export const STILLNESS_MS = 150;
-/** Time without a notch that ends a run of wheel notches whose pace is not known yet. */
+/** Time without a notch that ends a run of wheel notches. */
 export const WHEEL_STILL_MS = 220;
-/** Time without a trackpad's wheel event that ends its scroll whose pace is not known yet (it sends one
- * a frame, momentum too). */
+/** Time without a trackpad's wheel event that ends its scroll (it sends one a frame, momentum too). */
 export const TRACKPAD_STILL_MS = 180;
-/** The least wait that ends a run of notches / a trackpad's scroll, however quick its pace. */
-export const WHEEL_LEAST_MS = 120;
-export const TRACKPAD_LEAST_MS = 80;
-/** A run's end, in the longest of its last RECENT_GAPS gaps, once RUN_GAPS gaps are known (its recent
- * pace: a run's first events come slower through a browser that has just woken up, and a spin slows). */
-export const RUN_GAP_FACTOR = 1.5;
-export const RUN_GAPS = 3;
-export const RECENT_GAPS = 8;
-
-/** How long a run of wheel events waits for its next one: its pace's, within the input's bounds. */
-export function runStill({ precise, recent }) {
-  const [least, most] = precise ? [TRACKPAD_LEAST_MS, TRACKPAD_STILL_MS] : [WHEEL_LEAST_MS, WHEEL_STILL_MS];
-  return recent.length < RUN_GAPS ? most : Math.min(most, Math.max(least, RUN_GAP_FACTOR * Math.max(...recent)));
-}
 /** Quiet time that ends a finger's scroll when the browser did not say its end. */
 const TOUCH_STILL_MS = 500;
 /** Input this long before a scroll began still made it (a wheel event comes a frame before its scroll). */
@@ -55,9 +38,7 @@ export function createScrollEnd({ target, position, onEnd }) {
   let lastScroll = 0;
   let lastScrollEnd = -Infinity; // the browser's `scrollend` after the last scroll event
   let lastInput = -Infinity;
-  // The current run of wheel events: its last one's time stamp, the wait for the next, its count,
-  // its last RECENT_GAPS gaps.
-  let wheel = { at: -Infinity, still: 0, count: 0, precise: false, recent: [] };
+  let wheel = { at: -Infinity, still: 0, count: 0 }; // the current run of wheel events
   let touching = 0;
   let lastTouch = -Infinity;
   let onScrollbar = false;
@@ -104,16 +85,10 @@ export function createScrollEnd({ target, position, onEnd }) {
 
   const input = () => { lastInput = performance.now(); };
   target.addEventListener('wheel', (event) => {
-    // The time the browser took the event in, so a busy main thread does not stretch the gaps.
-    const at = Math.min(event.timeStamp, performance.now());
-    const precise = isPrecise(event);
-    const gap = at - wheel.at;
-    wheel = gap < wheel.still && precise === wheel.precise
-      ? { at, count: wheel.count + 1, precise, recent: [...wheel.recent.slice(1 - RECENT_GAPS), gap] }
-      : { at, count: 1, precise, recent: [] };
-    wheel.still = runStill(wheel);
-    lastInput = performance.now();
-    if (active) recheck(wheel.at + wheel.still - lastInput); // the run's pace may have shortened its end
+    const now = performance.now();
+    const still = isPrecise(event) ? TRACKPAD_STILL_MS : WHEEL_STILL_MS;
+    wheel = now - wheel.at < still ? { at: now, still, count: wheel.count + 1 } : { at: now, still, count: 1 };
+    lastInput = now;
   }, { passive: true });
   target.addEventListener('keydown', input, { passive: true });
   target.addEventListener('touchstart', (event) => {
@@ -161,7 +136,7 @@ export function createScrollEnd({ target, position, onEnd }) {
     byPerson,
     /** Whether the scroll is one lone wheel notch so far (a reader's notch: its stop comes soon and
      * is reported alone; a second notch makes it a run, which is told). */
-    loneNotch: () => byPerson() && wheel.count === 1 && !wheel.precise
+    loneNotch: () => byPerson() && wheel.count === 1 && wheel.still === WHEEL_STILL_MS
       && wheel.at >= began - INPUT_LEAD_MS && !touching && !onScrollbar,
     /** Whether the person is still holding the scroll (a finger down, the scrollbar held). */
     held: () => touching > 0 || onScrollbar,

@@ -15,14 +15,12 @@ import gestures
 from test_page import ROW_HEIGHT, Page, wait_for
 from test_reading import RECORD_REPORTS
 
-WHEEL_STILL_MS = 220  # Public/scroll-end.js: a run's wait until its pace is known,
+WHEEL_STILL_MS = 220  # Public/scroll-end.js
 TRACKPAD_STILL_MS = 180
-WHEEL_LEAST_MS, TRACKPAD_LEAST_MS = 120, 80  # the least wait once it is,
-RUN_GAP_FACTOR, RUN_GAPS, RECENT_GAPS = 1.5, 3, 8  # that times its longest of the last 8 gaps, after 3
 
 # What the page does during a movement: when the badge showed, when the list's input came.
 WATCH = """
-    window.__watch = { badge: [], inputs: { wheel: [], keydown: [], touchmove: [] }, wheels: [] };
+    window.__watch = { badge: [], inputs: { wheel: [], keydown: [], touchmove: [] } };
     const queue = document.getElementById('dl-queue');
     new MutationObserver(() => {
         if (queue.classList.contains('is-suspended')) window.__watch.badge.push(performance.now());
@@ -31,9 +29,6 @@ WATCH = """
     for (const type of Object.keys(window.__watch.inputs)) {
         list.addEventListener(type, () => window.__watch.inputs[type].push(performance.now()), { passive: true });
     }
-    // Each wheel event's time stamp and whether it is a trackpad's (precise), as scroll-end.js reads them
-    list.addEventListener('wheel', (e) => window.__watch.wheels.push([e.timeStamp, e.deltaMode === 0
-        && ((Math.abs(e.deltaY) < 50 && Math.abs(e.deltaX) < 50) || !Number.isInteger(e.deltaY))]), { passive: true });
 """
 
 
@@ -94,24 +89,6 @@ def largest_gap(times: list[float]) -> float:
     return max((b - a for a, b in zip(times, times[1:])), default=0.0)
 
 
-def wheel_run_ended(wheels: list[list]) -> str | None:
-    """Where a movement's wheel events, [time stamp, precise] each, paused long enough for the page to end
-    its run (scroll-end.js's rule), or None: the pace the movement meant was not kept."""
-    run = None  # (at, precise, recent gaps, still)
-    for at, precise in wheels:
-        if run and precise == run[1]:
-            gap = at - run[0]
-            if gap >= run[3]:
-                return f"wheel events {gap:.0f} ms apart after gaps {[round(g) for g in run[2]]} (wait {run[3]:.0f} ms)"
-            recent = (run[2] + [gap])[-RECENT_GAPS:]
-        else:
-            recent = []
-        least, most = (TRACKPAD_LEAST_MS, TRACKPAD_STILL_MS) if precise else (WHEEL_LEAST_MS, WHEEL_STILL_MS)
-        still = most if len(recent) < RUN_GAPS else min(most, max(least, RUN_GAP_FACTOR * max(recent)))
-        run = (at, precise, recent, still)
-    return None
-
-
 def check_movement(page: Page, server, before: dict, worked_before: set[int], moved_at_least: int):
     """The outcome of one movement: badge during it, one stop, nothing started for rows only passed,
     nothing cancelled, the rows where it stopped loaded."""
@@ -140,11 +117,7 @@ def check_movement(page: Page, server, before: dict, worked_before: set[int], mo
 def run(page: Page, server, move, moved_at_least: int, inputs: str | None = None, still_ms: float = 0):
     before, worked_before = server.stats(), worked(server)
     move()
-    if inputs == "wheel":
-        ended = wheel_run_ended(page.js("return window.__watch.wheels"))
-        if ended:
-            raise PaceMissed(ended)
-    elif inputs:
+    if inputs:
         times = page.js("return window.__watch.inputs[arguments[0]]", inputs)
         gap = largest_gap(times)
         if gap >= still_ms:
