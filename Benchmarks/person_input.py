@@ -140,10 +140,10 @@ def measure(driver, page_url: str, name: str, move, runs: int) -> list[dict]:
 # The page under each movement: the badge, what the movement cost, how soon its stop's rows are final.
 PROBE = """
     const list = document.getElementById('list'), queue = document.getElementById('dl-queue');
-    const probe = window.__probe = { lastScroll: 0, badge: false };
+    const probe = window.__probe = { lastScroll: 0, badge: false, scrolled: false };
     // The movement's end: its last scroll, or the release of what held it (a thumb held still)
     const moved = () => { probe.lastScroll = performance.now(); };
-    list.addEventListener('scroll', moved, { passive: true });
+    list.addEventListener('scroll', () => { probe.scrolled = true; moved(); }, { passive: true });
     for (const type of ['pointerup', 'keyup', 'touchend']) window.addEventListener(type, moved, { capture: true, passive: true });
     new MutationObserver(() => { if (queue.classList.contains('is-suspended')) probe.badge = true; })
         .observe(queue, { attributes: true, attributeFilter: ['class'] });
@@ -164,8 +164,13 @@ FINAL = """
             return img.complete && img.naturalWidth > 0 && (src.endsWith('/thumbnail') || src.includes('failed'));
         });
     };
-    const frame = (now) => {
-        if (!classicPhotos.scrolling && final()) return done(now - probe.lastScroll);
+    const bench = window.__bench;
+    if (bench) { bench.rows = classicPhotos.count; bench.listHeight = list.clientHeight; }
+    const frame = () => {
+        const now = performance.now();
+        if (bench) bench.allDone(); // marks each row's frame on screen, for the chain
+        // (not before the list has moved: a jump's scroll can come after this script began)
+        if (probe.scrolled && !classicPhotos.scrolling && final()) return done(now - probe.lastScroll);
         if (now - start > timeoutMs) return done(null);
         requestAnimationFrame(frame);
     };
@@ -178,7 +183,7 @@ def idle(server) -> bool:
     return not any(stats[q][f] for q in ("downloads", "filtrations") for f in ("pending", "executing"))
 
 
-def figures(runs: int) -> None:
+def figures(runs: int, only: str | None = None, server_args: tuple[str, ...] = ()) -> None:
     """Per movement, on a fresh server each run (cold rows): downloads started and cancelled during the
     movement and its stop, the badge, and the time from the movement's end to every whole row final."""
     center = (480, 400)
@@ -190,15 +195,18 @@ def figures(runs: int) -> None:
         ("scrollbar thumb dragged", gestures.laptop, lambda d: gestures.drag_scrollbar(d, "#list", 0.5, hold_s=0.3)),
         ("finger fling (390x844)", gestures.phone, lambda d: gestures.fling(d, 195, 600, 400)),
     ]
-    rows = []
+    if only:
+        movements = [m for m in movements if m[0].startswith("jump") or only in m[0]]
+    rows, chains, jump_p50 = [], [], None
     print(f"{runs} runs a movement, each on a fresh server (300 photos, origin 100 ms, 2 MB/s); {common.machine()}")
     for name, window, move in movements:
         results = []
         for _ in range(runs):
             load = os.getloadavg()[0]
             with common.Server(["--photo-count", "300", "--sample-latency-ms", "100",
-                                "--sample-bandwidth", "2000000"]) as server:
+                                "--sample-bandwidth", "2000000", *server_args]) as server:
                 driver = browser()
+                driver.execute_cdp_cmd("Page.addScriptToEvaluateOnNewDocument", {"source": lazy_loading.PROBE})
                 try:
                     window(driver)
                     driver.get(f"http://{common.HOST}:{server.port}/")
@@ -210,28 +218,40 @@ def figures(runs: int) -> None:
                     while not idle(server):
                         time.sleep(0.2)
                     driver.execute_script(PROBE)
+                    driver.execute_script(movement_chain.MOVEMENT)
                     driver.execute_script("document.getElementById('list').focus({ preventScroll: true })")
                     before = server.stats()["downloads"]
                     move(driver)
                     ttv = driver.execute_async_script(FINAL, 30000)
+                    end = driver.execute_script("return window.__probe.lastScroll")
+                    collected = driver.execute_script(movement_chain.COLLECT)
                     while not idle(server):
                         time.sleep(0.2)
                     after = server.stats()["downloads"]
                     results.append({"ttv": ttv, "badge": driver.execute_script("return window.__probe.badge"),
                                      "started": after["started"] - before["started"],
-                                     "cancelled": after["cancelled"] - before["cancelled"], "load": load})
+                                     "cancelled": after["cancelled"] - before["cancelled"], "load": load,
+                                     "links": movement_chain.links_of(collected, end, end + (ttv or 0))})
                 finally:
                     driver.quit()
         ttvs = sorted(r["ttv"] for r in results if r["ttv"] is not None)
+        p50 = ttvs[len(ttvs) // 2] if ttvs else None
+        if jump_p50 is None:
+            jump_p50 = p50
+        chains.append([name, *movement_chain.merge([r["links"] for r in results])])
         rows.append([name, len(results), sum(r["badge"] for r in results),
                      "/".join(str(r["started"]) for r in results), "/".join(str(r["cancelled"]) for r in results),
                      f"{ttvs[len(ttvs) // 2]:.0f}" if ttvs else "-", f"{ttvs[-1]:.0f}" if ttvs else "-",
-                     f"{min(r['load'] for r in results):.1f}-{max(r['load'] for r in results):.1f}"])
+                     f"{min(r['load'] for r in results):.1f}-{max(r['load'] for r in results):.1f}",
+                     f"{p50 / jump_p50:.2f}x" if p50 and jump_p50 else "-"])
     print("started / cancelled: downloads during the movement and its stop, per run; end -> final: from the")
     print("movement's end (its last scroll event, or the release of the key, thumb or finger, whichever is later)")
     print("to the frame where every whole row on screen shows its final image")
     print(common.table(["movement", "runs", "badge shown", "started", "cancelled", "end->final p50 ms",
-                        "max ms", "load"], rows))
+                        "max ms", "load", "/ jump p50"], rows))
+    print("where the time goes: medians over the runs' whole rows on screen at the end (ms, page clock; "
+          "see movement_chain.py)")
+    print(common.table(["movement", *movement_chain.LINKS], chains))
 
 
 def main() -> None:
@@ -242,9 +262,14 @@ def main() -> None:
     parser.add_argument("--runs", type=int, default=3)
     parser.add_argument("--figures", action="store_true",
                         help="the page under each movement (badge, downloads, end -> rows final) instead of the gaps")
+    parser.add_argument("--only", help="with --figures: the jump and the movements whose name contains this")
+    parser.add_argument("--binary", type=Path, help="the server (default: the release build of scripts/bench.sh)")
+    parser.add_argument("--public-dir", type=Path, help="with --figures: the page's files (default: Public/)")
     args = parser.parse_args()
+    if args.binary:
+        common.BINARY = args.binary.resolve()
     if args.figures:
-        figures(args.runs)
+        figures(args.runs, args.only, ("--public-dir", str(args.public_dir.resolve())) if args.public_dir else ())
         return
     folder = Path(tempfile.mkdtemp(prefix="person-input-"))
     (folder / "list.html").write_text(PLAIN_LIST)
@@ -297,4 +322,6 @@ if __name__ == "__main__":
     sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "Tests" / "browser"))
     import common  # noqa: E402
     import gestures  # noqa: E402
+    import lazy_loading  # noqa: E402
+    import movement_chain  # noqa: E402
     main()
