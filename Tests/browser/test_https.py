@@ -99,6 +99,9 @@ def https_server(session_dir):
 def browser():
     options = chrome_options()
     options.add_argument("--ignore-certificate-errors")
+    # No speculative preconnects: a socket Chrome opens ahead of a navigation it predicts carries no
+    # request, and one still open when the connections are counted made the count 2 in about one full run in four.
+    options.add_experimental_option("prefs", {"net.network_prediction_options": 2})
     driver = webdriver.Chrome(service=Service(CHROMEDRIVER), options=options)
     driver.set_page_load_timeout(60)
     driver.set_script_timeout(30)
@@ -138,5 +141,13 @@ def test_twenty_tabs_and_a_lab_share_one_http2_connection(https_server, browser)
         entries = browser.execute_script(PROTOCOLS)
         not_h2 = [entry for entry in entries if entry[1] != "h2"]
         assert entries and not not_h2, f"requests not over HTTP/2: {not_h2[:5]}"
-    established = https_server.established_connections()
-    assert established == 1, f"{established} connections from one browser with {TABS} tabs and a lab"
+    # An idle socket the browser opened and never used goes within the server's handshake and idle
+    # deadlines; a second connection carrying requests (event streams never end) would stay.
+    counts = []
+    deadline = time.monotonic() + 20
+    while True:
+        counts.append(https_server.established_connections())
+        if counts[-1] == 1 or time.monotonic() > deadline:
+            break
+        time.sleep(0.5)
+    assert counts[-1] == 1, f"{counts[-1]} connections from one browser with {TABS} tabs and a lab (seen {counts})"
