@@ -16,6 +16,7 @@ class H2NormalClient:
     def __init__(self, host: str, port: int, row: int = 0, deadline: float = 60):
         self.host, self.port, self.row, self.deadline = host, port, row, deadline
         self.step = "connect"
+        self.histories: dict[int, list] = {}
 
     def check(self) -> None:
         end = time.monotonic() + self.deadline
@@ -53,11 +54,18 @@ class H2NormalClient:
         return stream
 
     def _event(self, client: H2Client, stream_id: int, left, predicate, what: str):
+        """Waits for an event `predicate` accepts among every event of the stream so far: one step's
+        wait must not use up what the next step looks for (the server writes the events queued together
+        in one DATA frame, so `source` and the `snapshot` after it arrive at once)."""
         self.step = what
-        found = []
+        history = self.histories.setdefault(stream_id, [])
+        found = [event for event in history if predicate(*event)]
 
         def seen() -> bool:
-            found.extend(event for event in client.events(stream_id) if predicate(*event))
+            for event in client.events(stream_id):
+                history.append(event)
+                if predicate(*event):
+                    found.append(event)
             return bool(found) or client.finished(stream_id)
 
         client.wait(seen, left())
