@@ -25,6 +25,9 @@ export function attachPresenting({ store, list, button, bar, viewport, reporter,
 
   function render() {
     bar.hidden = !state.role;
+    // The page's height above the bar (app.css): set after the bar's contents below, at the next frame.
+    requestAnimationFrame(() => document.documentElement.style.setProperty(
+      '--presentation-bar-height', bar.hidden ? '0px' : bar.offsetHeight + 'px'));
     bar.dataset.role = state.role || '';
     button.hidden = state.role === 'follower';
     button.setAttribute('aria-pressed', String(state.role === 'presenter'));
