@@ -10,6 +10,17 @@ from test_page import Page, wait_for
 STATE = "return classicPhotos.presentation"
 
 
+def jump(page: Page, fraction: float) -> int:
+    """A shift-click in `page`'s scrollbar track at `fraction`; the first row on screen once the page has
+    moved there and the server has its rows (waiting only for the report could read the rows before the move)."""
+    before = page.visible_range()[0]
+    gestures.track_click(page.driver, "#list", fraction)
+    wait_for(page.driver, lambda d: d.execute_script("return classicPhotos.visibleRange().first") != before, 30,
+             "the jump never moved the list")
+    page.wait_reported()
+    return page.visible_range()[0]
+
+
 def follower_open(driver, link: str):
     driver.get(link)
     wait_for(driver, lambda d: d.execute_script(
@@ -34,9 +45,7 @@ def test_a_follower_follows_the_presenters_jump_breaks_away_and_follows_again(st
     assert follower.js(STATE)["following"] is True
 
     # When the presenter jumps half-way down the list (a shift-click in its scrollbar's track)
-    gestures.track_click(presenter_driver, "#list", 0.5)
-    presenter.wait_reported()
-    first, last = presenter.visible_range()
+    first = jump(presenter, 0.5)
     assert first > 100
     # Then the follower's list has the presenter's rows at its top, filled in, without a report of its own
     wait_for(follower_driver, lambda d: d.execute_script("return classicPhotos.visibleRange().first") == first, 30,
@@ -56,9 +65,7 @@ def test_a_follower_follows_the_presenters_jump_breaks_away_and_follows_again(st
     assert follower.js("return classicPhotos.reports.sent") > 0
 
     # When it follows again, it is where the presenter is now
-    gestures.track_click(presenter_driver, "#list", 0.2)
-    presenter.wait_reported()
-    now_first, _ = presenter.visible_range()
+    now_first = jump(presenter, 0.2)
     follower_driver.find_element("css selector", "#presentation-bar [data-action=follow-again]").click()
     wait_for(follower_driver, lambda d: d.execute_script("return classicPhotos.visibleRange().first") == now_first, 30,
              f"following again did not go to the presenter's row {now_first}")
@@ -90,9 +97,7 @@ def test_a_phone_follows_a_laptops_jump(start_server, make_driver):
     follower = Page(phone_driver, server)
     wait_for(presenter_driver, lambda d: d.execute_script(STATE)["followers"] == 1, 30, "the presenter never saw the phone")
 
-    gestures.track_click(presenter_driver, "#list", 0.7)
-    presenter.wait_reported()
-    first, _ = presenter.visible_range()
+    first = jump(presenter, 0.7)
     wait_for(phone_driver, lambda d: d.execute_script("return classicPhotos.visibleRange().first") == first, 30,
              f"the phone never moved to the presenter's row {first}")
     follower.wait_filtered(first, first + 2, allow_failed=True)
