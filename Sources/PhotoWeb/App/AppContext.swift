@@ -82,13 +82,18 @@ struct AppContext: Sendable {
     /// lately. Returns the client's key for its per-client places (`ClientAddress.group`).
     @discardableResult
     func admitNewViewer(for request: Request, peer: SocketAddress?) throws(APIError) -> String {
-        let client = ClientAddress.of(peer: peer, forwardedFor: request.headers[.xForwardedFor], trusted: trustedProxies)
+        let client = clientAddress(of: request, peer: peer)
         if let seconds = rateLimiter.admit(client) {
             throw .tooManyRequests(
                 "too many new viewers from \(client) (at most \(rateLimiter.perMinute) a minute); try again in \(seconds) s",
                 retryAfter: seconds)
         }
         return ClientAddress.group(client)
+    }
+
+    /// The client `request` comes from: its peer, or what a trusted proxy says it forwarded.
+    func clientAddress(of request: Request, peer: SocketAddress?) -> String {
+        ClientAddress.of(peer: peer, forwardedFor: request.headers[.xForwardedFor], trusted: trustedProxies)
     }
 
     /// A new viewer of the list, or a 503 when the server is full.

@@ -82,7 +82,7 @@ struct PageHandler: Sendable {
             let row = position.map { String($0.rows.lowerBound + 1) }
             let screen = FirstScreen(pipeline: context.library.pipeline, row: row, templates: context.templates, basePath: context.configuration.basePath, staticBase: context.staticBase)
             guard request.method != .head else { return page(viewer: ViewerID.random().rawValue, screen: screen, for: request) }
-            let client = ClientAddress.group(ClientAddress.of(peer: requestContext.peer, forwardedFor: request.headers[.xForwardedFor], trusted: context.trustedProxies))
+            let client = ClientAddress.group(context.clientAddress(of: request, peer: requestContext.peer))
             let session = try context.newViewer(client: client)
             do throws(APIError) {
                 try context.presentations.follow(code, by: session).deliver(on: context.library.pipeline)

@@ -13,7 +13,7 @@ struct RetryHandler: Sendable {
         let pipeline = try context.loadedPipeline()
         // Only a retry that would fetch again is counted against the limits (404 and 409 come from `retry`).
         if pipeline.entries.indices.contains(index), case .failed = pipeline.record(index).state {
-            let client = ClientAddress.of(peer: requestContext.peer, forwardedFor: request.headers[.xForwardedFor], trusted: context.trustedProxies)
+            let client = context.clientAddress(of: request, peer: requestContext.peer)
             if let refusal = context.retries.admit(index, for: client) {
                 throw APIError.tooManyRequests(refusal.reason, retryAfter: refusal.seconds)
             }

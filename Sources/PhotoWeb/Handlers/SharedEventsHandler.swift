@@ -17,7 +17,7 @@ struct SharedEventsHandler: Sendable {
     func open(_ request: Request, context requestContext: PhotoRequestContext) async throws -> Response {
         let streams = context.viewers.streams
         let client = ClientAddress.group(
-            ClientAddress.of(peer: requestContext.peer, forwardedFor: request.headers[.xForwardedFor], trusted: context.trustedProxies))
+            context.clientAddress(of: request, peer: requestContext.peer))
         // Held from here until the stream ends, or until the response is dropped unwritten.
         let place = try streams.hold(for: client)
         try context.viewers.unsent.admitStream()
