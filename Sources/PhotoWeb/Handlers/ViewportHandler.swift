@@ -73,13 +73,7 @@ struct ViewportHandler: Sendable {
         if let rows = report.rows {
             // Rows coming into the viewer's interest missed updates while outside it (or were never
             // in its snapshot): their state now, with their names.
-            let newcomers = session.follow(rows, rowCount: pipeline.entries.count)
-            if let low = newcomers.first, let high = newcomers.last {
-                let inside = Set(newcomers)
-                for record in pipeline.records(in: low...high) where inside.contains(record.index) {
-                    session.outbox.enqueue(.photo(record.index, record.state, record: record))
-                }
-            }
+            ViewerSession.moveInterest(of: [session], to: rows, margin: ViewerSession.interestMargin, on: pipeline)
         }
         session.withController(on: pipeline, strategy: context.configuration.strategy) { controller in
             switch (report.scrolling, report.rows) {

@@ -196,11 +196,6 @@ final class Presentations: Sendable {
             name: .queues, data: EventPayloads.json(EventPayloads.Queues(controller.queueStatus, strategy: controller.strategy)))
     }
 
-    /// Whether `viewer` follows a presentation now.
-    func isFollowing(_ viewer: ViewerID) -> Bool {
-        state.withLock { $0.codeOfFollower[viewer] != nil }
-    }
-
     /// Where the presenter of `code` is, if it runs and has reported.
     func position(of code: FollowCode) -> PresenterPosition? {
         state.withLock { $0.byCode[code]?.position }
@@ -210,9 +205,6 @@ final class Presentations: Sendable {
     func lastRows(of presenter: ViewerID) -> ClosedRange<Int>? {
         state.withLock { state in state.codeOfPresenter[presenter].flatMap { state.byCode[$0]?.position?.rows } }
     }
-
-    /// Presentations running now.
-    var count: Int { state.withLock { $0.byCode.count } }
 
     // MARK: - Under the lock
 

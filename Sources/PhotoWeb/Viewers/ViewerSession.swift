@@ -165,7 +165,7 @@ final class ViewerSession: Sendable {
         }
     }
 
-    /// `visible` and `interestMargin` rows beyond each edge, within the list.
+    /// `visible` and `margin` rows beyond each edge, within the list.
     private static func rows(around visible: ClosedRange<Int>, rowCount: Int, margin: Int) -> ClosedRange<Int> {
         let lower = max(0, visible.lowerBound - margin)
         let upper = min(max(rowCount - 1, lower), visible.upperBound + margin)
