@@ -26,6 +26,33 @@ struct EventOutboxTests {
         #expect(first.id < second.id)
     }
 
+    @Test func aPacedOutboxWaitsOutItsPaceAfterABatchAndFoldsWhatCameMeanwhile() async {
+        // Given a paced stream (a follower's)
+        let outbox = EventOutbox()
+        let generation = outbox.attach(lastEventID: nil) { [] }
+        outbox.pace(.seconds(30))
+        #expect(outbox.pacedWait(now: .now) == nil, "the first event after a quiet spell goes at once")
+
+        // When a batch is taken
+        outbox.enqueue(photo(1, "downloading"))
+        guard case .event = await outbox.next(generation: generation) else { Issue.record("expected an event"); return }
+
+        // Then the next waits out the pace, and what comes meanwhile is folded and taken together
+        let wait = outbox.pacedWait(now: .now)
+        #expect(wait.map { $0 > .seconds(29) && $0 <= .seconds(30) } == true, "\(String(describing: wait))")
+        outbox.enqueue(photo(1, "downloaded"))
+        outbox.enqueue(photo(2, "downloading"))
+        outbox.enqueue(photo(1, "filtered"))
+        #expect(outbox.pendingCount == 2)
+        #expect(outbox.nextIfReady(generation: generation) != nil)
+        #expect(outbox.nextIfReady(generation: generation) != nil)
+        #expect(outbox.nextIfReady(generation: generation) == nil)
+
+        // And a viewer no longer paced (it broke away) is written to as events come
+        outbox.pace(nil)
+        #expect(!outbox.isPaced && outbox.pacedWait(now: .now) == nil)
+    }
+
     @Test func aReaderThatStopsReadingIsCutOffAndStartsAgainFromASnapshot() async {
         // Given a stream nobody reads
         let outbox = EventOutbox(limit: 50, historySize: 16)

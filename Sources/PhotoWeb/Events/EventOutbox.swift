@@ -44,6 +44,10 @@ final class EventOutbox: Sendable {
         /// Closes the current stream's connection: called when its reader has fallen so far behind
         /// that it is cut off, since a writer stuck on a full socket would never see the cut.
         var cutConnection: (@Sendable () -> Void)?
+        /// The least time between the ends of two batches, if this viewer is paced (a follower).
+        var pace: Duration?
+        /// When the last batch taken emptied the queue.
+        var batchEnded: ContinuousClock.Instant?
 
         /// Its stream went away (it had one) and no other is attached or being started; not closed.
         var isDetached: Bool { everAttached && !attached && snapshotting == nil && !closing }
@@ -178,14 +182,16 @@ final class EventOutbox: Sendable {
         return generation
     }
 
-    /// The next item for stream `generation`, waiting for one; nil when that stream is closed.
+    /// The next item for stream `generation`, waiting for one; nil when that stream is closed. A
+    /// paced outbox waits out its pace after a batch, so what comes meanwhile goes in one write.
     func next(generation: Int) async -> Item? {
-        await withCheckedContinuation { continuation in
+        if let wait = pacedWait(now: .now) { try? await Task.sleep(for: wait) }
+        return await withCheckedContinuation { continuation in
             let ready: Item?? = state.withLock { state in
                 guard state.generation == generation else { return .some(nil) }
                 if let event = state.pending.popFirst() {
                     state.lastActivity = .now
-                    settle(&state)
+                    tookEvent(in: &state)
                     return .some(.event(event))
                 }
                 if state.heartbeatDue {
@@ -207,8 +213,31 @@ final class EventOutbox: Sendable {
         state.withLock { state in
             guard state.generation == generation, let event = state.pending.popFirst() else { return nil }
             state.lastActivity = .now
-            settle(&state)
+            tookEvent(in: &state)
             return event
+        }
+    }
+
+    /// Paces this viewer's stream (nil: each event as it comes). A follower's screen shows a
+    /// presenter's rows, not every progress step: a thousand of them each written once a pace, with
+    /// the updates of one row folded together meanwhile, cost the server a fraction of each one's.
+    func pace(_ pace: Duration?) {
+        state.withLock { state in
+            state.pace = pace
+            state.batchEnded = nil
+        }
+    }
+
+    /// Whether this viewer's stream is paced (it follows a presenter).
+    var isPaced: Bool { state.withLock { $0.pace != nil } }
+
+    /// How long `next` waits before taking: the rest of the pace after the last batch ended (the
+    /// events of one batch, taken one by one, come at once). Nil when it need not wait.
+    func pacedWait(now: ContinuousClock.Instant) -> Duration? {
+        state.withLock { state in
+            guard let pace = state.pace, let ended = state.batchEnded else { return nil }
+            let wait = ended + pace - now
+            return wait > .zero ? wait : nil
         }
     }
 
@@ -314,6 +343,12 @@ final class EventOutbox: Sendable {
         Array(state.history[state.historyStart...] + state.history[..<state.historyStart])
     }
 
+    /// An event was taken: a batch ends when it leaves nothing queued.
+    private func tookEvent(in state: inout State) {
+        settle(&state)
+        if state.pace != nil, state.pending.count == 0 { state.batchEnded = .now }
+    }
+
     /// Brings the process-wide count of unsent bytes in line with this outbox's.
     private func settle(_ state: inout State) {
         let now = state.pending.bytes + state.heldBytes
@@ -324,7 +359,7 @@ final class EventOutbox: Sendable {
     private func takeWaiter(in state: inout State) -> (CheckedContinuation<Item?, Never>, Item?)? {
         guard let waiter = state.waiter, waiter.generation == state.generation else { return nil }
         if let event = state.pending.popFirst() {
-            settle(&state)
+            tookEvent(in: &state)
             state.waiter = nil
             state.lastActivity = .now
             return (waiter.continuation, .event(event))
