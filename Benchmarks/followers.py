@@ -2,7 +2,9 @@
 
 Two fresh servers with the same list (strategy visible, a cold cache each): on the first the presenter is
 alone; on the second, first N followers (1,000 by default, each from its own loopback address 127.1.x.y)
-open the follow link (`GET /?follow=CODE`, the page) and hold their event streams. On both the presenter
+open the follow link (`GET /?follow=CODE`, the page) and hold their event streams. The followers live in
+processes of their own (`--follower-processes`, as an audience is on machines of its own), so the presenter's
+clock never waits behind their reading. On both the presenter
 makes the same jumps to cold rows (a stop on 10 rows, seeded), each once its last jump's rows are done.
 
 Printed: origin work (downloads started and finished, filtrations) alone and followed, which must be the
@@ -16,6 +18,7 @@ from __future__ import annotations
 import argparse
 import asyncio
 import json
+import multiprocessing
 import random
 import re
 import resource
@@ -57,24 +60,22 @@ class Presenter:
                 self.done.setdefault(data["index"], event.arrived)
 
 
-async def run(followers: int, stops: list[int], args) -> dict:
-    server_args = ["--strategy", "visible", "--photo-count", str(args.photos), "--sample-latency-ms", str(args.latency_ms),
-                   "--sample-bandwidth", str(args.bandwidth), "--max-viewers", str(max(5000, followers * 2))]
-    with Server(server_args) as server:
-        port, pid, loop = server.port, server.pid, asyncio.get_running_loop()
-        presenter = Presenter()
-        viewer = await new_viewer(port)
-        stream = SSEProtocol(f"/events?viewer={viewer}", port, presenter.on_event)
-        await loop.create_connection(lambda: stream, HOST, port)
-        status, body = await asyncio.wait_for(_post(port, "/api/presentations", {"viewer": viewer}), 30)
-        code = json.loads(body)["code"]
-        rss_before, cpu_before = rss_bytes(pid), cpu_seconds(pid)
+def follower_process(port: int, code: str, numbers: list[int], joined, done, results) -> None:
+    """One process of followers (the audience's machines): joins `numbers` (page, then stream, each from
+    its own address), says so on `joined`, holds the streams until `done`, then sends when each move
+    (a `presentation` event naming a stop's first row) arrived. Apart from the presenter's process, so
+    the presenter's clock never waits behind the followers' reading."""
+    soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
+    resource.setrlimit(resource.RLIMIT_NOFILE, (hard, hard))
 
-        # The followers: each its page, then its stream, from its own address
+    async def main() -> None:
+        loop = asyncio.get_running_loop()
         moves: dict[int, list[float]] = {}
         streams = []
 
         def follower_events(event) -> None:
+            # Only moves are timed: skip the JSON of every other event (a browser would parse them,
+            # on its own machine).
             if event.name == "presentation":
                 data = json.loads(event.data)
                 if data.get("first") is not None:
@@ -89,9 +90,46 @@ async def run(followers: int, stops: list[int], args) -> dict:
             await loop.create_connection(lambda: protocol, HOST, port, local_addr=(address(n), 0))
             streams.append(protocol)
 
+        for batch in range(0, len(numbers), 50):
+            await asyncio.gather(*(join(n) for n in numbers[batch:batch + 50]))
+        joined.put(len(streams))
+        while not done.is_set():
+            await asyncio.sleep(0.05)
+        for protocol in streams:
+            protocol.close()
+        results.put(moves)
+
+    asyncio.run(main())
+
+
+async def run(followers: int, stops: list[int], args) -> dict:
+    server_args = ["--strategy", "visible", "--photo-count", str(args.photos), "--sample-latency-ms", str(args.latency_ms),
+                   "--sample-bandwidth", str(args.bandwidth), "--max-viewers", str(max(5000, followers * 2))]
+    with Server(server_args) as server:
+        port, pid = server.port, server.pid
+        loop = asyncio.get_running_loop()
+        presenter = Presenter()
+        viewer = await new_viewer(port)
+        stream = SSEProtocol(f"/events?viewer={viewer}", port, presenter.on_event)
+        await loop.create_connection(lambda: stream, HOST, port)
+        status, body = await asyncio.wait_for(_post(port, "/api/presentations", {"viewer": viewer}), 30)
+        code = json.loads(body)["code"]
+        rss_before, cpu_before = rss_bytes(pid), cpu_seconds(pid)
+
+        # The followers, in processes of their own: each its page, then its stream, from its own address
+        context = multiprocessing.get_context("spawn")
+        joined, results, done = context.Queue(), context.Queue(), context.Event()
+        shares = [list(range(followers))[k::args.follower_processes] for k in range(args.follower_processes)] if followers else []
+        processes = [context.Process(target=follower_process, args=(port, code, share, joined, done, results), daemon=True)
+                     for share in shares if share]
         started = time.monotonic()
-        for batch in range(0, followers, 50):
-            await asyncio.gather(*(join(n) for n in range(batch, min(followers, batch + 50))))
+        for process in processes:
+            process.start()
+        held = 0
+        for _ in processes:
+            held += await loop.run_in_executor(None, joined.get, True, 300)
+        if held != followers:
+            raise RuntimeError(f"{held} of {followers} followers hold a stream")
         joined_s = time.monotonic() - started
         rss_followed = rss_bytes(pid)
 
@@ -107,10 +145,16 @@ async def run(followers: int, stops: list[int], args) -> dict:
             visible.append(max(presenter.done.get(r, deadline) for r in rows) - sent_at[first])
         await asyncio.sleep(0.5)  # the last moves on their way (measured, not awaited per follower)
         stats = server.stats()
+        done.set()
+        moves: dict[int, list[float]] = {}
+        for _ in processes:
+            for first, arrivals in (await loop.run_in_executor(None, results.get, True, 120)).items():
+                moves.setdefault(first, []).extend(arrivals)
+        for process in processes:
+            process.join(30)
+        # CLOCK_MONOTONIC is the machine's: the followers' arrivals and the presenter's sends compare
         delays = [arrived - sent_at[first] for first, arrivals in moves.items() if first in sent_at for arrived in arrivals]
         received = sum(len(moves.get(first, [])) for first in stops)
-        for protocol in streams:
-            protocol.close()
         stream.close()
         return {
             "followers": followers, "joined_s": joined_s, "visible": visible, "delays": delays,
@@ -134,6 +178,8 @@ def main() -> None:
     parser.add_argument("--latency-ms", type=int, default=150)
     parser.add_argument("--bandwidth", type=int, default=2_000_000)
     parser.add_argument("--seed", type=int, default=37)
+    parser.add_argument("--follower-processes", type=int, default=2,
+                        help="processes the followers are spread over, apart from the presenter's")
     args = parser.parse_args()
     soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
     resource.setrlimit(resource.RLIMIT_NOFILE, (hard, hard))

@@ -46,6 +46,9 @@ struct PresentationTests {
             try await harness.report(presenter, scrolling: false, rows: 40...43)
             let moved = try await events.next(where: { $0.name == "presentation" && $0.json["first"] as? Int == 40 })
             #expect(moved.json["last"] as? Int == 43 && moved.json["scrolling"] as? Bool == false)
+            // The presenter's work is the follower's story: its operations come marked `mine`
+            let own = try await events.next(where: { $0.name == "operation" && $0.json["mine"] as? Bool == true })
+            #expect((40...43).contains(own.json["index"] as? Int ?? -1), "\(own.json)")
             try await events.waitUntilFiltered(40...43)
 
             // A normal page does ask for its first screen (started, or queued behind the download

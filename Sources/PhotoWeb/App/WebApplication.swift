@@ -53,9 +53,12 @@ public final class WebApplication: Sendable {
             maxViewers: configuration.maxViewers, viewersPerClient: configuration.effectiveViewersPerClient,
             sharedStreamsPerClient: configuration.sharedStreamsPerClient,
             unsent: UnsentEventBytes(budget: configuration.unsentEventsBudgetBytes))
+        let presentations = Presentations(settings: .init(
+            followersPerPresentation: configuration.followersPerPresentation,
+            presentationsPerClient: configuration.presentationsPerClient))
         let list = PhotoChannel(
             library: PhotoLibrary(), viewers: viewers, settings: configuration.listChannel,
-            totals: ServerTotals(cluster: cluster, unsent: viewers.unsent), logger: logger)
+            totals: ServerTotals(cluster: cluster, unsent: viewers.unsent), presentations: presentations, logger: logger)
         let labs = LabRegistry(
             settings: .init(
                 maxLabs: configuration.maxLabs, labsPerClient: configuration.effectiveLabsPerClient,
@@ -67,9 +70,7 @@ public final class WebApplication: Sendable {
             staticFiles: staticFiles, rateLimiter: ClientRateLimiter(perMinute: configuration.viewersPerMinute),
             retries: RetryLimits(perMinute: configuration.retriesPerMinute),
             trustedProxies: trustedProxies, metrics: ServerMetrics(), logger: logger, cluster: cluster, origin: origin,
-            presentations: Presentations(settings: .init(
-                followersPerPresentation: configuration.followersPerPresentation,
-                presentationsPerClient: configuration.presentationsPerClient)))
+            presentations: presentations)
         openFilesLimit = OpenFilesLimit.raise()
         maxConnections = configuration.effectiveMaxConnections(openFilesLimit: openFilesLimit)
         limits = GuardedHTTP1Channel.Limits(

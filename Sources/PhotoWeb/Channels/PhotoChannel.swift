@@ -31,6 +31,8 @@ final class PhotoChannel: Sendable {
     let totals: ServerTotals
     /// Told of its viewers' scroll stops and of rows done (a lab lane times its stops).
     let stops: (any ScrollStopWatching)?
+    /// The presentations its viewers follow, if any (the server's list; a lab lane has none).
+    let presentations: Presentations?
     let logger: Logger
 
     private struct State {
@@ -44,13 +46,14 @@ final class PhotoChannel: Sendable {
 
     init(
         library: PhotoLibrary, viewers: ViewerRegistry, settings: Settings, totals: ServerTotals,
-        stops: (any ScrollStopWatching)? = nil, logger: Logger
+        stops: (any ScrollStopWatching)? = nil, presentations: Presentations? = nil, logger: Logger
     ) {
         self.library = library
         self.viewers = viewers
         self.settings = settings
         self.totals = totals
         self.stops = stops
+        self.presentations = presentations
         self.logger = logger
     }
 

@@ -31,6 +31,8 @@ final class Presentations: Sendable {
         var byCode: [FollowCode: Presentation] = [:]
         var codeOfPresenter: [ViewerID: FollowCode] = [:]
         var codeOfFollower: [ViewerID: FollowCode] = [:]
+        /// Each follower's presenter: whose story its screen tells (read by the channel's forwarder).
+        var presenterOfFollower: [ViewerID: ViewerID] = [:]
         /// Codes that ended lately, oldest first, so a late follower is told "ended", not "no such".
         var ended: [FollowCode] = []
         var endedSet: Set<FollowCode> = []
@@ -115,6 +117,7 @@ final class Presentations: Sendable {
                 presentation.followers[follower.id] = follower
                 state.byCode[code] = presentation
                 state.codeOfFollower[follower.id] = code
+                state.presenterOfFollower[follower.id] = presentation.presenter.id
             }
             var news = Self.presenterNews(presentation)
             news.followers = [follower]
@@ -206,6 +209,12 @@ final class Presentations: Sendable {
             name: .queues, data: EventPayloads.json(EventPayloads.Queues(controller.queueStatus, strategy: controller.strategy)))
     }
 
+    /// Each follower's presenter now (a copy that costs nothing until the registry changes): the
+    /// forwarder tells a follower of its presenter's work as `mine`, and serves followers last.
+    func presenterOfFollowers() -> [ViewerID: ViewerID] {
+        state.withLock { $0.presenterOfFollower }
+    }
+
     /// Where the presenter of `code` is, if it runs and has reported.
     func position(of code: FollowCode) -> PresenterPosition? {
         state.withLock { $0.byCode[code]?.position }
@@ -222,13 +231,17 @@ final class Presentations: Sendable {
     private static func unfollow(_ viewer: ViewerID, in state: inout State) -> FollowCode? {
         guard let code = state.codeOfFollower.removeValue(forKey: viewer) else { return nil }
         state.byCode[code]?.followers[viewer] = nil
+        state.presenterOfFollower[viewer] = nil
         return code
     }
 
     private static func end(_ presentation: Presentation, in state: inout State) -> PresentationNews {
         state.byCode[presentation.code] = nil
         state.codeOfPresenter[presentation.presenter.id] = nil
-        for id in presentation.followers.keys { state.codeOfFollower[id] = nil }
+        for id in presentation.followers.keys {
+            state.codeOfFollower[id] = nil
+            state.presenterOfFollower[id] = nil
+        }
         state.ended.append(presentation.code)
         state.endedSet.insert(presentation.code)
         if state.ended.count > endedRemembered {
