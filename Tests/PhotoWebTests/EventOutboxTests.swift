@@ -26,31 +26,30 @@ struct EventOutboxTests {
         #expect(first.id < second.id)
     }
 
-    @Test func aPacedOutboxWaitsOutItsPaceAfterABatchAndFoldsWhatCameMeanwhile() async {
-        // Given a paced stream (a follower's)
+    @Test func aBatchIsQueuedAsItsEventsWouldBeOneByOne() async {
+        // Given a stream, when a batch comes in one step
         let outbox = EventOutbox()
         let generation = outbox.attach(lastEventID: nil) { [] }
-        outbox.pace(.seconds(30))
-        #expect(outbox.pacedWait(now: .now) == nil, "the first event after a quiet spell goes at once")
+        outbox.enqueue(contentsOf: [photo(1, "downloading"), photo(2, "downloading"), photo(1, "filtered")])
 
-        // When a batch is taken
-        outbox.enqueue(photo(1, "downloading"))
-        guard case .event = await outbox.next(generation: generation) else { Issue.record("expected an event"); return }
-
-        // Then the next waits out the pace, and what comes meanwhile is folded and taken together
-        let wait = outbox.pacedWait(now: .now)
-        #expect(wait.map { $0 > .seconds(29) && $0 <= .seconds(30) } == true, "\(String(describing: wait))")
-        outbox.enqueue(photo(1, "downloaded"))
-        outbox.enqueue(photo(2, "downloading"))
-        outbox.enqueue(photo(1, "filtered"))
+        // Then it is folded and ordered as one by one: row 2, then row 1's latest
         #expect(outbox.pendingCount == 2)
-        #expect(outbox.nextIfReady(generation: generation) != nil)
-        #expect(outbox.nextIfReady(generation: generation) != nil)
-        #expect(outbox.nextIfReady(generation: generation) == nil)
+        guard case .event(let first) = await outbox.next(generation: generation),
+              let second = outbox.nextIfReady(generation: generation) else {
+            Issue.record("expected two events")
+            return
+        }
+        #expect(String(decoding: first.data, as: UTF8.self).contains("\"index\":2"))
+        #expect(String(decoding: second.data, as: UTF8.self).contains("filtered"))
+        #expect(first.id < second.id && outbox.nextIfReady(generation: generation) == nil)
+    }
 
-        // And a viewer no longer paced (it broke away) is written to as events come
-        outbox.pace(nil)
-        #expect(!outbox.isPaced && outbox.pacedWait(now: .now) == nil)
+    @Test func aBatchPastTheLimitCutsTheStreamOffAsOneByOneWould() async {
+        let outbox = EventOutbox(limit: 10, historySize: 4)
+        let generation = outbox.attach(lastEventID: nil) { [] }
+        outbox.enqueue(contentsOf: (0..<50).map { EventOutbox.Payload(name: .operation, data: Data("{\"index\":\($0)}".utf8)) })
+        #expect(outbox.pendingCount == 0)
+        #expect(await outbox.next(generation: generation) == nil)
     }
 
     @Test func aReaderThatStopsReadingIsCutOffAndStartsAgainFromASnapshot() async {

@@ -4,21 +4,23 @@ import PhotoPipeline
 extension PhotoChannel {
     /// Fans `events` (its pipeline's) out to the channel's viewers: each event's JSON is encoded once
     /// and shared by all outboxes; a photo's update goes only to the viewers whose list is near that
-    /// row (`ViewerSession.follow`); a row done is told to `stops`. Followers of a presentation are
-    /// served after the viewers that drive work (a presenter's screen never waits behind its audience).
+    /// row (`ViewerSession.follow`); a row done is told to `stops`. Followers of a presentation get
+    /// theirs from the `followerRelay`, once a pace: the viewers that drive work never wait behind an audience.
     func forward(_ events: AsyncStream<PipelineEvent>, of pipeline: PhotoPipeline) async {
         var expected: UInt64?
         for await event in events {
             let presenters = presentations?.presenterOfFollowers() ?? [:]
-            let sessions = Self.driversFirst(viewers.all(in: self), presenters: presenters)
+            let relay = presenters.isEmpty ? nil : followerRelay
+            let all = viewers.all(in: self)
+            let sessions = relay == nil ? all : all.filter { presenters[$0.id] == nil }
             if let expected, event.sequence != expected {
                 // The forwarder fell behind and events were dropped: everyone starts from a snapshot.
-                sessions.forEach { $0.outbox.requireSnapshot() }
+                all.forEach { $0.outbox.requireSnapshot() }
             }
             expected = event.sequence + 1
             switch event.kind {
             case .operation(let operation):
-                forward(operation, of: event, to: sessions, presenters: presenters)
+                forward(operation, of: event, to: sessions, relay: relay)
                 continue
             case .photo(let index, .failed(let reason, let detail)) where settings.logsFailures:
                 logger.warning("photo failed", metadata: [
@@ -31,36 +33,28 @@ extension PhotoChannel {
             for session in sessions where payload.row.map(session.wants) ?? true {
                 session.outbox.enqueue(payload)
             }
+            relay?.add(.payload(payload))
             if case .photo(let index, let state) = event.kind, state.isFinal {
                 stops?.rowFinished(index, in: pipeline)
             }
         }
     }
 
-    /// `sessions` with the followers (keys of `presenters`) last.
-    static func driversFirst(_ sessions: [ViewerSession], presenters: [ViewerID: ViewerID]) -> [ViewerSession] {
-        guard !presenters.isEmpty else { return sessions }
-        var drivers: [ViewerSession] = [], followers: [ViewerSession] = []
-        for session in sessions {
-            if presenters[session.id] == nil { drivers.append(session) } else { followers.append(session) }
-        }
-        return drivers + followers
-    }
-
-    /// Sends an operation's start or end to every viewer, marked `mine` for those it was done for
-    /// (for a follower: done for its presenter, whose story its screen tells). Two encodings, each made once.
-    private func forward(
-        _ operation: OperationEvent, of event: PipelineEvent, to sessions: [ViewerSession], presenters: [ViewerID: ViewerID]
-    ) {
+    /// Sends an operation's start or end to every viewer, marked `mine` for those it was done for;
+    /// followers get it from `relay`, marked `mine` when done for their presenter. Two encodings, each made once.
+    private func forward(_ operation: OperationEvent, of event: PipelineEvent, to sessions: [ViewerSession], relay: FollowerRelay?) {
         let others = Self.payload(of: event)
         var own: EventOutbox.Payload?
         for session in sessions {
-            guard operation.viewers.contains(presenters[session.id] ?? session.id) else {
+            guard operation.viewers.contains(session.id) else {
                 session.outbox.enqueue(others)
                 continue
             }
             if own == nil { own = Self.payload(of: event, mine: true) }
             session.outbox.enqueue(own ?? others)
+        }
+        if let relay {
+            relay.add(.operation(others: others, own: own ?? Self.payload(of: event, mine: true), viewers: operation.viewers))
         }
     }
 

@@ -31,15 +31,18 @@ final class PhotoChannel: Sendable {
     let totals: ServerTotals
     /// Told of its viewers' scroll stops and of rows done (a lab lane times its stops).
     let stops: (any ScrollStopWatching)?
-    /// The presentations its viewers follow, if any (the server's list; a lab lane has none).
+    /// The presentations its viewers follow, if any (the server's list; a lab lane has none), and
+    /// what hands the list's events on to their followers.
     let presentations: Presentations?
+    let followerRelay: FollowerRelay?
     let logger: Logger
 
     private struct State {
         /// The totals last sent, so that a tick sends them only when they changed.
         var lastStats: EventPayloads.Stats?
-        /// The forwarder started by `startForwarding`, ended by `close`.
+        /// The forwarder started by `startForwarding`, ended by `close`, and the followers' relay.
         var forwarder: Task<Void, Never>?
+        var relay: Task<Void, Never>?
     }
 
     private let state = Locked(State())
@@ -54,6 +57,7 @@ final class PhotoChannel: Sendable {
         self.totals = totals
         self.stops = stops
         self.presentations = presentations
+        followerRelay = presentations.map { FollowerRelay(pace: $0.settings.followerPace) }
         self.logger = logger
     }
 
@@ -84,12 +88,30 @@ final class PhotoChannel: Sendable {
     func startForwarding(_ pipeline: PhotoPipeline) {
         let events = Self.subscribe(to: pipeline)
         let forwarder = Task { await forward(events, of: pipeline) }
-        state.withLock { $0.forwarder = forwarder }
+        let relay = followerRelay.map { relay in Task { await relay.run { self.audience() } } }
+        state.withLock { state in
+            state.forwarder = forwarder
+            state.relay = relay
+        }
     }
 
-    /// Forwards `pipeline`'s events until its stream ends or the calling task is cancelled.
+    /// The channel's followers now, and each one's presenter.
+    func audience() -> (followers: [ViewerSession], presenters: [ViewerID: ViewerID]) {
+        let presenters = presentations?.presenterOfFollowers() ?? [:]
+        guard !presenters.isEmpty else { return ([], [:]) }
+        return (viewers.all(in: self).filter { presenters[$0.id] != nil }, presenters)
+    }
+
+    /// Forwards `pipeline`'s events (and hands the followers theirs) until its stream ends or the
+    /// calling task is cancelled.
     func forwardEvents(of pipeline: PhotoPipeline) async {
-        await forward(Self.subscribe(to: pipeline), of: pipeline)
+        let events = Self.subscribe(to: pipeline)
+        guard let followerRelay else { return await forward(events, of: pipeline) }
+        await withDiscardingTaskGroup { group in
+            group.addTask { await followerRelay.run { self.audience() } }
+            await forward(events, of: pipeline)
+            group.cancelAll()
+        }
     }
 
     private static func subscribe(to pipeline: PhotoPipeline) -> AsyncStream<PipelineEvent> {
@@ -101,6 +123,8 @@ final class PhotoChannel: Sendable {
     func close() {
         viewers.removeAll(in: self).forEach { $0.close() }
         library.pipeline?.shutdown()
-        state.withLock { $0.forwarder }?.cancel()
+        let (forwarder, relay) = state.withLock { ($0.forwarder, $0.relay) }
+        forwarder?.cancel()
+        relay?.cancel()
     }
 }

@@ -44,10 +44,6 @@ final class EventOutbox: Sendable {
         /// Closes the current stream's connection: called when its reader has fallen so far behind
         /// that it is cut off, since a writer stuck on a full socket would never see the cut.
         var cutConnection: (@Sendable () -> Void)?
-        /// The least time between the ends of two batches, if this viewer is paced (a follower).
-        var pace: Duration?
-        /// When the last batch taken emptied the queue.
-        var batchEnded: ContinuousClock.Instant?
 
         /// Its stream went away (it had one) and no other is attached or being started; not closed.
         var isDetached: Bool { everAttached && !attached && snapshotting == nil && !closing }
@@ -83,38 +79,47 @@ final class EventOutbox: Sendable {
 
     /// Queues an event for the viewer; closes its stream instead when too much is unsent.
     func enqueue(_ payload: Payload) {
+        enqueue(contentsOf: CollectionOfOne(payload))
+    }
+
+    /// Queues events for the viewer in one step (one lock, at most one wake-up of its writer), as
+    /// `enqueue` would one by one.
+    func enqueue(contentsOf payloads: some Sequence<Payload>) {
         var cut: (@Sendable () -> Void)?
         let resume: (CheckedContinuation<Item?, Never>, Item?)? = state.withLock { state in
-            guard !state.needsSnapshot else { return nil }
-            if state.snapshotting != nil {
-                // Stamped after the snapshot being made, so ids stay in the order they are sent.
-                state.held.append(payload)
-                state.heldBytes += payload.data.count
-                defer { settle(&state) }
-                if state.held.count > limit || state.heldBytes > byteLimit {
-                    state.snapshotting = nil
-                    state.held = []
-                    state.heldBytes = 0
+            defer { settle(&state) }
+            for payload in payloads {
+                guard !state.needsSnapshot else { return nil }
+                if state.snapshotting != nil {
+                    // Stamped after the snapshot being made, so ids stay in the order they are sent.
+                    state.held.append(payload)
+                    state.heldBytes += payload.data.count
+                    if state.held.count > limit || state.heldBytes > byteLimit {
+                        state.snapshotting = nil
+                        state.held = []
+                        state.heldBytes = 0
+                        state.needsSnapshot = true
+                        state.generation += 1
+                        cut = state.cutConnection.take()
+                        return nil
+                    }
+                    continue
+                }
+                let event = Self.stamp(payload, in: &state)
+                remember(event, in: &state)
+                // With no stream attached, the next one starts from the history or a snapshot: nothing is queued.
+                guard state.attached else { continue }
+                state.pending.append(event)
+                if state.pending.count > limit || state.pending.bytes > byteLimit {
+                    // A reader this far behind is better served by a fresh snapshot than by a backlog.
                     state.needsSnapshot = true
+                    state.pending.removeAll()
                     state.generation += 1
                     cut = state.cutConnection.take()
+                    return state.waiter.take().map { ($0.continuation, nil) }
                 }
-                return nil
             }
-            let event = Self.stamp(payload, in: &state)
-            remember(event, in: &state)
-            // With no stream attached, the next one starts from the history or a snapshot: nothing is queued.
-            guard state.attached else { return nil }
-            state.pending.append(event)
-            defer { settle(&state) }
-            if state.pending.count > limit || state.pending.bytes > byteLimit {
-                // A reader this far behind is better served by a fresh snapshot than by a backlog.
-                state.needsSnapshot = true
-                state.pending.removeAll()
-                state.generation += 1
-                cut = state.cutConnection.take()
-                return state.waiter.take().map { ($0.continuation, nil) }
-            }
+            guard state.attached, state.snapshotting == nil else { return nil }
             return takeWaiter(in: &state)
         }
         resume.map { $0.0.resume(returning: $0.1) }
@@ -182,16 +187,14 @@ final class EventOutbox: Sendable {
         return generation
     }
 
-    /// The next item for stream `generation`, waiting for one; nil when that stream is closed. A
-    /// paced outbox waits out its pace after a batch, so what comes meanwhile goes in one write.
+    /// The next item for stream `generation`, waiting for one; nil when that stream is closed.
     func next(generation: Int) async -> Item? {
-        if let wait = pacedWait(now: .now) { try? await Task.sleep(for: wait) }
-        return await withCheckedContinuation { continuation in
+        await withCheckedContinuation { continuation in
             let ready: Item?? = state.withLock { state in
                 guard state.generation == generation else { return .some(nil) }
                 if let event = state.pending.popFirst() {
                     state.lastActivity = .now
-                    tookEvent(in: &state)
+                    settle(&state)
                     return .some(.event(event))
                 }
                 if state.heartbeatDue {
@@ -213,31 +216,8 @@ final class EventOutbox: Sendable {
         state.withLock { state in
             guard state.generation == generation, let event = state.pending.popFirst() else { return nil }
             state.lastActivity = .now
-            tookEvent(in: &state)
+            settle(&state)
             return event
-        }
-    }
-
-    /// Paces this viewer's stream (nil: each event as it comes). A follower's screen shows a
-    /// presenter's rows, not every progress step: a thousand of them each written once a pace, with
-    /// the updates of one row folded together meanwhile, cost the server a fraction of each one's.
-    func pace(_ pace: Duration?) {
-        state.withLock { state in
-            state.pace = pace
-            state.batchEnded = nil
-        }
-    }
-
-    /// Whether this viewer's stream is paced (it follows a presenter).
-    var isPaced: Bool { state.withLock { $0.pace != nil } }
-
-    /// How long `next` waits before taking: the rest of the pace after the last batch ended (the
-    /// events of one batch, taken one by one, come at once). Nil when it need not wait.
-    func pacedWait(now: ContinuousClock.Instant) -> Duration? {
-        state.withLock { state in
-            guard let pace = state.pace, let ended = state.batchEnded else { return nil }
-            let wait = ended + pace - now
-            return wait > .zero ? wait : nil
         }
     }
 
@@ -343,12 +323,6 @@ final class EventOutbox: Sendable {
         Array(state.history[state.historyStart...] + state.history[..<state.historyStart])
     }
 
-    /// An event was taken: a batch ends when it leaves nothing queued.
-    private func tookEvent(in state: inout State) {
-        settle(&state)
-        if state.pace != nil, state.pending.count == 0 { state.batchEnded = .now }
-    }
-
     /// Brings the process-wide count of unsent bytes in line with this outbox's.
     private func settle(_ state: inout State) {
         let now = state.pending.bytes + state.heldBytes
@@ -359,7 +333,7 @@ final class EventOutbox: Sendable {
     private func takeWaiter(in state: inout State) -> (CheckedContinuation<Item?, Never>, Item?)? {
         guard let waiter = state.waiter, waiter.generation == state.generation else { return nil }
         if let event = state.pending.popFirst() {
-            tookEvent(in: &state)
+            settle(&state)
             state.waiter = nil
             state.lastActivity = .now
             return (waiter.continuation, .event(event))

@@ -8,16 +8,10 @@ struct PresentationNews: Sendable {
     var followerUpdate: PresentationPayload?
     /// Where the presenter is: the followers' rows of interest move there.
     var position: PresenterPosition?
-    /// Viewers that began following (their streams are paced: `pace`) and viewers that stopped.
-    var began: [ViewerSession] = []
-    var stopped: [ViewerSession] = []
-    var pace: Duration?
 
     /// Tells each one. A follower is sent the move first (it scrolls at once), then the rows that came
     /// into its interest, which fill in as they arrive.
     func deliver(on pipeline: PhotoPipeline?) {
-        for viewer in stopped { viewer.outbox.pace(nil) }
-        for viewer in began { viewer.outbox.pace(pace) }
         if let followerUpdate {
             let event = followerUpdate.event
             for follower in followers { follower.outbox.enqueue(event) }

@@ -15,8 +15,8 @@ final class Presentations: Sendable {
         var followersPerPresentation = 1_000
         /// Presentations one client (an address, an IPv6 /64) runs at once.
         var presentationsPerClient = 2
-        /// A follower's stream is written at most once a pace: its screen shows the presenter's rows
-        /// (moves, and each row's latest state), not every progress step of every row.
+        /// How often followers are handed the list's events (`FollowerRelay`): a follower's screen
+        /// shows the presenter's rows (each row's latest state), not every progress step of every row.
         var followerPace: Duration = .milliseconds(40)
     }
 
@@ -74,13 +74,11 @@ final class Presentations: Sendable {
                 }
             }
             // A follower that starts presenting follows nobody any more.
-            let wasFollowing = Self.unfollow(presenter.id, in: &state) != nil
+            Self.unfollow(presenter.id, in: &state)
             let presentation = Presentation(code: .random(), presenter: presenter)
             state.byCode[presentation.code] = presentation
             state.codeOfPresenter[presenter.id] = presentation.code
-            var news = Self.presenterNews(presentation)
-            if wasFollowing { news.stopped = [presenter] }
-            return .success((presentation.code, news))
+            return .success((presentation.code, Self.presenterNews(presentation)))
         }
         return try outcome.get()
     }
@@ -123,8 +121,6 @@ final class Presentations: Sendable {
             news.followers = [follower]
             news.followerUpdate = Self.followerPayload(presentation, ended: false)
             news.position = presentation.position
-            news.began = [follower]
-            news.pace = settings.followerPace
             return .success(news)
         }
         return try outcome.get()
@@ -134,11 +130,8 @@ final class Presentations: Sendable {
     /// hears one follower fewer). Nil when it followed nobody.
     func breakAway(_ viewer: ViewerID) -> PresentationNews? {
         state.withLock { state in
-            let follower = state.codeOfFollower[viewer].flatMap { state.byCode[$0]?.followers[viewer] }
             guard let code = Self.unfollow(viewer, in: &state), let presentation = state.byCode[code] else { return nil }
-            var news = Self.presenterNews(presentation)
-            news.stopped = follower.map { [$0] } ?? []
-            return news
+            return Self.presenterNews(presentation)
         }
     }
 
@@ -254,7 +247,6 @@ final class Presentations: Sendable {
         news.presenterUpdate = presenterPayload(ended, ended: true)
         news.followers = Array(presentation.followers.values)
         news.followerUpdate = followerPayload(presentation, ended: true)
-        news.stopped = news.followers
         return news
     }
 

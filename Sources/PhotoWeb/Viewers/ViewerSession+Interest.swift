@@ -20,14 +20,15 @@ extension ViewerSession {
         // all move the same way).
         var payloads = [Int: EventOutbox.Payload]()
         for (session, indices) in newcomers {
-            for index in indices {
+            let batch = indices.map { index in
                 let payload = payloads[index] ?? {
                     let record = records[index - low]
                     return .photo(record.index, record.state, record: record)
                 }()
                 payloads[index] = payload
-                session.outbox.enqueue(payload)
+                return payload
             }
+            session.outbox.enqueue(contentsOf: batch)
         }
     }
 }

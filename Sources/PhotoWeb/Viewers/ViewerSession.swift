@@ -140,6 +140,14 @@ final class ViewerSession: Sendable {
         state.withLock { $0.interest?.contains(index) ?? true }
     }
 
+    /// Those of `payloads` this viewer wants (about no row, or a row it keeps up to date): `wants`
+    /// for a batch, in one look at its rows.
+    func wanted(_ payloads: [EventOutbox.Payload]) -> [EventOutbox.Payload] {
+        let interest = state.withLock { $0.interest }
+        guard let interest else { return payloads }
+        return payloads.filter { $0.row.map(interest.contains) ?? true }
+    }
+
     /// Moves the rows of interest around `visible`; returns the rows newly inside, whose current
     /// state the viewer must be sent (it missed their updates while they were outside, or its
     /// snapshot did not cover them).
