@@ -131,6 +131,7 @@ let package = Package(
             name: "PhotoCluster",
             dependencies: [
                 "PhotoPipeline",
+                "HTTPTransfer",
                 "Locking",
                 .product(name: "PostgresNIO", package: "postgres-nio"),
                 .product(name: "NIOCore", package: "swift-nio"),

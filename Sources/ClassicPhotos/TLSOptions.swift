@@ -13,6 +13,8 @@ struct TLSOptions: ParsableArguments {
     var hstsMaxAge: Int?
     @Option(help: "HTTP/2 streams open at once per connection; more are refused. [env: CLASSIC_PHOTOS_MAX_STREAMS] (default: 100)")
     var maxStreams: Int?
+    @Option(help: "HTTP/2 streams one client (an IPv4 address, an IPv6 /64) holds open at once across its connections; more are refused. [env: CLASSIC_PHOTOS_STREAMS_PER_CLIENT] (default: twice --max-streams, 200)")
+    var streamsPerClient: Int?
 
     /// Reads these settings into `configuration`, checking that they make sense together.
     func apply(_ settings: Settings, to configuration: inout ServerConfiguration) throws {
@@ -32,5 +34,6 @@ struct TLSOptions: ParsableArguments {
         }
         configuration.hstsMaxAge = try settings.int("hsts-max-age", hstsMaxAge, in: 0...63_072_000) ?? configuration.hstsMaxAge
         configuration.maxStreams = try settings.int("max-streams", maxStreams, in: 1...10_000) ?? configuration.maxStreams
+        configuration.streamsPerClient = try settings.int("streams-per-client", streamsPerClient, in: 1...10_000_000)
     }
 }

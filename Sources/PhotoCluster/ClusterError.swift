@@ -1,8 +1,9 @@
+import HTTPTransfer
 import PostgresNIO
 
 /// Why the cluster could not start or a database step failed, in words for the log and the console.
 public enum ClusterError: Error, Sendable, CustomStringConvertible {
-    /// The database URL does not parse.
+    /// The database URL does not parse (said with its user name and password hidden).
     case badURL(String, reason: String)
     /// PostgreSQL did not answer at start.
     case unreachable(String, reason: String)
@@ -11,7 +12,8 @@ public enum ClusterError: Error, Sendable, CustomStringConvertible {
 
     public var description: String {
         switch self {
-        case .badURL(let url, let reason): "--database-url \(url) is not usable: \(reason)"
+        // The operator's password stays out of the log and the console.
+        case .badURL(let url, let reason): "--database-url \(URLCredentials.redacted(url)) is not usable: \(reason)"
         case .unreachable(let address, let reason): "cannot reach PostgreSQL at \(address): \(reason)"
         case .schema(let reason): "cannot create the cluster's tables in PostgreSQL: \(reason)"
         }

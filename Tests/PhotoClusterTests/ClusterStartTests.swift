@@ -16,15 +16,16 @@ struct ClusterStartTests {
     }
 
     @Test(arguments: [
-        ("http://classic@db/x", "expected postgres://user:password@host:port/database"),
-        ("postgres://db/x", "no user name"),
-        ("postgres://classic@/x", "no host"),
+        ("http://classic:s3cret@db/x", "http://***@db/x", "expected postgres://user:password@host:port/database"),
+        ("postgres://db/x", "postgres://db/x", "no user name"),
+        ("postgres://classic:s3cret@/x", "postgres://***@/x", "no host"),
+        ("postgress://classic:p@ss@db/x", "postgress://***@db/x", "expected postgres://user:password@host:port/database"),
     ])
-    func aURLThatIsNotPostgresIsRefusedWithAReason(url: String, reason: String) {
+    func aURLThatIsNotPostgresIsRefusedWithAReasonAndNoPassword(url: String, said: String, reason: String) {
         #expect {
             try DatabaseAddress(url)
         } throws: { error in
-            "\(error)" == "--database-url \(url) is not usable: \(reason)"
+            "\(error)" == "--database-url \(said) is not usable: \(reason)" && !"\(error)".contains("s3cret")
         }
     }
 

@@ -1,5 +1,5 @@
-"""Helpers of the hostile-client tests: the normal client, raw-socket requests, and measures of a
-process from /proc."""
+"""Helpers of the hostile-client tests: the normal client, raw-socket requests, measures of a
+process from /proc, and loopback origins for the server to fetch from."""
 from __future__ import annotations
 
 import errno
@@ -11,6 +11,7 @@ import ssl
 import threading
 import time
 from dataclasses import dataclass, field
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 
 REPO = Path(__file__).resolve().parents[2]
@@ -28,16 +29,94 @@ def cpu_seconds(pid: int) -> float:
     return (int(fields[11]) + int(fields[12])) / CLOCK_TICKS  # utime, stime (fields 14 and 15)
 
 
-def rss_bytes(pid: int) -> int:
+def _status_bytes(pid: int, field_name: str) -> int:
     with open(f"/proc/{pid}/status") as f:
         for line in f:
-            if line.startswith("VmRSS:"):
+            if line.startswith(field_name + ":"):
                 return int(line.split()[1]) * 1024
-    raise AssertionError(f"no VmRSS for process {pid}")
+    raise AssertionError(f"no {field_name} for process {pid}")
+
+
+def rss_bytes(pid: int) -> int:
+    """Resident memory now (VmRSS)."""
+    return _status_bytes(pid, "VmRSS")
+
+
+def peak_rss_bytes(pid: int) -> int:
+    """The most resident memory the process has had (VmHWM, its high-water mark)."""
+    return _status_bytes(pid, "VmHWM")
 
 
 def open_fds(pid: int) -> int:
     return len(os.listdir(f"/proc/{pid}/fd"))
+
+
+# -- a loopback origin (what the server fetches from)
+
+class LoopbackOrigin:
+    """An HTTP/1.1 origin on a loopback port, each request served on a thread of its own: a subclass
+    answers GETs in `serve(request)` (a `BaseHTTPRequestHandler`) with `reply`, or `start_chunked`,
+    `chunk` and `end_chunked`. A client that goes away ends its request quietly; `stopped` is set
+    by `close`, for a request that waits to see it."""
+
+    def __init__(self, name: str = "origin"):
+        self.stopped = threading.Event()
+        origin = self
+
+        class Handler(BaseHTTPRequestHandler):
+            protocol_version = "HTTP/1.1"
+
+            def log_message(self, *args):
+                pass
+
+            def do_GET(self):
+                try:
+                    origin.serve(self)
+                except OSError:
+                    return  # the server closed the transfer, or the origin is closing
+
+        self.server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+        self.server.daemon_threads = True
+        _, self.port = self.server.server_address
+        threading.Thread(target=self.server.serve_forever, name=f"{name}-{self.port}", daemon=True).start()
+
+    def serve(self, request: BaseHTTPRequestHandler) -> None:
+        raise NotImplementedError
+
+    def url(self, path: str) -> str:
+        return f"http://127.0.0.1:{self.port}{path}"
+
+    @staticmethod
+    def reply(request: BaseHTTPRequestHandler, body: bytes, content_type: str, status: int = 200) -> None:
+        request.send_response(status)
+        request.send_header("Content-Type", content_type)
+        request.send_header("Content-Length", str(len(body)))
+        request.end_headers()
+        request.wfile.write(body)
+
+    @staticmethod
+    def start_chunked(request: BaseHTTPRequestHandler, content_type: str) -> None:
+        """A 200 whose body follows in chunks, without a length; the connection closes after it."""
+        request.send_response(200)
+        request.send_header("Content-Type", content_type)
+        request.send_header("Transfer-Encoding", "chunked")
+        request.send_header("Connection", "close")
+        request.end_headers()
+
+    @staticmethod
+    def chunk(request: BaseHTTPRequestHandler, data: bytes) -> None:
+        request.wfile.write(b"%x\r\n%s\r\n" % (len(data), data))
+        request.wfile.flush()
+
+    @staticmethod
+    def end_chunked(request: BaseHTTPRequestHandler) -> None:
+        request.wfile.write(b"0\r\n\r\n")
+        request.wfile.flush()
+
+    def close(self):
+        self.stopped.set()
+        self.server.shutdown()
+        self.server.server_close()
 
 
 # -- plain HTTP (the normal client's side)

@@ -12,7 +12,6 @@ from __future__ import annotations
 
 import json
 import threading
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
 import pytest
 
@@ -22,14 +21,6 @@ BODIES = 4
 BODY_BYTES = 32 * 1024 * 1024
 CHUNK = 256 * 1024
 BOUND = 180  # seconds: only the failure bound
-
-
-def peak_rss_bytes(pid: int) -> int:
-    with open(f"/proc/{pid}/status") as f:
-        for line in f:
-            if line.startswith("VmHWM:"):
-                return int(line.split()[1]) * 1024
-    raise AssertionError(f"no VmHWM for process {pid}")
 
 
 @pytest.fixture(scope="module")
@@ -42,12 +33,13 @@ def open_ended_jpeg(server_factory) -> bytes:
     return jpeg[:-2]
 
 
-class HeldOrigin:
+class HeldOrigin(support.LoopbackOrigin):
     """`/photos.json`: four big entries, then four small whole photos; each big body is the JPEG
     and zeros up to `BODY_BYTES`, chunked, its last chunk held until `gate` is set. Notes the
     server's CPU time at the first big body's request and when all four are held."""
 
     def __init__(self, jpeg: bytes, whole: bytes):
+        self.jpeg, self.whole = jpeg, whole
         self.server_pid: int | None = None
         self.gate = threading.Event()
         self.all_held = threading.Event()
@@ -56,73 +48,39 @@ class HeldOrigin:
         self.cpu_when_held: float | None = None
         self.peak_when_held: int | None = None
         self.held = 0
-        lock = threading.Lock()
-        origin = self
+        self.lock = threading.Lock()
+        super().__init__("held-origin")
+
+    def serve(self, request):
+        if request.path == "/photos.json":
+            entries = {f"A big {n}": self.url(f"/big{n}.jpg") for n in range(BODIES)}
+            entries |= {f"B small {n}": self.url(f"/small{n}.jpg") for n in range(BODIES)}
+            self.reply(request, json.dumps(entries).encode(), "application/json")
+            return
+        if request.path.startswith("/small"):
+            self.reply(request, self.whole, "image/jpeg")
+            return
+        with self.lock:
+            if self.cpu_at_start is None and self.server_pid is not None:
+                self.cpu_at_start = support.cpu_seconds(self.server_pid)
+                self.rss_at_start = support.rss_bytes(self.server_pid)
+        self.start_chunked(request, "image/jpeg")
+        self.chunk(request, self.jpeg)
         padding = bytes(CHUNK)
-
-        class Handler(BaseHTTPRequestHandler):
-            protocol_version = "HTTP/1.1"
-
-            def log_message(self, *args):
-                pass
-
-            def do_GET(self):
-                if self.path == "/photos.json":
-                    entries = {f"A big {n}": origin.url(f"/big{n}.jpg") for n in range(BODIES)}
-                    entries |= {f"B small {n}": origin.url(f"/small{n}.jpg") for n in range(BODIES)}
-                    self.send_body(json.dumps(entries).encode(), "application/json")
-                    return
-                if self.path.startswith("/small"):
-                    self.send_body(whole, "image/jpeg")
-                    return
-                with lock:
-                    if origin.cpu_at_start is None and origin.server_pid is not None:
-                        origin.cpu_at_start = support.cpu_seconds(origin.server_pid)
-                        origin.rss_at_start = support.rss_bytes(origin.server_pid)
-                self.send_response(200)
-                self.send_header("Content-Type", "image/jpeg")
-                self.send_header("Transfer-Encoding", "chunked")
-                self.send_header("Connection", "close")
-                self.end_headers()
-                try:
-                    self.chunk(jpeg)
-                    for _ in range((BODY_BYTES - len(jpeg)) // CHUNK):
-                        self.chunk(padding)
-                    with lock:
-                        origin.held += 1
-                        if origin.held == BODIES and origin.server_pid is not None:
-                            origin.cpu_when_held = support.cpu_seconds(origin.server_pid)
-                            origin.peak_when_held = peak_rss_bytes(origin.server_pid)
-                            origin.all_held.set()
-                    origin.gate.wait(BOUND)
-                    self.wfile.write(b"0\r\n\r\n")
-                    self.wfile.flush()
-                except OSError:
-                    return
-
-            def send_body(self, body: bytes, content_type: str):
-                self.send_response(200)
-                self.send_header("Content-Type", content_type)
-                self.send_header("Content-Length", str(len(body)))
-                self.end_headers()
-                self.wfile.write(body)
-
-            def chunk(self, data: bytes):
-                self.wfile.write(b"%x\r\n%s\r\n" % (len(data), data))
-                self.wfile.flush()
-
-        self.server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
-        self.server.daemon_threads = True
-        _, self.port = self.server.server_address
-        threading.Thread(target=self.server.serve_forever, name=f"held-origin-{self.port}", daemon=True).start()
-
-    def url(self, path: str) -> str:
-        return f"http://127.0.0.1:{self.port}{path}"
+        for _ in range((BODY_BYTES - len(self.jpeg)) // CHUNK):
+            self.chunk(request, padding)
+        with self.lock:
+            self.held += 1
+            if self.held == BODIES and self.server_pid is not None:
+                self.cpu_when_held = support.cpu_seconds(self.server_pid)
+                self.peak_when_held = support.peak_rss_bytes(self.server_pid)
+                self.all_held.set()
+        self.gate.wait(BOUND)
+        self.end_chunked(request)
 
     def close(self):
         self.gate.set()
-        self.server.shutdown()
-        self.server.server_close()
+        super().close()
 
 
 class Looking:

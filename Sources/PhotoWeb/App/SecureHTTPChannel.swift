@@ -20,11 +20,16 @@ struct SecureHTTPChannel: ServerChildChannel, HTTPChannelHandler {
     var responder: HTTPChannelHandler.Responder { http1.responder }
 
     /// Builds the server: HTTP/1.1 and HTTP/2 over TLS, with these limits.
-    static func builder(_ limits: GuardedHTTP1Channel.Limits, maxConcurrentStreams: Int, certificates: CertificateStore) -> HTTPServerBuilder {
-        HTTPServerBuilder { responder in
+    static func builder(
+        _ limits: GuardedHTTP1Channel.Limits, maxConcurrentStreams: Int, streamsPerClient: Int, certificates: CertificateStore
+    ) -> HTTPServerBuilder {
+        // One budget for every connection of the server.
+        let streamsPerClient = StreamsPerClient(limit: streamsPerClient)
+        return HTTPServerBuilder { responder in
             let http1 = GuardedHTTP1Channel(responder: responder, limits: limits)
             return SecureHTTPChannel(
-                http1: http1, http2: GuardedHTTP2Connection(http1: http1, maxConcurrentStreams: maxConcurrentStreams),
+                http1: http1,
+                http2: GuardedHTTP2Connection(http1: http1, maxConcurrentStreams: maxConcurrentStreams, streamsPerClient: streamsPerClient),
                 certificates: certificates)
         }
     }
@@ -39,14 +44,10 @@ struct SecureHTTPChannel: ServerChildChannel, HTTPChannelHandler {
             return channel.eventLoop.makeFailedFuture(error)
         }
         let (http1, http2) = (http1, http2)
-        let refused = switch admission {
-        case .refused: true
-        case .counted, .uncounted: false
-        }
         return channel.configureHTTP2AsyncSecureUpgrade { channel in
             http1.configure(channel: channel, logger: logger, admission: admission)
         } http2ConnectionInitializer: { channel in
-            http2.configure(channel: channel, logger: logger, refused: refused)
+            http2.configure(channel: channel, logger: logger, admission: admission)
         }.map { negotiated in
             Value(negotiated: negotiated, channel: channel)
         }

@@ -99,6 +99,10 @@ public struct ServerConfiguration: Sendable {
     public var hstsMaxAge = 31_536_000
     /// HTTP/2 streams one connection may have open at once; more are refused. Default 100.
     public var maxStreams = 100
+    /// HTTP/2 streams one client (an IPv4 address, an IPv6 /64) holds open at once across all of its
+    /// connections; one more is refused (`REFUSED_STREAM`). Default nil: twice `maxStreams`
+    /// (`effectiveStreamsPerClient`), more than a browser's one connection may open.
+    public var streamsPerClient: Int?
     /// How much is logged. Default info.
     public var logLevel: Logger.Level = .info
     /// PostgreSQL shared by several instances (`postgres://user:password@host:port/database`).
@@ -122,6 +126,9 @@ public struct ServerConfiguration: Sendable {
 
     /// Viewers one client holds at most: the setting, or its fair share of `maxViewers`.
     public var effectiveViewersPerClient: Int { viewersPerClient ?? ClientPlaces.fairShare(of: maxViewers) }
+
+    /// HTTP/2 streams one client holds open at most: the setting, or twice `maxStreams`.
+    public var effectiveStreamsPerClient: Int { streamsPerClient ?? 2 * maxStreams }
 
     /// Labs one client runs at most: the setting, or its fair share of `maxLabs`.
     public var effectiveLabsPerClient: Int { labsPerClient ?? ClientPlaces.fairShare(of: maxLabs) }

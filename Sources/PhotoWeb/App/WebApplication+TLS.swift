@@ -10,7 +10,9 @@ extension WebApplication {
         _ limits: GuardedHTTP1Channel.Limits, configuration: ServerConfiguration, certificates: CertificateStore?
     ) -> HTTPServerBuilder {
         guard let certificates else { return GuardedHTTP1Channel.builder(limits) }
-        return SecureHTTPChannel.builder(limits, maxConcurrentStreams: configuration.maxStreams, certificates: certificates)
+        return SecureHTTPChannel.builder(
+            limits, maxConcurrentStreams: configuration.maxStreams, streamsPerClient: configuration.effectiveStreamsPerClient,
+            certificates: certificates)
     }
 
     /// Reads the TLS files (off the threads requests run on), or nil without TLS.

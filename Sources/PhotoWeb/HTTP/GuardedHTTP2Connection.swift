@@ -22,18 +22,23 @@ import NIOHTTPTypesHTTP2
 /// - per connection: no stream open for the idle timeout (GOAWAY, then closed after as long
 ///   again), a reader that takes nothing for the send timeout and a client that left
 ///   (`ConnectionEndGuard`), and
-///   `--connections-per-client` (a refused connection gets GOAWAY `ENHANCE_YOUR_CALM`).
+///   `--connections-per-client` (a refused connection gets GOAWAY `ENHANCE_YOUR_CALM`);
+/// - per client, across its connections: streams open at once (`--streams-per-client`,
+///   `StreamsPerClient`: one more is reset with `REFUSED_STREAM` before it is read).
 struct GuardedHTTP2Connection: Sendable {
     typealias Stream = NIOAsyncChannel<HTTPRequestPart, HTTPResponsePart>
 
     struct Value: ServerChildChannelValue {
-        let streams: NIOHTTP2Handler.AsyncStreamMultiplexer<Stream>
+        /// Each inbound stream, or nil for one refused (already reset, nothing to answer).
+        let streams: NIOHTTP2Handler.AsyncStreamMultiplexer<Stream?>
         let channel: any Channel
     }
 
     /// The HTTP/1.1 channel whose responder (and request loop) each stream is handled with.
     let http1: GuardedHTTP1Channel
     let maxConcurrentStreams: Int
+    /// Streams open per client across all of its connections: one budget for the whole server.
+    let streamsPerClient: StreamsPerClient
     var limits: GuardedHTTP1Channel.Limits { http1.limits }
 
     /// The settings and DoS limits of swift-nio-http2's handler.
@@ -47,9 +52,17 @@ struct GuardedHTTP2Connection: Sendable {
         return configuration
     }
 
-    /// Sets HTTP/2 up on `channel` (behind TLS); each inbound stream gets its codec and guard.
-    func configure(channel: any Channel, logger: Logger, refused: Bool) -> EventLoopFuture<Value> {
-        let limits = limits
+    /// Sets HTTP/2 up on `channel` (behind TLS); each inbound stream within its client's budget
+    /// gets its codec and guard, one past it is reset.
+    func configure(channel: any Channel, logger: Logger, admission: ConnectionsPerClient.Admission) -> EventLoopFuture<Value> {
+        let (limits, streamsPerClient) = (limits, streamsPerClient)
+        let client: String?
+        let refused: Bool
+        switch admission {
+        case .counted(let address): (client, refused) = (address, false)
+        case .uncounted: (client, refused) = (nil, false)
+        case .refused(let address): (client, refused) = (address, true)
+        }
         return channel.eventLoop.makeCompletedFuture {
             let sync = channel.pipeline.syncOperations
             try sync.addHandler(HTTP2FrameWatch())
@@ -60,7 +73,11 @@ struct GuardedHTTP2Connection: Sendable {
                 connectionManagerConfiguration: .init(maxIdleTime: idle, maxAge: nil, maxGraceTime: idle, keepalive: nil),
                 http2HandlerConfiguration: handlerConfiguration
             ) { stream in
-                stream.eventLoop.makeCompletedFuture {
+                stream.eventLoop.makeCompletedFuture { () throws -> Stream? in
+                    if case .refused(let refusedSoFar) = streamsPerClient.admit(stream, client: client) {
+                        Self.refuse(stream, client: client, limit: streamsPerClient.limit, refusedSoFar: refusedSoFar, logger: logger)
+                        return nil
+                    }
                     try stream.pipeline.syncOperations.addHandler(HTTP2FramePayloadToHTTPServerCodec())
                     try stream.pipeline.syncOperations.addHandler(RequestDeadlineGuard(
                         idleTimeout: idle, sendTimeout: limits.sendTimeout, progress: RequestProgress(),
@@ -84,11 +101,23 @@ struct GuardedHTTP2Connection: Sendable {
         do {
             try await withThrowingDiscardingTaskGroup { group in
                 for try await stream in value.streams.inbound {
+                    guard let stream else { continue }
                     group.addTask { await http1.handle(value: stream, logger: logger) }
                 }
             }
         } catch {
             logger.debug("HTTP/2 connection ended", metadata: ["error": "\(error)"])
+        }
+    }
+
+    /// Resets a stream past its client's budget with `REFUSED_STREAM` (written once the stream is
+    /// active, before its request is read); one log line for the first refusal and every thousandth.
+    private static func refuse(_ stream: any Channel, client: String?, limit: Int, refusedSoFar: Int, logger: Logger) {
+        stream.writeAndFlush(HTTP2Frame.FramePayload.rstStream(.refusedStream), promise: nil)
+        if refusedSoFar % 1_000 == 1 {
+            logger.warning("HTTP/2 stream refused: too many open from one client", metadata: [
+                "client": "\(client ?? "?")", "limit": "\(limit)", "refused so far": "\(refusedSoFar)",
+            ])
         }
     }
 }
