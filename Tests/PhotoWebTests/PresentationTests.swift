@@ -68,9 +68,16 @@ struct PresentationTests {
             let followed = try await harness.post("/api/presentations/\(code)/followers", json: #"{"viewer": "\#(follower)"}"#)
             #expect(followed.status == 200)
             _ = try await presenterEvents.next(where: { $0.name == "presentation" && $0.json["followers"] as? Int == 1 })
-            // When the follower reports a viewport of its own, it follows nobody: the presenter hears so
+            // While it follows, the presenter's rows reach it (handed on by the relay)
+            let followerEvents = try await EventStreamReader(port: harness.application.port, target: "/events?viewer=\(follower)")
+            try await harness.report(presenter, scrolling: false, rows: 20...23)
+            try await followerEvents.waitUntilFiltered(20...23)
+
+            // When the follower reports a viewport of its own, it follows nobody: the presenter hears so,
+            // and its own rows reach it
             try await harness.report(follower, scrolling: false, rows: 0...3)
             _ = try await presenterEvents.next(where: { $0.name == "presentation" && $0.json["followers"] as? Int == 0 })
+            try await followerEvents.waitUntilFiltered(2...3)
 
             // And following again counts it again
             #expect(try await harness.post("/api/presentations/\(code)/followers", json: #"{"viewer": "\#(follower)"}"#).status == 200)

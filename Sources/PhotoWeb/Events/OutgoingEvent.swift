@@ -1,4 +1,6 @@
 import Foundation
+import NIOCore
+import NIOFoundationEssentialsCompat
 
 /// One server-sent event as a viewer receives it: `id`, `event` and one line of JSON `data`.
 struct OutgoingEvent: Sendable {
@@ -23,12 +25,16 @@ struct OutgoingEvent: Sendable {
     var data: Data
     var key: CoalescingKey?
 
-    /// The bytes on the wire.
-    var encoded: Data {
-        var bytes = Data("id: \(id)\nevent: \(name.rawValue)\ndata: ".utf8)
-        bytes.append(data)
-        bytes.append(contentsOf: [0x0A, 0x0A])
-        return bytes
+    /// Appends the bytes on the wire to `buffer`: written straight into the stream's write, not
+    /// built apart and copied (a thousand streams write each event).
+    func write(to buffer: inout ByteBuffer) {
+        buffer.writeStaticString("id: ")
+        buffer.writeString(String(id))
+        buffer.writeStaticString("\nevent: ")
+        buffer.writeString(name.rawValue)
+        buffer.writeStaticString("\ndata: ")
+        buffer.writeData(data)
+        buffer.writeStaticString("\n\n")
     }
 
     static func key(for name: Name, photoIndex: Int?) -> CoalescingKey? {

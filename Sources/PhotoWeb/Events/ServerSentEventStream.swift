@@ -19,15 +19,15 @@ struct ServerSentEventStream: Sendable {
         defer { outbox.detach(generation: generation) }
         try await writer.write(ByteBuffer(string: "retry: \(Int(retry / .milliseconds(1)))\n\n"))
         while let item = await outbox.next(generation: generation) {
-            var buffer: ByteBuffer
+            var buffer = ByteBuffer()
             switch item {
-            case .event(let event): buffer = ByteBuffer(data: event.encoded)
-            case .heartbeat: buffer = ByteBuffer(string: ": ping\n\n")
+            case .event(let event): event.write(to: &buffer)
+            case .heartbeat: buffer.writeStaticString(": ping\n\n")
             }
             // What came meanwhile goes in the same write: one write (and one chunk) per burst, not per
             // event, when a thousand streams share two cores.
             while buffer.readableBytes < Self.batchBytes, let more = outbox.nextIfReady(generation: generation) {
-                buffer.writeData(more.encoded)
+                more.write(to: &buffer)
             }
             try await writer.write(buffer)
         }

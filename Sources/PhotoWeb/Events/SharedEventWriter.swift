@@ -36,7 +36,7 @@ struct SharedEventWriter: Sendable {
             while let current = item {
                 switch current {
                 case .event(let viewer, let event):
-                    buffer.writeData(Self.encoded(event, of: viewer))
+                    Self.write(event, of: viewer, to: &buffer)
                 case .control(let name, let data):
                     buffer.writeData(Self.encoded(name: name, data: data))
                 case .heartbeat:
@@ -57,11 +57,16 @@ struct SharedEventWriter: Sendable {
     /// Viewer `viewer`'s event on a shared stream: its name, and as data
     /// `{"viewer": ID, "id": N, "data": PAYLOAD}`, `id` being the viewer's own event id (what a join
     /// names as `lastEventId`). No SSE `id` line: the stream's viewers each have their own.
-    static func encoded(_ event: OutgoingEvent, of viewer: ViewerID) -> Data {
-        var bytes = Data("event: \(event.name.rawValue)\ndata: {\"viewer\":\"\(viewer.rawValue)\",\"id\":\(event.id),\"data\":".utf8)
-        bytes.append(event.data)
-        bytes.append(contentsOf: Array("}\n\n".utf8))
-        return bytes
+    static func write(_ event: OutgoingEvent, of viewer: ViewerID, to buffer: inout ByteBuffer) {
+        buffer.writeStaticString("event: ")
+        buffer.writeString(event.name.rawValue)
+        buffer.writeStaticString("\ndata: {\"viewer\":\"")
+        buffer.writeString(viewer.rawValue)
+        buffer.writeStaticString("\",\"id\":")
+        buffer.writeString(String(event.id))
+        buffer.writeStaticString(",\"data\":")
+        buffer.writeData(event.data)
+        buffer.writeStaticString("}\n\n")
     }
 
     /// A control event of the stream itself.

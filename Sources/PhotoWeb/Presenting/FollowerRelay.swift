@@ -20,6 +20,9 @@ final class FollowerRelay: Sendable {
         var items: [Item] = []
         /// More came in one pace than `limit`: followers start again from a snapshot instead.
         var overflowed = false
+        /// Who was handed the last batch: one of them that no longer follows (it broke away, or its
+        /// presentation ended) still gets this one's rows, gathered while the forwarder passed it by.
+        var lastRecipients: [ViewerSession] = []
     }
 
     let pace: Duration
@@ -45,24 +48,28 @@ final class FollowerRelay: Sendable {
         }
     }
 
-    /// Hands what was gathered on to `followers` (each follower's presenter in `presenters`).
+    /// Hands what was gathered on to `followers` (each follower's presenter in `presenters`), and to
+    /// those of the last hand-on that follow no more.
     func handOn(to followers: [ViewerSession], presenters: [ViewerID: ViewerID]) {
         let taken = gathered.withLock { gathered -> Gathered in
-            defer { gathered = Gathered() }
+            defer { gathered = Gathered(lastRecipients: followers) }
             return gathered
         }
+        let recipients = followers + taken.lastRecipients.filter { presenters[$0.id] == nil }
         if taken.overflowed {
-            followers.forEach { $0.outbox.requireSnapshot() }
+            recipients.forEach { $0.outbox.requireSnapshot() }
             return
         }
-        guard !taken.items.isEmpty, !followers.isEmpty else { return }
+        guard !taken.items.isEmpty, !recipients.isEmpty else { return }
         let items = Self.folded(taken.items)
-        for follower in followers {
-            let presenter = presenters[follower.id] ?? follower.id
-            let batch = items.map { item -> EventOutbox.Payload in
+        for follower in recipients {
+            // One that follows no more is sent rows' states only: the forwarder may have sent it some
+            // of these operations already, and a row's latest state twice is harmless.
+            let presenter = presenters[follower.id]
+            let batch = items.compactMap { item -> EventOutbox.Payload? in
                 switch item {
                 case .payload(let payload): payload
-                case .operation(let others, let own, let viewers): viewers.contains(presenter) ? own : others
+                case .operation(let others, let own, let viewers): presenter.map { viewers.contains($0) ? own : others }
                 }
             }
             follower.outbox.enqueue(contentsOf: follower.wanted(batch))
