@@ -143,14 +143,15 @@ public final class TestOrigin: Sendable {
     }
 
     /// Waits until `times` requests for `path` have been served (their connections closed) and returns
-    /// the record of the `times`-th; throws `WaitTimedOut` after `timeout`.
-    public func waitUntilServed(_ path: String, times: Int = 1, timeout: Duration = .seconds(10)) async throws -> Served {
+    /// the record of the `times`-th; throws `WaitTimedOut` after `timeout`, only the failure bound (a
+    /// wait returns when the milestone comes; on a machine short of CPU it can take tens of seconds).
+    public func waitUntilServed(_ path: String, times: Int = 1, timeout: Duration = .seconds(60)) async throws -> Served {
         // A served wait always resumes with a record.
         try await wait(for: .served(times), path: path, timeout: timeout)!
     }
 
     /// Waits until a request for `path` has arrived (headers read); throws `WaitTimedOut` after `timeout`.
-    public func waitUntilRequested(_ path: String, timeout: Duration = .seconds(10)) async throws {
+    public func waitUntilRequested(_ path: String, timeout: Duration = .seconds(60)) async throws {
         _ = try await wait(for: .requested, path: path, timeout: timeout)
     }
 
