@@ -59,6 +59,25 @@ struct PresentationTests {
         }
     }
 
+    @Test func onAnEagerServerAFollowerStillAsksForNothing() async throws {
+        try await WebHarness.with(photoCount: 60, configure: { $0.strategy = .eager }) { harness in
+            let presenter = try await harness.newViewer()
+            let code = try await Self.present(presenter, harness)
+            // A viewer of an eager server asks for every row as it is made: the check below could fail
+            let presenterSession = try #require(harness.application.web.context.viewers.session(.init(presenter)))
+            #expect(presenterSession.existingController?.strategy == .eager)
+
+            let page = try await harness.request(.GET, "/?follow=\(code)", headers: Self.browser)
+            #expect(page.status == 200)
+            let follower = try #require(harness.application.web.context.viewers.session(.init(try Self.viewer(inPage: page.text))))
+            #expect(follower.existingController == nil, "a follower adds no demand of its own")
+
+            // Until it reports a viewport of its own: then it is an ordinary (eager) viewer
+            try await harness.report(follower.id.rawValue, scrolling: false, rows: 0...3)
+            #expect(follower.existingController?.strategy == .eager)
+        }
+    }
+
     @Test func aFollowerThatScrollsItselfBreaksAwayAndCanFollowAgain() async throws {
         try await WebHarness.with(photoCount: 60) { harness in
             let presenter = try await harness.newViewer()

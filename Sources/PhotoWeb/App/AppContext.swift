@@ -98,7 +98,9 @@ struct AppContext: Sendable {
 
     /// A new viewer of the list, or a 503 when the server is full.
     /// With `client`, the viewer holds one of that client's places (`ViewerRegistry.places`).
-    func newViewer(strategy: SchedulingStrategy? = nil, client: String? = nil) throws(APIError) -> ViewerSession {
+    /// `drives`: it gets its controller now (an eager one asks for every row as it is made); a
+    /// follower does not, and gets one at its first report of its own.
+    func newViewer(strategy: SchedulingStrategy? = nil, client: String? = nil, drives: Bool = true) throws(APIError) -> ViewerSession {
         let session: ViewerSession
         do throws(APIError) {
             if let client {
@@ -113,7 +115,7 @@ struct AppContext: Sendable {
         }
         logger.debug("viewer joined", metadata: ["viewer": "\(session.id)", "viewers": "\(viewers.count(in: list))"])
         session.choose(strategy)
-        if let pipeline = library.pipeline {
+        if drives, let pipeline = library.pipeline {
             _ = session.controller(on: pipeline, strategy: configuration.strategy)
         }
         return session

@@ -5,7 +5,9 @@ extension WebApplication {
     /// The photo list is loaded: its viewers get controllers on `pipeline`.
     public func listLoaded(_ pipeline: PhotoPipeline) {
         finishLoading(.ready(pipeline))
-        for session in context.viewers.all(in: context.list) {
+        // Followers drive nothing: theirs come at their first report of their own.
+        let followers = context.presentations.presenterOfFollowers()
+        for session in context.viewers.all(in: context.list) where followers[session.id] == nil {
             _ = session.controller(on: pipeline, strategy: configuration.strategy)
         }
         requireSnapshots()

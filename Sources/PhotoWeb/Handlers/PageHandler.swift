@@ -83,7 +83,7 @@ struct PageHandler: Sendable {
             let screen = FirstScreen(pipeline: context.library.pipeline, row: row, templates: context.templates, basePath: context.configuration.basePath, staticBase: context.staticBase)
             guard request.method != .head else { return page(viewer: ViewerID.random().rawValue, screen: screen, for: request) }
             let client = ClientAddress.group(context.clientAddress(of: request, peer: requestContext.peer))
-            let session = try context.newViewer(client: client)
+            let session = try context.newViewer(client: client, drives: false)
             do throws(APIError) {
                 try context.presentations.follow(code, by: session).deliver(on: context.library.pipeline)
             } catch {
