@@ -4,8 +4,7 @@
 // - wheel notches: the run ends once no notch has come for WHEEL_STILL_MS (a run of notches 100 ms
 //   apart shows gaps up to about 180 ms through a loaded machine; a slow reader's are 400-600 ms);
 // - a trackpad (small, precise deltas every frame, then its momentum): TRACKPAD_STILL_MS (one a frame
-//   from the hardware; up to about 100 ms apart through CDP on a loaded machine), but a momentum
-//   shrunk to its last pixel has ended: MOMENTUM_TAIL_MS after it (the list is at rest already);
+//   from the hardware; up to about 100 ms apart through CDP on a loaded machine);
 // - a finger: never while it touches; its fling ends at `scrollend` (the momentum's end), or after
 //   TOUCH_STILL_MS of stillness;
 // - the scrollbar: never while the button is held on it; the release ends it at once;
@@ -19,11 +18,6 @@ export const STILLNESS_MS = 150;
 export const WHEEL_STILL_MS = 220;
 /** Time without a trackpad's wheel event that ends its scroll (it sends one a frame, momentum too). */
 export const TRACKPAD_STILL_MS = 180;
-/** A precise delta this small (px), smaller than the one before, is a momentum's last: it has ended. */
-const MOMENTUM_TAIL_PX = 1.5;
-/** Time without a trackpad's event that ends its scroll after its momentum's last pixel (a few frames
- * through CDP on a loaded machine; a straggler after it moves the list less than a pixel or two). */
-export const MOMENTUM_TAIL_MS = 60;
 /** Quiet time that ends a finger's scroll when the browser did not say its end. */
 const TOUCH_STILL_MS = 500;
 /** Input this long before a scroll began still made it (a wheel event comes a frame before its scroll). */
@@ -44,7 +38,7 @@ export function createScrollEnd({ target, position, onEnd }) {
   let lastScroll = 0;
   let lastScrollEnd = -Infinity; // the browser's `scrollend` after the last scroll event
   let lastInput = -Infinity;
-  let wheel = { at: -Infinity, still: 0, count: 0, delta: 0 }; // the current run of wheel events
+  let wheel = { at: -Infinity, still: 0, count: 0 }; // the current run of wheel events
   let touching = 0;
   let lastTouch = -Infinity;
   let onScrollbar = false;
@@ -92,12 +86,8 @@ export function createScrollEnd({ target, position, onEnd }) {
   const input = () => { lastInput = performance.now(); };
   target.addEventListener('wheel', (event) => {
     const now = performance.now();
-    const delta = Math.max(Math.abs(event.deltaX), Math.abs(event.deltaY));
-    const going = now - wheel.at < Math.max(wheel.still, isPrecise(event) ? TRACKPAD_STILL_MS : WHEEL_STILL_MS);
-    // A trackpad's momentum shrinks a little every frame until its last pixel: then it has ended.
-    const tail = isPrecise(event) && going && delta <= MOMENTUM_TAIL_PX && delta < wheel.delta;
-    const still = !isPrecise(event) ? WHEEL_STILL_MS : tail ? MOMENTUM_TAIL_MS : TRACKPAD_STILL_MS;
-    wheel = { at: now, still, count: going ? wheel.count + 1 : 1, delta };
+    const still = isPrecise(event) ? TRACKPAD_STILL_MS : WHEEL_STILL_MS;
+    wheel = now - wheel.at < still ? { at: now, still, count: wheel.count + 1 } : { at: now, still, count: 1 };
     lastInput = now;
   }, { passive: true });
   target.addEventListener('keydown', input, { passive: true });
@@ -145,10 +135,9 @@ export function createScrollEnd({ target, position, onEnd }) {
     /** Whether the scroll going on was made by a person's input (not by a script). */
     byPerson,
     /** Whether the scroll is one lone wheel notch so far (a reader's notch: its stop comes soon and
-     * is reported alone; a second notch makes it a run, which is told), or a straggler of a trackpad's
-     * momentum that had ended (its stop comes within MOMENTUM_TAIL_MS). */
-    loneNotch: () => byPerson() && wheel.at >= began - INPUT_LEAD_MS && !touching && !onScrollbar
-      && ((wheel.count === 1 && wheel.still === WHEEL_STILL_MS) || wheel.still === MOMENTUM_TAIL_MS),
+     * is reported alone; a second notch makes it a run, which is told). */
+    loneNotch: () => byPerson() && wheel.count === 1 && wheel.still === WHEEL_STILL_MS
+      && wheel.at >= began - INPUT_LEAD_MS && !touching && !onScrollbar,
     /** Whether the person is still holding the scroll (a finger down, the scrollbar held). */
     held: () => touching > 0 || onScrollbar,
   };
