@@ -1,4 +1,4 @@
-"""Benchmark 18 (issue 37): a thousand followers of one presenter.
+"""Benchmarks 21 and 23 (issue 37): a thousand followers of one presenter.
 
 Two fresh servers with the same list (strategy visible, a cold cache each): on the first the presenter is
 alone; on the second, first N followers (1,000 by default, each from its own loopback address 127.1.x.y)
