@@ -52,12 +52,16 @@ export function attachPanel({ store, root, timeline }) {
   function showCost(work, waste, seenSince) {
     if (!work || !(work.bytes || work.filterSeconds)) return;
     let text = formatBytes(work.bytes) + ' downloaded, ' + formatSeconds(work.filterSeconds) + ' of sepia filtering';
-    if (waste && (waste.bytes || waste.filterSeconds)) {
+    const wasted = !!(waste && (waste.bytes || waste.filterSeconds));
+    const since = !!(seenSince && (seenSince.bytes || seenSince.filterSeconds));
+    if (wasted) {
       text += '; ' + formatBytes(waste.bytes) + ' and ' + formatSeconds(waste.filterSeconds) + ' of it for rows not seen yet';
+    } else if (since) {
+      text += '; none of it for rows not seen yet';
     }
-    if (seenSince && (seenSince.bytes || seenSince.filterSeconds)) {
+    if (since) {
       text += ' (' + formatBytes(seenSince.bytes) + ' and ' + formatSeconds(seenSince.filterSeconds)
-        + ' more were, until this page came to those rows)';
+        + (wasted ? ' more were' : ' were') + ', until this page came to those rows)';
     }
     setText($('page-cost'), text);
   }
