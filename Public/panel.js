@@ -61,7 +61,7 @@ export function attachPanel({ store, root, timeline }) {
     }
     if (since) {
       text += ' (' + formatBytes(seenSince.bytes) + ' and ' + formatSeconds(seenSince.filterSeconds)
-        + (wasted ? ' more were' : ' were') + ', until this page came to those rows)';
+        + (wasted ? ' more' : '') + ' until this page came to those rows)';
     }
     setText($('page-cost'), text);
   }
