@@ -5,12 +5,17 @@ outage. Printed per run: seconds from the server listening again to the page's r
 failed), with the page's steps on the way (stream open again, new viewer, first report answered), polled
 every 50 ms; then the long outage's median against the short one's, in the same run.
 
-    python3 Benchmarks/outage_refill.py [--short 5] [--long 70] [--runs 2]
+    python3 Benchmarks/outage_refill.py [--short 5] [--long 70] [--runs 2] [--edge]
+
+With --edge the page reaches the server through an edge that answers 502 while the server is down (as
+deploy/nginx does: an event stream refused with 502 is closed by the browser, not retried by it).
 """
 from __future__ import annotations
 
 import argparse
+import socket
 import statistics
+import threading
 import sys
 import tempfile
 import time
@@ -31,6 +36,57 @@ PROBE = """
 SETTINGS = dict(photo_count=300, latency_ms=20, bandwidth=20_000_000)
 
 
+class Edge:
+    """A TCP relay on a port of its own to `backend_port`: a connection it cannot open to the server is
+    answered `502 Bad Gateway`, as a reverse proxy in front of a server that is down answers."""
+
+    def __init__(self, backend_port: int):
+        self.backend_port = backend_port
+        self.listener = socket.create_server(("127.0.0.1", 0))
+        self.port = self.listener.getsockname()[1]
+        threading.Thread(target=self.accept, daemon=True).start()
+
+    def accept(self):
+        while True:
+            client, _ = self.listener.accept()
+            threading.Thread(target=self.relay, args=(client,), daemon=True).start()
+
+    def relay(self, client: socket.socket):
+        try:
+            backend = socket.create_connection(("127.0.0.1", self.backend_port), timeout=2)
+        except OSError:
+            try:
+                client.recv(65536)
+                client.sendall(b"HTTP/1.1 502 Bad Gateway\r\nContent-Length: 0\r\nConnection: close\r\n\r\n")
+            finally:
+                client.close()
+            return
+        backend.settimeout(None)
+
+        def pipe(source: socket.socket, sink: socket.socket):
+            try:
+                while data := source.recv(65536):
+                    sink.sendall(data)
+            except OSError:
+                pass
+            finally:
+                for s in (source, sink):
+                    try:
+                        s.shutdown(socket.SHUT_RDWR)
+                    except OSError:
+                        pass
+        threading.Thread(target=pipe, args=(client, backend), daemon=True).start()
+        pipe(backend, client)
+
+
+class ViaEdge:
+    """The server as the page sees it through `edge`."""
+
+    def __init__(self, server: Server, edge: Edge):
+        self.server, self.edge = server, edge
+        self.base_url = f"http://127.0.0.1:{edge.port}"
+
+
 def restart(workdir: Path, cache: Path, name: str, port: int) -> Server:
     """A server on `port` (the one the page knows), on `cache`."""
     chosen, conftest.free_port = conftest.free_port, lambda: port
@@ -40,13 +96,13 @@ def restart(workdir: Path, cache: Path, name: str, port: int) -> Server:
         conftest.free_port = chosen
 
 
-def one_outage(workdir: Path, seconds: float, run: int) -> dict:
+def one_outage(workdir: Path, seconds: float, run: int, edge: bool) -> dict:
     cache = own_cache_dir(workdir, f"outage-{seconds:g}-{run}")
     server = Server(workdir, cache, f"outage-{seconds:g}-{run}-a", **SETTINGS)
     server.wait_ready()
     driver = new_driver()
     try:
-        page = Page(driver, server).open()
+        page = Page(driver, ViaEdge(server, Edge(server.port)) if edge else server).open()
         first, last = page.visible_range()
         page.wait_filtered(first, last, allow_failed=True)
         # When the server dies, and the person scrolls to rows not done yet while it is gone
@@ -98,12 +154,13 @@ def main() -> None:
     parser.add_argument("--short", type=float, default=5)
     parser.add_argument("--long", type=float, default=70)
     parser.add_argument("--runs", type=int, default=2)
+    parser.add_argument("--edge", action="store_true", help="through an edge that answers 502 while the server is down")
     args = parser.parse_args()
     workdir = Path(tempfile.mkdtemp(prefix="classic-photos-outage-"))
     results: dict[float, list[float]] = {args.short: [], args.long: []}
     for run in range(args.runs):
         for seconds in (args.short, args.long):
-            steps = one_outage(workdir, seconds, run)
+            steps = one_outage(workdir, seconds, run, args.edge)
             results[seconds].append(steps.get("rows filled", float("inf")))
             print(f"outage {seconds:g} s, run {run + 1}: " + ", ".join(
                 f"{k} {v:.2f}" if isinstance(v, float) else f"{k} {v}" for k, v in steps.items()), flush=True)
