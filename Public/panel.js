@@ -61,7 +61,7 @@ export function attachPanel({ store, root, timeline }) {
     }
     if (since) {
       text += ' (' + formatBytes(seenSince.bytes) + ' and ' + formatSeconds(seenSince.filterSeconds)
-        + (wasted ? ' more' : '') + ' until this page came to those rows)';
+        + (wasted ? ' more were' : ' were') + ' counted so until this page came to those rows)';
     }
     setText($('page-cost'), text);
   }
@@ -93,8 +93,7 @@ export function attachPanel({ store, root, timeline }) {
   }
 
   // Why "Done for rows no viewer has seen yet" goes down: work done ahead leaves it when a viewer
-  // sees its rows. The server counts that part (`seenSince*`); said when it grew since the last reading.
-  let seenSinceBefore = null;
+  // sees its rows. The server counts that part (`seenSince*`), said under the figures it left.
   function showSeenSince(stats) {
     const bytes = Number(stats.seenSinceBytes) || 0;
     const downloads = Number(stats.seenSinceDownloads) || 0;
@@ -104,11 +103,8 @@ export function attachPanel({ store, root, timeline }) {
       el.hidden = true;
       return;
     }
-    const grew = seenSinceBefore != null && bytes + seconds > seenSinceBefore;
-    seenSinceBefore = bytes + seconds;
-    setText(el, formatBytes(bytes) + ', ' + plural(downloads, 'download') + ' and ' + formatSeconds(seconds)
-      + ' of filtering done ahead went to rows a viewer has seen since, and left these figures'
-      + (grew ? ' (just now: rows were seen)' : '') + '.');
+    setText(el, 'Not counted here any more: ' + formatBytes(bytes) + ', ' + plural(downloads, 'download') + ' and '
+      + formatSeconds(seconds) + ' of filtering done ahead for rows a viewer has seen since.');
     el.hidden = false;
   }
 
