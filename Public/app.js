@@ -65,7 +65,6 @@ attachStatus({ store, root: document });
 
 const tips = attachTips({ root: document.body, tip: $('tooltip') });
 const timelineModel = createTimelineModel();
-let panel = null;
 const timeline = createTimelineView({
   root: $('timeline'),
   controls: {
@@ -82,9 +81,8 @@ const timeline = createTimelineView({
     viewport.reveal(index, 'top');
     list.focus({ preventScroll: true });
   },
-  onTracks: (tracks) => panel && panel.showTracks(tracks),
 });
-panel = attachPanel({ store, root: document, timeline });
+const panel = attachPanel({ store, root: document, timeline });
 attachStrategyControl({ store, select: $('strategy-select'), prefetch: $('prefetch-input'), note: $('strategy-note') });
 attachIntro({
   intro: $('intro'),

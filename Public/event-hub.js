@@ -11,7 +11,11 @@ const LOCK_PREFIX = 'classic-photos-viewer:';
 let base = null;
 let source = null;
 let stream = null; // { id, maxViewers } of the open stream
-let reopenDelay = 1000;
+// A refused stream (an edge's 502 while the server is down, the server's 503 while its readers lag)
+// is reopened at the pace the server asks of a dropped one (`retry: 2000`), spread a little so that
+// browsers do not all come back at once: a growing delay (it reached 15 s) made a long outage's page
+// wait up to that long after the server was back (Benchmarks/outage_refill.py --edge).
+const REOPEN_MS = 2000;
 let connection = 'connecting';
 /** viewer id -> { port, lastEventId, joining } */
 const viewers = new Map();
@@ -32,7 +36,6 @@ function open() {
   es.addEventListener('stream', (event) => {
     if (es !== source) return;
     stream = JSON.parse(event.data);
-    reopenDelay = 1000;
     setConnection('open');
     for (const viewer of viewers.keys()) join(viewer);
   });
@@ -59,8 +62,7 @@ function open() {
     if (es.readyState === EventSource.CLOSED) {
       // Refused (503 while the server's readers lag): the browser will not retry by itself.
       setConnection('closed');
-      setTimeout(() => { if (es === source) open(); }, reopenDelay);
-      reopenDelay = Math.min(15000, reopenDelay * 2);
+      setTimeout(() => { if (es === source) open(); }, REOPEN_MS * (0.75 + Math.random() / 2));
     } else {
       setConnection('reconnecting');
     }
@@ -120,7 +122,10 @@ function onMessage(port, message) {
     viewers.set(viewer, { port, lastEventId: Number.isInteger(message.lastEventId) ? message.lastEventId : null });
     // The page holds this lock while it lives: granted here, the page has gone without a word.
     if (self.navigator.locks) self.navigator.locks.request(LOCK_PREFIX + viewer, () => leave(viewer, port));
-    join(viewer);
+    // A page joins a new viewer once the server has answered it (a new viewer id): it is back, so a
+    // refused stream is reopened now rather than at its timer.
+    if (!stream && source && source.readyState === EventSource.CLOSED) open();
+    else join(viewer);
   } else if (message.kind === 'leave') {
     leave(String(message.viewer), port);
   }

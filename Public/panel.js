@@ -1,6 +1,6 @@
 // The panel's figures: this page's queues (with why they are suspended) and the server's totals
 // for all viewers. What each figure means is written once, in the template, as its description.
-// Each figure has one source: the server's latest `queues` or `stats` event, or the timeline's tracks.
+// Each figure has one source: the server's latest `queues` or `stats` event.
 
 import { formatBytes, formatCount, formatSeconds, plural, setText } from './format.js';
 
@@ -40,18 +40,28 @@ export function attachPanel({ store, root, timeline }) {
     const paused = !!(dl.suspended || ft.suspended);
     if (paused) suspendedSeen += 1;
     showSuspended(paused);
-    showCost(queues.work, queues.waste);
+    showCost(queues.work, queues.waste, queues.seenSince);
     showOwnWork();
     setText($('panel-summary'), formatCount(dl.executing) + ' downloading · ' + formatCount(ft.executing)
       + ' filtering · ' + formatCount((dl.pending || 0) + (ft.pending || 0)) + ' queued' + (paused ? ' · suspended' : ''));
   }
 
-  // The server's count of this page's own work (the `work` and `waste` of its queues events).
-  function showCost(work, waste) {
+  // The server's count of this page's own work (the `work` and `waste` of its queues events). Its
+  // waste goes down when this page comes to rows it had work done for ahead: the server's `seenSince`
+  // says by how much, in the same line.
+  function showCost(work, waste, seenSince) {
     if (!work || !(work.bytes || work.filterSeconds)) return;
     let text = formatBytes(work.bytes) + ' downloaded, ' + formatSeconds(work.filterSeconds) + ' of sepia filtering';
-    if (waste && (waste.bytes || waste.filterSeconds)) {
+    const wasted = !!(waste && (waste.bytes || waste.filterSeconds));
+    const since = !!(seenSince && (seenSince.bytes || seenSince.filterSeconds));
+    if (wasted) {
       text += '; ' + formatBytes(waste.bytes) + ' and ' + formatSeconds(waste.filterSeconds) + ' of it for rows not seen yet';
+    } else if (since) {
+      text += '; none of it for rows not seen yet';
+    }
+    if (since) {
+      text += ' (' + formatBytes(seenSince.bytes) + ' and ' + formatSeconds(seenSince.filterSeconds)
+        + (wasted ? ' more were' : ' were') + ' counted so until this page came to those rows)';
     }
     setText($('page-cost'), text);
   }
@@ -72,13 +82,30 @@ export function attachPanel({ store, root, timeline }) {
     setText($('stat-ahead-bytes'), formatBytes(stats.wastedBytes));
     setText($('stat-ahead-downloads'), formatCount(stats.wastedDownloads));
     setText($('stat-ahead-cpu'), formatSeconds(stats.wastedFilterSeconds));
+    showSeenSince(stats);
     setText($('stat-viewers'), plural(stats.viewers, 'viewer'));
-    timeline.setTracks(Number(stats.maxConcurrentDownloads) || 1, Number(stats.maxConcurrentFiltrations) || 1);
+    // "Most at once": the server's one figure (since it started), the same in every tab.
+    const most = (q) => Number(q && q.mostExecuting) || 0;
+    setText($('stat-concurrency'), plural(most(stats.downloads), 'download') + ' · ' + plural(most(stats.filtrations), 'filter')
+      + ' since the server started');
+    timeline.setTracks(Math.max(Number(stats.maxConcurrentDownloads) || 1, most(stats.downloads)),
+      Math.max(Number(stats.maxConcurrentFiltrations) || 1, most(stats.filtrations)));
   }
 
-  /** The timeline's tracks, one per operation a queue runs at once, as configured or seen in use: "Most at once". */
-  function showTracks(tracks) {
-    setText($('stat-concurrency'), plural(tracks.download, 'download') + ' · ' + plural(tracks.filtration, 'filter'));
+  // Why "Done for rows no viewer has seen yet" goes down: work done ahead leaves it when a viewer
+  // sees its rows. The server counts that part (`seenSince*`), said under the figures it left.
+  function showSeenSince(stats) {
+    const bytes = Number(stats.seenSinceBytes) || 0;
+    const downloads = Number(stats.seenSinceDownloads) || 0;
+    const seconds = Number(stats.seenSinceFilterSeconds) || 0;
+    const el = $('stat-seen-since');
+    if (!(bytes || downloads || seconds)) {
+      el.hidden = true;
+      return;
+    }
+    setText(el, 'Not counted here any more: ' + formatBytes(bytes) + ', ' + plural(downloads, 'download') + ' and '
+      + formatSeconds(seconds) + ' of filtering done ahead for rows a viewer has seen since.');
+    el.hidden = false;
   }
 
   // This page's own operations: the server's count (its queues events' `work`, which includes work
@@ -86,10 +113,12 @@ export function attachPanel({ store, root, timeline }) {
   function showOwnWork() {
     const work = store.state.queues && store.state.queues.work;
     if (!work) return;
-    const { downloads, filtrations, cancelled, failed } = work;
-    if (!(downloads || filtrations || cancelled || failed)) return;
+    const { downloads, filtrations, cancelledRunning, cancelledQueued, failed } = work;
+    if (!(downloads || filtrations || cancelledRunning || cancelledQueued || failed)) return;
+    // Cancellations split as the totals table splits them: while running, and before they started.
     setText($('page-work'), plural(downloads, 'download') + ' and ' + plural(filtrations, 'sepia filter')
-      + ' finished, ' + formatCount(cancelled) + ' cancelled' + (failed ? ', ' + formatCount(failed) + ' failed' : ''));
+      + ' finished, ' + formatCount(cancelledRunning) + ' cancelled running, ' + formatCount(cancelledQueued)
+      + ' cancelled queued' + (failed ? ', ' + formatCount(failed) + ' failed' : ''));
   }
 
   store.subscribe((kind) => {
@@ -102,7 +131,6 @@ export function attachPanel({ store, root, timeline }) {
   });
 
   return {
-    showTracks,
     get suspendedSeen() { return suspendedSeen; },
   };
 }

@@ -14,7 +14,7 @@ const GAP = 6; // px between the two queues
 const LABELLED = 11; // px: tracks at least this tall get a label each; thinner ones one per queue
 
 /** Creates the view in `root` (#timeline) over `model`; `onSelect(index)` for a used bar. */
-export function createTimelineView({ root, controls, model, store, tips, onSelect, onTracks }) {
+export function createTimelineView({ root, controls, model, store, tips, onSelect }) {
   const part = (role) => root.querySelector('[data-role="' + role + '"]');
   const labels = part('labels');
   const plot = part('plot');
@@ -122,7 +122,6 @@ export function createTimelineView({ root, controls, model, store, tips, onSelec
       return el;
     }));
     for (const item of model.items) { const el = elements.get(item.id); if (el) place(item, el); }
-    if (onTracks) onTracks({ ...tracks });
   }
 
   function resize() {
@@ -220,8 +219,9 @@ export function createTimelineView({ root, controls, model, store, tips, onSelec
   for (const radio of controls.filter) radio.addEventListener('change', () => { if (radio.checked) setFilter(radio.value === 'mine'); });
   new ResizeObserver(() => resize()).observe(plot);
   document.addEventListener('visibilitychange', () => schedule(true));
-  // A track for each operation a queue runs at once as configured, and for each track seen in use
-  // (rows on screen start downloads beyond the prefetch permits): what the panel's "Most at once" says too.
+  // A track for each operation a queue runs at once as configured, and for each track in use: the
+  // server's most at once (rows on screen start downloads beyond the prefetch permits), or one seen
+  // here before the server's next totals say so.
   function applyTracks() {
     const download = Math.max(configured.download, seen.download);
     const filtration = Math.max(configured.filtration, seen.filtration);
@@ -234,9 +234,10 @@ export function createTimelineView({ root, controls, model, store, tips, onSelec
   setFilter(false);
 
   return {
-    /** The number of tracks of each queue (the server's concurrency). */
+    /** The number of tracks of each queue: the server's concurrency or its most at once, the larger. */
     setTracks(download, filtration) {
-      configured = { download: Math.max(1, Math.min(32, download | 0)), filtration: Math.max(1, Math.min(32, filtration | 0)) };
+      const bound = (n) => Math.max(1, Math.min(32, n | 0));
+      configured = { download: bound(download), filtration: bound(filtration) };
       applyTracks();
     },
     schedule,

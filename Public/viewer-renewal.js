@@ -16,7 +16,9 @@ export function createViewerRenewal({ store, stream, onRenewed }) {
     if (renewing) return renewing;
     renewing = (async () => {
       for (;;) {
-        const delay = attempts === 0 ? 200 : Math.min(15000, 1000 * 2 ** Math.min(4, attempts - 1));
+        // Tried again at the server's retry pace (2 s, as the banner says), not a growing delay: after
+        // a long outage one that had grown to 15 s kept the rows waiting that long once it was back.
+        const delay = attempts === 0 ? 200 : Math.min(2000, 1000 * 2 ** (attempts - 1));
         attempts += 1;
         if (attempts > 2) store.setNotice('connection', 'Lost the connection to the server (' + why + '). Retrying…', 'error');
         await new Promise((resolve) => setTimeout(resolve, delay));

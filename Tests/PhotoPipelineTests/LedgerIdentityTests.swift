@@ -44,5 +44,12 @@ struct LedgerIdentityTests {
         #expect(downloads.cancelledRunning == 1, "\(downloads)")
         #expect(downloads.cancelledQueued >= 2, "\(downloads)")
         #expect(downloads.started >= 3 && downloads.finished >= 2, "\(downloads)")
+        // And "most at once" is the server's one figure: one transfer at a time here, never more
+        #expect(downloads.mostExecuting == 1 && stats.filtrations.mostExecuting == 1, "\(downloads)")
+
+        // And the viewer's own work splits its cancellations as the queues' ledger does
+        let own = harness.pipeline.queueStatus(for: controller.viewer).work
+        #expect(own.cancelledRunning == 1 && own.cancelledQueued >= 2, "\(own)")
+        #expect(own.cancelled == own.cancelledRunning + own.cancelledQueued, "\(own)")
     }
 }

@@ -71,4 +71,27 @@ struct WorkLedgerTests {
         ledger.forget(bystander)
         #expect(ledger.work(of: bystander) == ViewerWork())
     }
+
+    @Test func workDoneAheadThatIsSeenSinceLeavesTheWasteAndIsCountedApart() {
+        // Given work on photos 1 and 2 before anyone saw them
+        var ledger = WorkLedger()
+        ledger.add(bytes: 1_000, for: 1)
+        ledger.countDownload(of: 1, resumedBytes: 0)
+        ledger.add(filterSeconds: 0.5, for: 1)
+        ledger.add(bytes: 400, for: 2)
+        ledger.account(OperationEvent(queue: .download, index: 1, outcome: .finished, track: 0, viewers: [viewer], bytes: 1_000))
+        let before = totals(ledger)
+        #expect(before.wastedBytes == 1_400 && before.seenSinceBytes == 0)
+
+        // When photo 1 comes on screen (twice: the second sight changes nothing)
+        ledger.markSeen(0...1, by: viewer)
+        ledger.markSeen(1...1, by: viewer)
+
+        // Then the waste went down by exactly what is now counted as seen since, server-wide and for the viewer
+        let after = totals(ledger)
+        #expect(after.wastedBytes == 400 && after.seenSinceBytes == 1_000 && after.seenSinceDownloads == 1)
+        #expect(after.seenSinceFilterSeconds == 0.5 && after.wastedFilterSeconds == 0)
+        #expect(after.wastedBytes + after.seenSinceBytes == before.wastedBytes + before.seenSinceBytes)
+        #expect(ledger.work(of: viewer).seenSince.bytes == 1_000 && ledger.work(of: viewer).waste.bytes == 0)
+    }
 }

@@ -29,8 +29,10 @@ struct FirstScreenTests {
 
     @Test func aPageLoadStartsTheRowsAtItsRowBeforeItReports() async throws {
         try await WebHarness.with(photoCount: 30) { harness in
-            // Given a list whose rows 10-19 are not done (some may be failed from the start)
-            let expected = Set((10...19).filter { harness.pipeline.record($0).state == .new })
+            // Given a list whose first rows from row 10 are not done (some may be failed from the start),
+            // and a client whose window is not known yet: the rows every window shows
+            let rows = 10..<(10 + FirstScreen.surelyShownRows)
+            let expected = Set(rows.filter { harness.pipeline.record($0).state == .new })
             let stream = harness.pipeline.events.subscribe()
 
             // When a page is loaded at row 11 (1-based, as the page's URL keeps it), and nothing reports
@@ -54,6 +56,23 @@ struct FirstScreenTests {
             let expected = Set((20...21).filter { harness.pipeline.record($0).state == .new })
             let started = try await Self.started(expected, in: stream)
             #expect(started.isSubset(of: Set(20...29)))  // the rows on screen, then read ahead below
+        }
+    }
+
+    @Test func aClientsNextPageLoadStartsTheRowsItsWindowShowed() async throws {
+        try await WebHarness.with(photoCount: 40) { harness in
+            // Given a client whose window showed 9 rows at its last stop
+            let viewer = try await harness.newViewer()
+            try await harness.report(viewer, scrolling: false, rows: 0...8)
+            let stream = harness.pipeline.events.subscribe()
+
+            // When it loads the page at row 21 (1-based), before that page reports
+            let expected = Set((20...28).filter { harness.pipeline.record($0).state == .new })
+            #expect(try await harness.request(.GET, "/?row=21").status == 200)
+
+            // Then those 9 rows start, and none below them
+            let started = try await Self.started(expected, in: stream)
+            #expect(started.filter { $0 >= 20 } == expected, "\(started.sorted())")
         }
     }
 }

@@ -18,6 +18,9 @@ public struct PipelineStats: Sendable, Equatable {
         public var pending = 0
         /// Operations running now: started and not yet ended (one being cancelled runs until it ends).
         public var executing = 0
+        /// The most operations running at once since the server started (every viewer's and page's
+        /// "most at once" is this one figure).
+        public var mostExecuting = 0
     }
 
     /// Counts for the download queue.
@@ -40,6 +43,11 @@ public struct PipelineStats: Sendable, Equatable {
     public var wastedDownloads = 0
     /// CPU seconds spent filtering photos no viewer has ever had on screen.
     public var wastedFilterSeconds: Double = 0
+    /// The part of the work once done ahead (for rows nobody had seen) that went to rows a viewer has
+    /// seen since: the waste figures went down by it. Ahead now + this = all work ever done ahead.
+    public var seenSinceBytes: Int64 = 0
+    public var seenSinceDownloads = 0
+    public var seenSinceFilterSeconds: Double = 0
     /// CPU seconds spent filtering, in all.
     public var filterSeconds: Double = 0
     /// Bytes of cancelled downloads held now so that their next attempt asks only for the rest

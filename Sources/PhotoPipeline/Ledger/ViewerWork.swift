@@ -11,7 +11,11 @@ public struct ViewerWork: Sendable, Equatable {
         /// Operations that finished, per queue; and how many were cancelled or failed (both queues).
         public var downloads = 0
         public var filtrations = 0
+        /// Every cancelled operation: `cancelledRunning + cancelledQueued`, as the server's ledger splits them.
         public var cancelled = 0
+        /// Cancelled while running (they had started) and before they started (they never ran).
+        public var cancelledRunning = 0
+        public var cancelledQueued = 0
         public var failed = 0
         public var bytes: Int64 = 0
         public var filterSeconds = 0.0
@@ -22,6 +26,8 @@ public struct ViewerWork: Sendable, Equatable {
             lhs.downloads += rhs.downloads
             lhs.filtrations += rhs.filtrations
             lhs.cancelled += rhs.cancelled
+            lhs.cancelledRunning += rhs.cancelledRunning
+            lhs.cancelledQueued += rhs.cancelledQueued
             lhs.failed += rhs.failed
             lhs.bytes += rhs.bytes
             lhs.filterSeconds += rhs.filterSeconds
@@ -31,6 +37,8 @@ public struct ViewerWork: Sendable, Equatable {
             lhs.downloads -= rhs.downloads
             lhs.filtrations -= rhs.filtrations
             lhs.cancelled -= rhs.cancelled
+            lhs.cancelledRunning -= rhs.cancelledRunning
+            lhs.cancelledQueued -= rhs.cancelledQueued
             lhs.failed -= rhs.failed
             lhs.bytes -= rhs.bytes
             lhs.filterSeconds = max(0, lhs.filterSeconds - rhs.filterSeconds)
@@ -42,6 +50,8 @@ public struct ViewerWork: Sendable, Equatable {
     public private(set) var total = Amount()
     /// The part of `total` spent on rows this viewer has not seen yet.
     public private(set) var waste = Amount()
+    /// Work once in `waste` whose rows this viewer has seen since (why `waste` went down).
+    public private(set) var seenSince = Amount()
     /// `waste` by row, to take a row out once it is seen.
     private var unseen: [Int: Amount] = [:]
     private var seen = IndexSet()
@@ -56,7 +66,10 @@ public struct ViewerWork: Sendable, Equatable {
         amount.filterSeconds = operation.cpuSeconds ?? 0
         switch operation.outcome {
         case .finished: if operation.queue == .download { amount.downloads = 1 } else { amount.filtrations = 1 }
-        case .cancelled: amount.cancelled = 1
+        case .cancelled:
+            // One that never had a track never started (the same rule as `PendingOperations.end`).
+            amount.cancelled = 1
+            if operation.track == nil { amount.cancelledQueued = 1 } else { amount.cancelledRunning = 1 }
         case .failed: amount.failed = 1
         case .started: break
         }
@@ -76,7 +89,10 @@ public struct ViewerWork: Sendable, Equatable {
         // can be most of a long list).
         let indices = rows.count < unseen.count ? Array(rows) : unseen.keys.filter(rows.contains)
         for index in indices {
-            if let amount = unseen.removeValue(forKey: index) { waste -= amount }
+            if let amount = unseen.removeValue(forKey: index) {
+                waste -= amount
+                seenSince += amount
+            }
         }
     }
 }

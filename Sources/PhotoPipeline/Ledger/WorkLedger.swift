@@ -26,9 +26,20 @@ struct WorkLedger {
     private var seen = IndexSet()
     /// Each viewer's own work, and its waste on the rows it has not seen.
     private var viewers: [ViewerID: ViewerWork] = [:]
+    /// Work done on rows before anyone saw them, on the rows seen since: it left the waste then.
+    private var seenSince = PhotoWork()
 
     /// `viewer` saw rows `rows`.
     mutating func markSeen(_ rows: ClosedRange<Int>, by viewer: ViewerID) {
+        let firstSeen = IndexSet(integersIn: rows).subtracting(seen)
+        // Whichever is shorter is walked: the rows seen for the first time, or the rows with work.
+        let indices = firstSeen.count < work.count ? Array(firstSeen) : work.keys.filter(firstSeen.contains)
+        for index in indices {
+            guard let photo = work[index] else { continue }
+            seenSince.bytes += photo.bytes
+            seenSince.downloads += photo.downloads
+            seenSince.filterSeconds += photo.filterSeconds
+        }
         seen.insert(integersIn: rows)
         viewers[viewer, default: ViewerWork()].see(rows)
     }
@@ -74,6 +85,9 @@ struct WorkLedger {
 
     /// Writes the totals and the waste into `stats`.
     func fill(_ stats: inout PipelineStats) {
+        stats.seenSinceBytes = seenSince.bytes
+        stats.seenSinceDownloads = seenSince.downloads
+        stats.seenSinceFilterSeconds = seenSince.filterSeconds
         for (index, photo) in work {
             stats.bytesDownloaded += photo.bytes
             stats.transfersAborted += photo.aborts

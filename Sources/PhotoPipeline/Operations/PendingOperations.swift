@@ -75,7 +75,12 @@ struct PendingOperations {
     /// `operation` starts: it takes the lowest free track of its queue, which is returned.
     mutating func start(_ operation: PhotoOperation) -> Int {
         counts[operation.queue, default: .init()].started += 1
-        return tracks[operation.queue, default: .init()].enter(operation)
+        let track = tracks[operation.queue, default: .init()].enter(operation)
+        let running = tracks[operation.queue]?.count ?? 0
+        if running > counts[operation.queue, default: .init()].mostExecuting {
+            counts[operation.queue, default: .init()].mostExecuting = running
+        }
+        return track
     }
 
     /// `operation` ended with `outcome`: its track (returned; nil if it never started) is free again.

@@ -126,7 +126,7 @@ public final class PhotoPipeline: Sendable {
         core.lock.withLock { state in
             var status = ViewerQueueStatus()
             let work = state.ledger.work(of: viewer)
-            (status.work, status.waste) = (work.total, work.waste)
+            (status.work, status.waste, status.seenSince) = (work.total, work.waste, work.seenSince)
             status.download.suspended = state.demand.isScrolling(viewer)
             status.filtration.suspended = status.download.suspended
             for index in state.demand.rows(wantedBy: viewer) {

@@ -19,6 +19,8 @@ public struct ViewerQueueStatus: Sendable, Equatable {
     public var work = ViewerWork.Amount()
     /// The part of `work` spent on rows this viewer has not seen.
     public var waste = ViewerWork.Amount()
+    /// Work once in `waste` on rows this viewer has seen since (why `waste` went down).
+    public var seenSince = ViewerWork.Amount()
 
     public init() {}
 }

@@ -31,6 +31,8 @@ struct AppContext: Sendable {
     let origin: any OriginServing
     /// Presenters' scrolls and the viewers following them.
     let presentations: Presentations
+    /// The rows each client's window showed at its last stop: its next page load starts that many.
+    let firstScreens = FirstScreenSizes()
 
     /// Where the page's static files are: `BASE/static/v/VERSION`, a prefix that changes with their content.
     var staticBase: String { "\(configuration.basePath)/static/v/\(staticFiles.version)" }

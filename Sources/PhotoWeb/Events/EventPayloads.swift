@@ -100,13 +100,15 @@ enum EventPayloads {
         /// rows it has not had on screen yet.
         var work: ViewerWork.Amount
         var waste: ViewerWork.Amount
+        /// Work once in `waste` on rows this viewer has seen since: why `waste` went down.
+        var seenSince: ViewerWork.Amount
 
         init(_ status: ViewerQueueStatus, strategy: SchedulingStrategy) {
             download = Queue(pending: status.download.pending, executing: status.download.executing, suspended: status.download.suspended)
             filtration = Queue(pending: status.filtration.pending, executing: status.filtration.executing, suspended: status.filtration.suspended)
             self.strategy = strategy.name
             prefetch = strategy.prefetchMarginForDisplay
-            (work, waste) = (status.work, status.waste)
+            (work, waste, seenSince) = (status.work, status.waste, status.seenSince)
         }
     }
 
@@ -114,7 +116,10 @@ enum EventPayloads {
     struct Stats: Encodable, Equatable {
         struct Counts: Encodable, Equatable {
             var started, finished, failed, cancelled, cancelledRunning, cancelledQueued, pending, executing: Int
+            /// The most running at once since the server started: every tab's "Most at once".
+            var mostExecuting: Int
             init(_ counts: PipelineStats.QueueCounts) {
+                mostExecuting = counts.mostExecuting
                 (started, finished, failed, cancelled, pending, executing) =
                     (counts.started, counts.finished, counts.failed, counts.cancelled, counts.pending, counts.executing)
                 (cancelledRunning, cancelledQueued) = (counts.cancelledRunning, counts.cancelledQueued)
@@ -137,6 +142,10 @@ enum EventPayloads {
         var wastedBytes: Int64
         var wastedDownloads: Int
         var wastedFilterSeconds: Double
+        /// Work once counted as wasted whose rows a viewer has seen since (the wasted figures went down by it).
+        var seenSinceBytes: Int64
+        var seenSinceDownloads: Int
+        var seenSinceFilterSeconds: Double
         var filterSeconds: Double
         var viewers: Int
         var maxConcurrentDownloads: Int
@@ -161,6 +170,9 @@ enum EventPayloads {
             wastedBytes = stats.wastedBytes
             wastedDownloads = stats.wastedDownloads
             wastedFilterSeconds = (stats.wastedFilterSeconds * 1_000).rounded() / 1_000
+            seenSinceBytes = stats.seenSinceBytes
+            seenSinceDownloads = stats.seenSinceDownloads
+            seenSinceFilterSeconds = (stats.seenSinceFilterSeconds * 1_000).rounded() / 1_000
             filterSeconds = (stats.filterSeconds * 1_000).rounded() / 1_000
             self.viewers = viewers
             maxConcurrentDownloads = configuration.maxConcurrentDownloads

@@ -15,9 +15,15 @@ struct FirstScreen {
         var state: PhotoRecordState
     }
 
-    /// Rows taken to be on a first screen: a laptop's 716 px list of 80 px rows shows 9-10. The page
-    /// load starts work for the same rows (`AppContext.startFirstScreen`).
+    /// Rows drawn in the page's HTML: a laptop's 716 px list of 80 px rows shows 9-10 at most (drawing
+    /// costs little; work is sized apart, `surelyShownRows`).
     static let rowCount = 10
+    /// Rows the page load starts work for when the client's window is not known yet: the fewest a
+    /// window the page is made for shows at its top (a 1366x768 laptop under the introduction 6, a
+    /// phone 7). Its first report starts the rest; a known window's rows come from `FirstScreenSizes`.
+    static let surelyShownRows = 6
+    /// The most rows a page load starts work for, however tall the client's window was.
+    static let mostStartedRows = 30
     /// The list's fixed row height (the template's `rowHeight`).
     static let rowHeight = Defaults.rowHeight
 
@@ -52,12 +58,12 @@ struct FirstScreen {
     }
 
     /// The first screen's rows of a list of `count` photos: from `row` (1-based, the page's `?row=`), or the top.
-    static func indices(from row: String?, count: Int) -> Range<Int> {
+    static func indices(from row: String?, count: Int, rows: Int = rowCount) -> Range<Int> {
         guard count > 0 else { return 0..<0 }
         // Clamped to 1...count before the 1-based row becomes an index: `?row=` is the client's number.
         let asked = row.flatMap { Int($0) } ?? 1
         let first = min(count, max(1, asked)) - 1
-        return first..<min(count, first + rowCount)
+        return first..<min(count, first + max(1, rows))
     }
 
     /// `<link rel=preload>` for the sepia thumbnails that are ready: fetched while the page's modules load.

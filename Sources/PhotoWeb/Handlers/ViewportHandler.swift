@@ -80,6 +80,7 @@ struct ViewportHandler: Sendable {
             case (true, let rows?): controller.scrolled(to: rows)
             case (true, nil): controller.scrollBegan()
             case (false, let rows?):
+                context.firstScreens.remember(rows.count, for: session.client)
                 session.channel.stops?.viewerStopped(on: rows, in: pipeline)
                 controller.loadImagesForOnscreenRows(rows)
             case (false, nil): break  // refused by parse
