@@ -255,6 +255,10 @@ class TestFastScroll:
         wait_for(class_driver, lambda d: d.execute_script("return classicPhotos.suspendedSeen") > suspended_before,
                  10, "the download queue was never reported suspended while scrolling (#dl-suspended)")
         page.wait_reported()
+        # The top rows whose download was still running when the scroll stopped (the first screen
+        # starts only the rows a window shows, so on a quick machine there may be none).
+        at_stop = slow_server.photos()
+        running_at_top = [i for i in range(top[0], top[1] + 1) if at_stop[i]["state"] == "downloading"]
         assert page.js("return classicPhotos.reports.sent") - sent_before >= 2
         first, last = page.visible_range()
         assert last == count - 1, (first, last)
@@ -272,8 +276,9 @@ class TestFastScroll:
         assert not touched, f"rows only scrolled past were worked on: {touched[:10]}"
         stats = slow_server.stats()
         assert stats["downloads"]["started"] < count // 4, stats["downloads"]
-        # The top rows were left unfinished: their queued work was cancelled.
-        assert stats["downloads"]["cancelled"] >= 1, stats["downloads"]
+        # Downloads of top rows still running when the scroll stopped were cancelled, not finished.
+        if running_at_top:
+            assert stats["downloads"]["cancelled"] >= 1, (stats["downloads"], running_at_top)
         story["unfinished"] = [i for i in range(top[0], top[1] + 1) if photos[i]["state"] != "filtered"]
 
     def test_scrolling_back_fills_skipped_rows(self, slow_server, class_driver, story):
