@@ -56,7 +56,9 @@ export function createRowFactory(template) {
     el.classList.toggle('is-active', active);
 
     const settled = photo.state === 'failed' || (photo.state === 'filtered' && !!src && src.endsWith('/thumbnail'));
-    const status = offline && !settled ? words.offline : statusText(photo, words);
+    // Sepia is ready but its thumbnail is not shown yet: the row does not offer to compare it.
+    const showing = photo.state === 'filtered' && !settled && words.showing;
+    const status = offline && !settled ? words.offline : showing || statusText(photo, words);
     setText(part(el, 'name'), photo.name);
     setText(part(el, 'status'), status);
     const reason = part(el, 'reason');

@@ -16,7 +16,7 @@ from test_lab import TRACE_TIMEOUT, open_lab, wait_for
 # The seconds a person reads the page before pressing a trace. On main the eager lane downloaded
 # dozens of photos in it (on this network: about four a second), so its stops were done before the
 # trace reached them.
-READING_S = 8
+READING_S = 20
 # A photo takes most of a second: longer than the impatient trace stays at a stop.
 NETWORK = {"latency_ms": 150, "bandwidth": 400_000}
 

@@ -16,6 +16,9 @@ enum RowWords {
     static let actions = ["filtered": ". Enter opens it", "failed": ". Enter tries again"]
     /// The page's own state: a row not settled while the server has gone.
     static let offline = "Waiting for the server"
+    /// A row whose sepia is ready while its thumbnail is not on screen yet (the placeholder or the
+    /// unfiltered preview shows): it does not offer to compare what it does not show.
+    static let showing = "Sepia · loading…"
 
     /// The status line of a row in `state`.
     static func status(of state: PhotoRecordState) -> String {
@@ -24,13 +27,14 @@ enum RowWords {
         return words
     }
 
-    /// The table as the page reads it: `{"status": {...}, "actions": {...}, "offline": "..."}`.
+    /// The table as the page reads it: `{"status": {...}, "actions": {...}, "offline": "...", "showing": "..."}`.
     static var json: String {
         struct Table: Encodable {
             let status: [String: String]
             let actions: [String: String]
             let offline: String
+            let showing: String
         }
-        return String(decoding: EventPayloads.json(Table(status: status, actions: actions, offline: offline)), as: UTF8.self)
+        return String(decoding: EventPayloads.json(Table(status: status, actions: actions, offline: offline, showing: showing)), as: UTF8.self)
     }
 }
