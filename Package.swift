@@ -197,7 +197,7 @@ let package = Package(
         .testTarget(
             name: "PhotoCodecsTests",
             // CJPEG only for fixtures (grayscale and CMYK JPEGs) the public encoder does not write.
-            dependencies: ["PhotoCodecs", "CJPEG"],
+            dependencies: ["PhotoCodecs", "CJPEG", "TestOrigin"],
             resources: [.copy("Resources")],
             swiftSettings: swiftSettings
         ),

@@ -1,5 +1,6 @@
 import Foundation
 import PhotoCodecs
+import TestOrigin
 import Testing
 
 /// What a preview decode of the bytes arrived costs, and when later bytes can show no more (issue 41,
@@ -10,9 +11,13 @@ struct ArrivedDecodeBoundsTests {
     static let photo = SamplePhoto.make(seed: 12, width: 640, height: 427)
     static let progressive = try! JPEGEncoder.encode(photo, quality: 85, progressive: true)
     static let baseline = try! JPEGEncoder.encode(photo, quality: 85)
+    /// The fixtures above, made once on a thread of their own (`offThePool`): each test awaits this
+    /// before reading them, so no thread of Swift concurrency waits on their making.
+    static let made = Task { await offThePool { _ = (progressive, baseline) } }
 
     @Test(arguments: [true, false])
-    func theEndOfTheImageIsReachedOnlyWhenItsLastBytesHaveArrived(progressive: Bool) throws {
+    func theEndOfTheImageIsReachedOnlyWhenItsLastBytesHaveArrived(progressive: Bool) async throws {
+        await Self.made.value
         let jpeg = progressive ? Self.progressive : Self.baseline
         // Given the first half of a JPEG, and the whole JPEG followed by 64 KB of zeros
         let half = try SepiaRenderer().arrivedDecode(of: jpeg.prefix(jpeg.count / 2), height: 80)
@@ -23,7 +28,8 @@ struct ArrivedDecodeBoundsTests {
         #expect(half.declaredPixels == 640 * 427 && padded.declaredPixels == 640 * 427)
     }
 
-    @Test func anExifThumbnailThatDeclaresAPhotosSizeIsNotDecoded() throws {
+    @Test func anExifThumbnailThatDeclaresAPhotosSizeIsNotDecoded() async throws {
+        await Self.made.value
         // Given a camera JPEG whose Exif thumbnail is a flat 1600 x 1600 image (small enough for an
         // Exif block, as a hostile one is, and 2.6 megapixels to decode at full size)
         let flat = PixelBuffer(width: 1_600, height: 1_600, channels: 3, bytes: [UInt8](repeating: 128, count: 1_600 * 1_600 * 3))
@@ -37,7 +43,8 @@ struct ArrivedDecodeBoundsTests {
         #expect(1_600 * 1_600 > SepiaRenderer.exifThumbnailMaxPixels)
     }
 
-    @Test func aCameraSizedExifThumbnailStillShows() throws {
+    @Test func aCameraSizedExifThumbnailStillShows() async throws {
+        await Self.made.value
         let thumbnail = try JPEGEncoder.encode(SamplePhoto.make(seed: 2, width: 160, height: 107), quality: 75)
         let camera = SamplePhoto.withEXIFThumbnail(Self.baseline, thumbnail: thumbnail)
         let decode = try SepiaRenderer().arrivedDecode(of: camera.prefix(thumbnail.count + 2_000), height: 80)

@@ -1,5 +1,6 @@
 import Foundation
 import PhotoCodecs
+import TestOrigin
 import Testing
 
 @Suite("Previews of a JPEG still arriving: progressive scans, baseline rows, the Exif thumbnail")
@@ -7,13 +8,17 @@ struct ArrivedDecodeTests {
     static let photo = SamplePhoto.make(seed: 11, width: 640, height: 427)
     static let progressive = try! JPEGEncoder.encode(photo, quality: 85, progressive: true)
     static let baseline = try! JPEGEncoder.encode(photo, quality: 85)
+    /// The fixtures above, made once on a thread of their own (`offThePool`): each test awaits this
+    /// before reading them, so no thread of Swift concurrency waits on their making.
+    static let made = Task { await offThePool { _ = (progressive, baseline) } }
 
     /// The mean absolute difference per sample between two images of one size.
     static func difference(_ a: PixelBuffer, _ b: PixelBuffer) -> Double {
-        zip(a.bytes, b.bytes).reduce(0.0) { $0 + Double(abs(Int($1.0) - Int($1.1))) } / Double(a.bytes.count)
+        meanDifference(a.bytes, b.bytes)
     }
 
-    @Test func aProgressiveJPEGShowsTheWholePhotoAfterItsFirstScanAndSharpensWithMore() throws {
+    @Test func aProgressiveJPEGShowsTheWholePhotoAfterItsFirstScanAndSharpensWithMore() async throws {
+        await Self.made.value
         let final = try JPEGDecoder.decode(Self.progressive, minimumHeight: 80)
         // Given the first fifth and the first two thirds of a progressive JPEG
         let early = try #require(try JPEGDecoder.decodeArrived(Self.progressive.prefix(Self.progressive.count / 5), minimumHeight: 80))
@@ -28,7 +33,8 @@ struct ArrivedDecodeTests {
         #expect(Self.difference(earlyImage, final) < 20)
     }
 
-    @Test func aBaselineJPEGShowsTheRowsArrivedAndGreyBelow() throws {
+    @Test func aBaselineJPEGShowsTheRowsArrivedAndGreyBelow() async throws {
+        await Self.made.value
         let final = try JPEGDecoder.decode(Self.baseline, minimumHeight: 80)
         let arrived = try #require(try JPEGDecoder.decodeArrived(Self.baseline.prefix(Self.baseline.count / 2), minimumHeight: 80))
         let image = try #require(arrived.image)
@@ -42,14 +48,16 @@ struct ArrivedDecodeTests {
         #expect(image.bytes.suffix(row).allSatisfy { $0 == 128 })
     }
 
-    @Test func nothingIsShownBeforeTheHeaderOrTheFirstScanHasArrived() throws {
+    @Test func nothingIsShownBeforeTheHeaderOrTheFirstScanHasArrived() async throws {
+        await Self.made.value
         #expect(try JPEGDecoder.decodeArrived(Self.progressive.prefix(40), minimumHeight: 80) == nil)
         let headerOnly = try JPEGDecoder.decodeArrived(Self.progressive.prefix(700), minimumHeight: 80)
         #expect(headerOnly == nil || headerOnly?.image == nil)
         #expect(try SepiaRenderer().arrivedPreview(of: Self.progressive.prefix(40), height: 80) == nil)
     }
 
-    @Test func aCameraJPEGShowsItsExifThumbnailUntilItsRowsHaveAllArrived() throws {
+    @Test func aCameraJPEGShowsItsExifThumbnailUntilItsRowsHaveAllArrived() async throws {
+        await Self.made.value
         // Given a baseline JPEG with a thumbnail in its Exif block, as a camera writes it
         let thumbnail = try JPEGEncoder.encode(Resampler.scaled(Self.photo, toHeight: 107), quality: 75)
         let camera = SamplePhoto.withEXIFThumbnail(Self.baseline, thumbnail: thumbnail)
@@ -64,7 +72,8 @@ struct ArrivedDecodeTests {
         #expect(EXIFReader.thumbnail(inAPP1: broken) == nil)
     }
 
-    @Test func aCorruptPrefixFailsOrShowsNothingAndNeverCrashes() {
+    @Test func aCorruptPrefixFailsOrShowsNothingAndNeverCrashes() async {
+        await Self.made.value
         var damaged = Array(Self.progressive.prefix(Self.progressive.count / 2))
         for offset in stride(from: 600, to: damaged.count, by: 97) { damaged[offset] ^= 0x5A }
         for cut in stride(from: 0, to: damaged.count, by: max(1, damaged.count / 40)) {

@@ -40,9 +40,9 @@ struct EXIFOrientationTests {
     }
 
     @Test("the reduced-scale decode picks its scale by the upright height")
-    func reducedScaleUsesUprightHeight() throws {
+    func reducedScaleUsesUprightHeight() async throws {
         // Given: stored 1600x1067 turned 90°, so upright 1067 wide and 1600 high
-        let jpeg = SamplePhoto.tagged(try photoSizedJPEG.get(), orientation: 6)
+        let jpeg = SamplePhoto.tagged(try await photoSizedJPEG(), orientation: 6)
 
         // When
         let size = try JPEGDecoder.outputSize(of: jpeg, minimumHeight: 200)

@@ -1,6 +1,7 @@
 import CJPEG
 import Foundation
 import PhotoCodecs
+import TestOrigin
 
 /// Hand-written PNG files, so tests can produce every colour type, bit depth and interlacing
 /// (libpng's simplified write API only writes 8-bit RGB(A) and gray, never interlaced).
@@ -126,8 +127,16 @@ enum JPEGFixture {
     }
 }
 
-/// A 1600x1067 JPEG (q85) of `SamplePhoto` seed 1, made once for the tests that need a photo-sized input.
-let photoSizedJPEG = Result { () throws(ImageCodecError) in try JPEGEncoder.encode(SamplePhoto.make(seed: 1)) }
+/// A 1600x1067 JPEG (q85) of `SamplePhoto` seed 1, made once for the tests that need a photo-sized input,
+/// on a thread of its own: a lazy global made it on one of the two threads of Swift concurrency, and
+/// every other test that read it blocked another (under a CPU hog the whole process waited 24 s).
+func photoSizedJPEG() async throws -> Data {
+    try await madePhotoSizedJPEG.value
+}
+
+private let madePhotoSizedJPEG = Task {
+    try await offThePool { () throws(ImageCodecError) in try JPEGEncoder.encode(SamplePhoto.make(seed: 1)) }
+}
 
 /// The W3C sepia() result before rounding, written out from the specification independently of SepiaFilter.
 func w3cSepia(_ rgb: [Int], amount: Double) -> [Double] {
@@ -146,8 +155,20 @@ func maxDifference(_ a: [UInt8], _ b: [UInt8]) -> Int {
 }
 
 /// Mean absolute difference between two same-sized sample arrays.
+///
+/// A plain loop over the bytes: `zip`/`map`/`reduce` in a debug build took seconds per photo, on one of
+/// the two threads every test shares (two such tests under a CPU hog held them 20 s and more, and every
+/// other test's waits ran out meanwhile).
 func meanDifference(_ a: [UInt8], _ b: [UInt8]) -> Double {
-    Double(zip(a, b).map { abs(Int($0) - Int($1)) }.reduce(0, +)) / Double(max(1, a.count))
+    let count = min(a.count, b.count)
+    let total = a.withUnsafeBufferPointer { a in
+        b.withUnsafeBufferPointer { b in
+            var total = 0
+            for index in 0..<count { total &+= abs(Int(a[index]) - Int(b[index])) }
+            return total
+        }
+    }
+    return Double(total) / Double(max(1, a.count))
 }
 
 /// An image of one flat colour.

@@ -83,9 +83,9 @@ import Testing
     }
 
     @Test(arguments: [(160, 2, 400, 267), (134, 1, 200, 134), (135, 2, 400, 267), (500, 4, 800, 534), (1067, 8, 1600, 1067), (5000, 8, 1600, 1067)])
-    func chosenScaleIsTheSmallestThatIsTallEnough(minimumHeight: Int, numerator: Int, width: Int, height: Int) throws {
+    func chosenScaleIsTheSmallestThatIsTallEnough(minimumHeight: Int, numerator: Int, width: Int, height: Int) async throws {
         // Given: a photo-sized JPEG (1067 / 8 = 133.4, so 1/8 scale is 134 rows)
-        let jpeg = try photoSizedJPEG.get()
+        let jpeg = try await photoSizedJPEG()
 
         // When
         let size = try JPEGDecoder.outputSize(of: jpeg, minimumHeight: minimumHeight)
@@ -94,9 +94,9 @@ import Testing
         #expect((size.width, size.height, size.scaleNumerator) == (width, height, numerator))
     }
 
-    @Test func decodingForAThumbnailUsesTheReducedScale() throws {
+    @Test func decodingForAThumbnailUsesTheReducedScale() async throws {
         // Given
-        let jpeg = try photoSizedJPEG.get()
+        let jpeg = try await photoSizedJPEG()
 
         // When
         let small = try JPEGDecoder.decode(jpeg, minimumHeight: 160)

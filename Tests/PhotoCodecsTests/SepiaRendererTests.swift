@@ -5,9 +5,9 @@ import Testing
 @Suite struct SepiaRendererTests {
     private let renderer = SepiaRenderer()
 
-    @Test func thumbnailOfAPhotoSizedJPEGIsAJPEGOfExactlyTheRequestedHeight() throws {
+    @Test func thumbnailOfAPhotoSizedJPEGIsAJPEGOfExactlyTheRequestedHeight() async throws {
         // Given: 1600x1067, which the decoder reads at 2/8 scale (400x267) for a 160 px thumbnail
-        let jpeg = try photoSizedJPEG.get()
+        let jpeg = try await photoSizedJPEG()
         #expect(try JPEGDecoder.outputSize(of: jpeg, minimumHeight: 160).scaleNumerator == 2)
 
         // When

@@ -6,6 +6,7 @@ import NIOEmbedded
 @testable import PhotoWeb
 import Testing
 import PhotoServer
+import TestOrigin
 
 /// The limits a public demo URL needs, against the bare server on loopback: each refusal is the
 /// right answer, and a normal request is served afterwards.

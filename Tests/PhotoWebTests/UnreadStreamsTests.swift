@@ -5,6 +5,7 @@ import Glibc
 @testable import PhotoWeb
 import Testing
 import PhotoServer
+import TestOrigin
 
 @Suite("Event streams nobody reads", .serialized, .timeLimit(.minutes(5)))
 struct UnreadStreamsTests {

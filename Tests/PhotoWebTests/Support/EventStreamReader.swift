@@ -1,6 +1,7 @@
 import Foundation
 #if canImport(Glibc)
 import Glibc
+import TestOrigin
 #endif
 
 /// Reads a server-sent event stream over a real socket, as a browser's EventSource does.

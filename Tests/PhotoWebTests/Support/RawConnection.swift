@@ -1,6 +1,7 @@
 import Foundation
 #if canImport(Glibc)
 import Glibc
+import TestOrigin
 #endif
 
 /// A plain TCP connection for requests no well-behaved client sends: oversized heads, bytes
