@@ -40,9 +40,8 @@ final class PhotoChannel: Sendable {
     private struct State {
         /// The totals last sent, so that a tick sends them only when they changed.
         var lastStats: EventPayloads.Stats?
-        /// The forwarder started by `startForwarding`, ended by `close`, and the followers' relay.
+        /// The forwarder started by `startForwarding`, ended by `close`.
         var forwarder: Task<Void, Never>?
-        var relay: Task<Void, Never>?
     }
 
     private let state = Locked(State())
@@ -87,12 +86,8 @@ final class PhotoChannel: Sendable {
     /// every row as it is made), and forwards them in a task of their own until `close`.
     func startForwarding(_ pipeline: PhotoPipeline) {
         let events = Self.subscribe(to: pipeline)
-        let forwarder = Task { await forward(events, of: pipeline) }
-        let relay = followerRelay.map { relay in Task { await relay.run { self.audience() } } }
-        state.withLock { state in
-            state.forwarder = forwarder
-            state.relay = relay
-        }
+        let forwarder = Task { await forwardAndRelay(events, of: pipeline) }
+        state.withLock { $0.forwarder = forwarder }
     }
 
     /// The channel's followers now, and each one's presenter.
@@ -105,7 +100,11 @@ final class PhotoChannel: Sendable {
     /// Forwards `pipeline`'s events (and hands the followers theirs) until its stream ends or the
     /// calling task is cancelled.
     func forwardEvents(of pipeline: PhotoPipeline) async {
-        let events = Self.subscribe(to: pipeline)
+        await forwardAndRelay(Self.subscribe(to: pipeline), of: pipeline)
+    }
+
+    /// `forward`, with the followers' relay running beside it as long as it does.
+    private func forwardAndRelay(_ events: AsyncStream<PipelineEvent>, of pipeline: PhotoPipeline) async {
         guard let followerRelay else { return await forward(events, of: pipeline) }
         await withDiscardingTaskGroup { group in
             group.addTask { await followerRelay.run { self.audience() } }
@@ -123,8 +122,6 @@ final class PhotoChannel: Sendable {
     func close() {
         viewers.removeAll(in: self).forEach { $0.close() }
         library.pipeline?.shutdown()
-        let (forwarder, relay) = state.withLock { ($0.forwarder, $0.relay) }
-        forwarder?.cancel()
-        relay?.cancel()
+        state.withLock { $0.forwarder }?.cancel()
     }
 }
