@@ -227,7 +227,7 @@ let package = Package(
         .testTarget(
             name: "ClassicPhotosTests",
             dependencies: [
-                "ClassicPhotos", "PhotoServer", "PhotoCodecs", "PhotoWeb", "PhotoPipeline", "HTTPTransfer",
+                "ClassicPhotos", "PhotoServer", "PhotoCodecs", "PhotoWeb", "PhotoPipeline", "HTTPTransfer", "TestOrigin",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ],
             swiftSettings: swiftSettings

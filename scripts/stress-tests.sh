@@ -43,7 +43,7 @@ failed=0
 declare -A failures=()
 for run in $(seq "$runs"); do
     log="$logs/run-$run.log"
-    if swift test --skip-build "${filter[@]}" >"$log" 2>&1; then
+    if scripts/swift-tests.sh "${filter[@]}" >"$log" 2>&1; then
         passed=$((passed + 1))
         echo "run $run: passed"
     else

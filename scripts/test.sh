@@ -27,7 +27,7 @@ trap report EXIT
 
 stage "install" scripts/install-deps.sh --tests
 stage "build" swift build --build-tests
-stage "swift tests" swift test --skip-build
+stage "swift tests" scripts/swift-tests.sh
 stage "containers" scripts/check-containers.sh --run
 stage "browser tests" python3 -m pytest -p no:benchmark -p no:cacheprovider Tests/browser
 stage "cluster tests" python3 -m pytest -p no:benchmark -p no:cacheprovider Tests/cluster

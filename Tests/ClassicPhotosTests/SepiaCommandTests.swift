@@ -1,6 +1,7 @@
 import Foundation
 import PhotoCodecs
 import Testing
+import TestOrigin
 
 /// `classic-photos sepia`, run as a user runs it: the built executable, a real file, an exit status.
 @Suite("sepia command")
@@ -12,49 +13,38 @@ struct SepiaCommandTests {
         return directory.appendingPathComponent("classic-photos")
     }()
 
-    struct Run {
-        var status: Int32
-        var output: String
-        var errors: String
+    func run(_ arguments: [String]) async throws -> ToolRun {
+        try await ToolRun.run(Self.executable, arguments)
     }
 
-    func run(_ arguments: [String]) throws -> Run {
-        let process = Process()
-        process.executableURL = Self.executable
-        process.arguments = arguments
-        let output = Pipe(), errors = Pipe()
-        process.standardOutput = output
-        process.standardError = errors
-        try process.run()
-        let out = output.fileHandleForReading.readDataToEndOfFile()
-        let err = errors.fileHandleForReading.readDataToEndOfFile()
-        process.waitUntilExit()
-        return Run(status: process.terminationStatus, output: String(decoding: out, as: UTF8.self), errors: String(decoding: err, as: UTF8.self))
+    /// Writes `photo` (made with the codecs of a debug build: slow under load) off the pool.
+    func write(_ photo: @escaping @Sendable () throws -> Data, to path: String) async throws {
+        try await offThePool { try photo().write(to: URL(fileURLWithPath: path)) }
     }
 
     func temporary(_ name: String) -> String {
         FileManager.default.temporaryDirectory.appendingPathComponent("sepia-\(UUID().uuidString)-\(name)").path
     }
 
-    @Test func aThumbnailOfAPhotoIsWrittenAndExitsZero() throws {
+    @Test func aThumbnailOfAPhotoIsWrittenAndExitsZero() async throws {
         let input = temporary("in.jpg"), output = temporary("out.jpg")
         defer { try? FileManager.default.removeItem(atPath: input); try? FileManager.default.removeItem(atPath: output) }
-        try JPEGEncoder.encode(SamplePhoto.make(seed: 3, width: 1600, height: 1067)).write(to: URL(fileURLWithPath: input))
+        try await write({ try JPEGEncoder.encode(SamplePhoto.make(seed: 3, width: 1600, height: 1067)) }, to: input)
 
-        let result = try run(["sepia", input, output, "--height", "160"])
+        let result = try await run(["sepia", input, output, "--height", "160"])
 
         #expect(result.status == 0, "\(result.errors)")
         let written = try ImageDecoder.decode(Data(contentsOf: URL(fileURLWithPath: output)), minimumHeight: nil, limits: .init())
         #expect(written.height == 160 && written.width == 240)
-        #expect(result.output.contains("240x160 JPEG"))
+        #expect(result.text.contains("240x160 JPEG"))
     }
 
-    @Test func aPNGOutputIsPNGAtFullSize() throws {
+    @Test func aPNGOutputIsPNGAtFullSize() async throws {
         let input = temporary("in.jpg"), output = temporary("out.png")
         defer { try? FileManager.default.removeItem(atPath: input); try? FileManager.default.removeItem(atPath: output) }
-        try JPEGEncoder.encode(SamplePhoto.make(seed: 4, width: 320, height: 200)).write(to: URL(fileURLWithPath: input))
+        try await write({ try JPEGEncoder.encode(SamplePhoto.make(seed: 4, width: 320, height: 200)) }, to: input)
 
-        let result = try run(["sepia", input, output, "--intensity", "1"])
+        let result = try await run(["sepia", input, output, "--intensity", "1"])
 
         #expect(result.status == 0, "\(result.errors)")
         let bytes = try Data(contentsOf: URL(fileURLWithPath: output))
@@ -62,7 +52,7 @@ struct SepiaCommandTests {
         #expect(try PNGDecoder.decode(bytes).width == 320)
     }
 
-    @Test func anExifOrientationSixPhotoIsWrittenUpright() throws {
+    @Test func anExifOrientationSixPhotoIsWrittenUpright() async throws {
         // Given: stored 64x48, dark left half and bright right half, tagged "turn 90° clockwise"
         let input = temporary("in.jpg"), output = temporary("out.jpg")
         defer { try? FileManager.default.removeItem(atPath: input); try? FileManager.default.removeItem(atPath: output) }
@@ -72,7 +62,7 @@ struct SepiaCommandTests {
         try SamplePhoto.tagged(JPEGEncoder.encode(stored), orientation: 6).write(to: URL(fileURLWithPath: input))
 
         // When
-        let result = try run(["sepia", input, output])
+        let result = try await run(["sepia", input, output])
 
         // Then: upright 48x64, the stored left (dark) half now on top
         #expect(result.status == 0, "\(result.errors)")
@@ -87,7 +77,7 @@ struct SepiaCommandTests {
         ("missing", [], "cannot read"),
         ("photo", ["--intensity", "2"], "--intensity must be between 0 and 1"),
     ])
-    func badInputExitsNonZeroWithAOneLineReason(input kind: String, extra: [String], reason: String) throws {
+    func badInputExitsNonZeroWithAOneLineReason(input kind: String, extra: [String], reason: String) async throws {
         let input = temporary("in"), output = temporary("out.jpg")
         defer { try? FileManager.default.removeItem(atPath: input); try? FileManager.default.removeItem(atPath: output) }
         switch kind {
@@ -97,7 +87,7 @@ struct SepiaCommandTests {
         default: break
         }
 
-        let result = try run(["sepia", input, output] + extra)
+        let result = try await run(["sepia", input, output] + extra)
 
         #expect(result.status != 0)
         #expect(result.errors.contains(reason), "\(result.errors)")

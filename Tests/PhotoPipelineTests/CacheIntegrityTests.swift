@@ -68,9 +68,9 @@ struct CacheIntegrityTests {
         let fixture = try Fixture()
         defer { fixture.close() }
         // Given a first run that filtered every row and kept it on disk
-        let (first, _) = try await fixture.run(DiskCache(directory: fixture.directory, budget: 10_000_000), filtering: 0...3)
+        let (first, _) = try await fixture.run(await DiskCache.opening(fixture.directory, budget: 10_000_000), filtering: 0...3)
         let thumbnails = try (0..<4).map { try first.image(.thumbnail, of: $0).data }
-        first.shutdown()
+        await offThePool { first.shutdown() }
 
         // When three thumbnails are emptied, overwritten and cut, a fourth has one byte flipped
         // (its length and trailer still fit), and the server starts again
@@ -82,7 +82,7 @@ struct CacheIntegrityTests {
         flipped[flipped.count / 3] ^= 0xFF
         try flipped.write(to: fixture.file(3, .thumbnail))
         let reports = CacheReports()
-        let (second, controller) = try await fixture.run(DiskCache(directory: fixture.directory, budget: 10_000_000, report: reports.add))
+        let (second, controller) = try await fixture.run(await DiskCache.opening(fixture.directory, budget: 10_000_000, report: reports.add))
 
         // Then the three are dropped at start (their rows are downloaded, the originals being whole),
         // and the fourth when first read: it is never served, and its row is downloaded from then on
@@ -99,14 +99,14 @@ struct CacheIntegrityTests {
         try await fixture.filter(0...3, second, controller)
         #expect(try (0..<4).map { try second.image(.thumbnail, of: $0).data } == thumbnails)
         #expect(fixture.origin.served.count == 4)
-        second.shutdown()
+        await offThePool { second.shutdown() }
     }
 
-    @Test func aFailedWriteGivesItsNameUpIsReportedOncePerCauseAndWritesGoOnWhenTheyCan() throws {
+    @Test func aFailedWriteGivesItsNameUpIsReportedOncePerCauseAndWritesGoOnWhenTheyCan() async throws {
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent("cache-writes-\(UUID().uuidString)")
         defer { try? FileManager.default.removeItem(at: directory) }
         let reports = CacheReports()
-        let cache = DiskCache(directory: directory, budget: 1_000_000, report: reports.add)
+        let cache = await DiskCache.opening(directory, budget: 1_000_000, report: reports.add)
         let lost = Locked<[String]>([])
         cache.whenLost { names in lost.withLock { $0 += names } }
         #expect(cache.writeProblem == nil)
@@ -115,7 +115,7 @@ struct CacheIntegrityTests {
         try FileManager.default.removeItem(at: directory)
         cache.write(Data("a".utf8), for: "a")
         cache.write(Data("b".utf8), for: "b")
-        cache.flush()
+        await cache.flushed()
 
         // Then both names are given up, and the cause is reported once
         #expect(!cache.contains("a") && !cache.contains("b"))
@@ -126,7 +126,7 @@ struct CacheIntegrityTests {
         // And once the folder is back, a write works and says so
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
         cache.write(Data("c".utf8), for: "c")
-        cache.flush()
+        await cache.flushed()
         #expect(cache.read("c") == Data("c".utf8))
         #expect(reports.all.last == .writesRecovered)
         #expect(cache.writeProblem == nil)
@@ -138,7 +138,7 @@ struct CacheIntegrityTests {
         defer { fixture.close() }
         // Given a memory cache too small to hold any image, and a disk whose writes fail
         fixture.configuration.memoryBudgetBytes = 1
-        let cache = DiskCache(directory: fixture.directory, budget: 10_000_000)
+        let cache = await DiskCache.opening(fixture.directory, budget: 10_000_000)
         try FileManager.default.removeItem(at: fixture.directory)
         let (pipeline, controller) = try await fixture.run(cache)
         let recorder = EventRecorder(pipeline)
@@ -159,10 +159,10 @@ struct CacheIntegrityTests {
         try await recorder.wait(for: "filtered twice") { events in
             events.filter { if case .photo(0, .filtered) = $0.kind { true } else { false } }.count == 2
         }
-        cache.flush()
+        await cache.flushed()
         #expect(cache.contains(fixture.name(0, .thumbnail)))
         #expect(pipeline.record(0).state == .filtered)
         #expect(try pipeline.image(.thumbnail, of: 0).format == .jpeg)
-        pipeline.shutdown()
+        await offThePool { pipeline.shutdown() }
     }
 }

@@ -8,17 +8,17 @@ struct DiskCacheTests {
         FileManager.default.temporaryDirectory.appendingPathComponent("disk-cache-\(UUID().uuidString)")
     }
 
-    @Test func filesSurviveAReopenAndHalfWrittenOnesAreForgotten() throws {
+    @Test func filesSurviveAReopenAndHalfWrittenOnesAreForgotten() async throws {
         let directory = folder()
         defer { try? FileManager.default.removeItem(at: directory) }
         // Given a cache holding one file, and a write a crash interrupted (left under a temporary name)
-        let cache = DiskCache(directory: directory, budget: 1_000_000)
+        let cache = await DiskCache.opening(directory, budget: 1_000_000)
         cache.write(Data("whole".utf8), for: "a")
-        cache.flush()
+        await cache.flushed()
         try Data("half".utf8).write(to: directory.appendingPathComponent(".b.interrupted"))
 
         // When it is opened again
-        let reopened = DiskCache(directory: directory, budget: 1_000_000)
+        let reopened = await DiskCache.opening(directory, budget: 1_000_000)
 
         // Then the whole file is there and the half one is gone
         #expect(reopened.read("a") == Data("whole".utf8))
@@ -26,15 +26,15 @@ struct DiskCacheTests {
         #expect(try FileManager.default.contentsOfDirectory(atPath: directory.path) == ["a"])
     }
 
-    @Test func theLeastRecentlyUsedFileGoesFirstPastTheBudget() throws {
+    @Test func theLeastRecentlyUsedFileGoesFirstPastTheBudget() async throws {
         let directory = folder()
         defer { try? FileManager.default.removeItem(at: directory) }
-        let cache = DiskCache(directory: directory, budget: 250)
+        let cache = await DiskCache.opening(directory, budget: 250)
         cache.write(Data(count: 100), for: "old")
         cache.write(Data(count: 100), for: "used")
         _ = cache.read("used")
         cache.write(Data(count: 100), for: "new")
-        cache.flush()
+        await cache.flushed()
 
         #expect(!cache.contains("old"))
         #expect(cache.contains("used") && cache.contains("new"))
@@ -42,14 +42,14 @@ struct DiskCacheTests {
         #expect(Set(try FileManager.default.contentsOfDirectory(atPath: directory.path)) == ["used", "new"])
     }
 
-    @Test func aPipelineStartsRowsAlreadyOnDiskAsDone() throws {
+    @Test func aPipelineStartsRowsAlreadyOnDiskAsDone() async throws {
         let directory = folder()
         defer { try? FileManager.default.removeItem(at: directory) }
-        let cache = DiskCache(directory: directory, budget: 1_000_000)
+        let cache = await DiskCache.opening(directory, budget: 1_000_000)
         let entries = [PhotoEntry(name: "a", url: "http://127.0.0.1:1/a.jpg"), PhotoEntry(name: "b", url: "http://127.0.0.1:1/b.jpg")]
         let configuration = PipelineConfiguration()
         cache.write(Data([0xFF, 0xD8]), for: PhotoPipeline.diskKey(cacheKey: entries[0].cacheKey, variant: .thumbnail, configuration: configuration))
-        cache.flush()
+        await cache.flushed()
 
         let pipeline = PhotoPipeline(entries: entries, configuration: configuration, disk: cache)
 

@@ -215,23 +215,8 @@ struct HTTPLimitsTests {
 }
 
 /// Inflates a gzip body with the system's zlib (through `gzip -dc`), independent of the server's.
-/// The child process is run and awaited on a thread of its own, never on Swift concurrency's.
 func gunzip(_ data: Data) async throws -> Data {
-    try await offThePool { () throws -> Data in
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: "/bin/gzip")
-        process.arguments = ["-dc"]
-        let input = Pipe()
-        let output = Pipe()
-        process.standardInput = input
-        process.standardOutput = output
-        try process.run()
-        input.fileHandleForWriting.write(data)
-        try input.fileHandleForWriting.close()
-        let result = output.fileHandleForReading.readDataToEndOfFile()
-        process.waitUntilExit()
-        return result
-    }
+    try await ToolRun.run(URL(fileURLWithPath: "/bin/gzip"), ["-dc"], input: data).output
 }
 
 /// `--connections-per-client`: one address holds at most so many connections; past them it is

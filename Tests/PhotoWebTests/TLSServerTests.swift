@@ -10,9 +10,9 @@ struct TLSServerTests {
     let folder = NSTemporaryDirectory() + "classic-photos-tls-" + UUID().uuidString
 
     /// `curl -k` on `path`: the HTTP version, the status and the response's headers.
-    func curl(_ port: UInt16, _ path: String, _ version: String) throws -> (version: String, status: String, headers: String) {
+    func curl(_ port: UInt16, _ path: String, _ version: String) async throws -> (version: String, status: String, headers: String) {
         let headers = folder + "/headers-\(UUID().uuidString)"
-        let out = try TestCertificates.run("/usr/bin/curl", [
+        let out = try await TestCertificates.run("/usr/bin/curl", [
             "-sk", version, "-o", "/dev/null", "-D", headers, "-w", "%{http_version} %{http_code}",
             "https://127.0.0.1:\(port)\(path)",
         ]).split(separator: " ").map(String.init)
@@ -20,20 +20,20 @@ struct TLSServerTests {
     }
 
     @Test func servesHTTP2AndHTTP11OverTLSWithStrictTransportSecurity() async throws {
-        let files = try TestCertificates.make("server", in: folder)
+        let files = try await TestCertificates.make("server", in: folder)
         try await WebHarness.with(configure: { $0.tls = files }) { harness in
             let port = harness.application.port
-            let h2 = try curl(port, "/healthz", "--http2")
+            let h2 = try await curl(port, "/healthz", "--http2")
             #expect(h2.version == "2" && h2.status == "200")
             #expect(h2.headers.contains("strict-transport-security: max-age=31536000"))
-            let h1 = try curl(port, "/api/photos", "--http1.1")
+            let h1 = try await curl(port, "/api/photos", "--http1.1")
             #expect(h1.version == "1.1" && h1.status == "200")
             #expect(h1.headers.contains("strict-transport-security: max-age=31536000"))
         }
     }
 
     @Test func unusableFilesStopTheStartWithTheirPath() async throws {
-        let files = try TestCertificates.make("server", in: folder)
+        let files = try await TestCertificates.make("server", in: folder)
         let missing = TLSFiles(certificate: folder + "/nowhere.pem", key: files.key)
         let garbage = folder + "/garbage.pem"
         try Data("not PEM".utf8).write(to: URL(fileURLWithPath: garbage))
@@ -47,10 +47,10 @@ struct TLSServerTests {
     }
 
     @Test func reloadServesNewFilesAndKeepsTheOldOnesWhenTheNewAreBroken() async throws {
-        let files = try TestCertificates.make("first", in: folder)
+        let files = try await TestCertificates.make("first", in: folder)
         let store = try CertificateStore(files: files)
         let first = store.current
-        let second = try TestCertificates.make("second", in: folder)
+        let second = try await TestCertificates.make("second", in: folder)
         try FileManager.default.removeItem(atPath: files.certificate)
         try FileManager.default.copyItem(atPath: second.certificate, toPath: files.certificate)
         try FileManager.default.removeItem(atPath: files.key)

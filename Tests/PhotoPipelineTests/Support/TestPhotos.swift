@@ -1,12 +1,26 @@
 import Foundation
+import Locking
 import PhotoCodecs
 
 /// Generated image bytes for the tests: nothing is downloaded from outside.
 enum TestPhotos {
-    /// A photo-like JPEG.
+    /// A photo-like JPEG, made once per seed and size: a photo-sized one takes a debug build long
+    /// enough on a loaded machine to stall the other tests on Swift concurrency's two threads, and
+    /// suites ask for the same few again and again. (Made outside the lock: a second test asking at
+    /// once makes it too rather than block a second thread of the pool on the lock.)
     static func jpeg(seed: Int = 1, width: Int = 640, height: Int = 427) -> [UInt8] {
-        Array(try! JPEGEncoder.encode(SamplePhoto.make(seed: seed, width: width, height: height), quality: 85))
+        let key = JPEGKey(seed: seed, width: width, height: height)
+        if let made = madeJPEGs.withLock({ $0[key] }) { return made }
+        let bytes = Array(try! JPEGEncoder.encode(SamplePhoto.make(seed: seed, width: width, height: height), quality: 85))
+        madeJPEGs.withLock { $0[key] = bytes }
+        return bytes
     }
+
+    private struct JPEGKey: Hashable {
+        let seed: Int, width: Int, height: Int
+    }
+
+    private static let madeJPEGs = Locked<[JPEGKey: [UInt8]]>([:])
 
     /// A PNG of one colour, lossless, so filtered pixels can be checked against the sepia matrix.
     static func solidPNG(red: UInt8, green: UInt8, blue: UInt8, width: Int = 96, height: Int = 64) -> [UInt8] {
