@@ -25,7 +25,7 @@ struct SampleMakingTests {
         let bodies = try await withThrowingTaskGroup(of: [UInt8].self) { group in
             for _ in 0..<3 {
                 group.addTask {
-                    let response = try await TestClient.withClient(host: "127.0.0.1", port: Int(origin.port)) { try await $0.get(path) }
+                    let response = try await TestClient.withClient(host: "127.0.0.1", port: Int(origin.port), configuration: .init(timeout: WebHarness.answerBound)) { try await $0.get(path) }
                     #expect(response.status == .ok)
                     return Array(try #require(response.body).readableBytesView)
                 }

@@ -19,7 +19,7 @@ struct SampleOriginRangeTests {
         defer { Task { await origin.stop() } }
         let path = "/images/photo-000.jpg"
         func get(_ headers: HTTPFields) async throws -> TestClient.Response {
-            try await TestClient.withClient(host: "127.0.0.1", port: Int(origin.port)) { client in
+            try await TestClient.withClient(host: "127.0.0.1", port: Int(origin.port), configuration: .init(timeout: WebHarness.answerBound)) { client in
                 try await client.get(path, headers: headers)
             }
         }

@@ -70,6 +70,10 @@ struct WebHarness {
 
     var pipeline: PhotoPipeline { application.pipeline! }
 
+    /// How long a test client waits for an answer before failing the test: only the failure bound
+    /// (HummingbirdTesting's 15 s ran out beside a CPU hog while the answer was on its way).
+    static let answerBound: Duration = .seconds(90)
+
     /// One request over a new connection (Hummingbird's NIO test client); the whole body is read.
     func request(
         _ method: TestMethod, _ target: String, headers: HTTPFields = [:], body: Data = Data(), host: String = "127.0.0.1"
@@ -81,7 +85,7 @@ struct WebHarness {
         let repeatable = method == .GET || method == .HEAD || target.hasPrefix("/api/viewport")
         let response = try await Self.connectingPatiently(repeatable: repeatable) {
             try await TestClient.withClient(
-                host: host, port: Int(application.port), configuration: .init(timeout: .seconds(90))
+                host: host, port: Int(application.port), configuration: .init(timeout: Self.answerBound)
             ) { client in
                 try await client.execute(.init(
                     target, method: method.method, headers: headers, body: body.isEmpty ? nil : ByteBuffer(data: body)))
@@ -94,7 +98,7 @@ struct WebHarness {
     /// server busy on a loaded machine can take to accept. Nothing was sent on a connection that
     /// never opened, so trying again is safe for any method; 90 s in all is the failure bound.
     private static func connectingPatiently<T>(repeatable: Bool = false, _ attempt: () async throws -> T) async throws -> T {
-        let deadline = ContinuousClock.now + .seconds(90)
+        let deadline = ContinuousClock.now + answerBound
         while true {
             do {
                 return try await attempt()
@@ -109,7 +113,7 @@ struct WebHarness {
     /// `body` with one client connection to the server, kept open for many requests (a loop that
     /// makes a thousand viewers need not open a thousand connections).
     func withConnection<T: Sendable>(_ body: @escaping @Sendable (TestClient) async throws -> T) async throws -> T {
-        try await TestClient.withClient(host: "127.0.0.1", port: Int(application.port), configuration: .init(timeout: .seconds(90)), operation: body)
+        try await TestClient.withClient(host: "127.0.0.1", port: Int(application.port), configuration: .init(timeout: Self.answerBound), operation: body)
     }
 
     /// `count` new viewers made through the API on one connection.
