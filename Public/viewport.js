@@ -24,8 +24,9 @@ const REPORT_MS = 100;
 // would otherwise wait for the answer to that first one, a round trip (36 ms under load, measured).
 const BEGAN_REPORT_MS = 50;
 
-/** Creates the viewport of the scrolling element `list`. */
-export function createViewport({ store, list, reporter, rowHeight }) {
+/** Creates the viewport of the scrolling element `list`; with `keepsRowInURL` (the list's) the URL
+ * keeps the first visible row. */
+export function createViewport({ store, list, reporter, rowHeight, keepsRowInURL = true }) {
   let progressTimer = null; // the next report during a scroll
   let beganTimer = null; // the report that a scroll began
   let lastReportedFirst = null;
@@ -79,7 +80,7 @@ export function createViewport({ store, list, reporter, rowHeight }) {
     reporter.report({ scrolling: false, first: visible.first, last: visible.last });
     lastReportedFirst = visible.first;
     lastStop = visible;
-    updateURL({ row: visible.first > 0 ? visible.first + 1 : null });
+    if (keepsRowInURL) updateURL({ row: visible.first > 0 ? visible.first + 1 : null });
   }
 
   function onScroll() {

@@ -27,6 +27,7 @@ struct LabPageHandler: Sendable {
                 "prefetch": Defaults.prefetchMargin,
                 "prefetchMin": Defaults.prefetchMargins.lowerBound,
                 "prefetchMax": Defaults.prefetchMargins.upperBound,
+                "rowHeight": Defaults.rowHeight,
                 "retryAfter": Self.retryAfter,
                 "busy": busy,
             ]
