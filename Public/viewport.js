@@ -14,11 +14,11 @@
 // looks like a jump at its first step, and must not start work on that step's rows. The URL keeps
 // the first visible row.
 
-import { updateURL } from './config.js';
+import { config, updateURL } from './config.js';
 import { STILLNESS_MS, createScrollEnd } from './scroll-end.js';
 
-// ScrollMotion.reportInterval on the server.
-const REPORT_MS = 100;
+// ScrollMotion.reportInterval on the server, served with the page.
+const REPORT_MS = config.reportIntervalMs;
 // How long after a scroll began the server is told (it suspends the viewer's queued work): a jump
 // by the scrollbar ends (`scrollend`) within a few ms of its one scroll event, and its stop report
 // would otherwise wait for the answer to that first one, a round trip (36 ms under load, measured).

@@ -140,6 +140,10 @@ struct SettingsTableTests {
         await server.stop()
 
         let prefetch = NumberSetting.prefetch
+        // The pace the server measures a scroll from, as both pages report it.
+        let interval = "\(Int(ScrollMotion.reportInterval * 1_000))"
+        #expect(try Self.attribute("data-report-interval-ms", in: page) == interval)
+        #expect(try Self.attribute("data-report-interval-ms", in: lab) == interval)
         #expect(try Self.attribute("data-strategy", in: page) == TextSetting.strategy.defaultText)
         let margin = try #require(prefetch.defaultNumber)
         let latency = try #require(NumberSetting.sampleLatencyMs.defaultNumber), bandwidth = try #require(NumberSetting.sampleBandwidth.defaultNumber)

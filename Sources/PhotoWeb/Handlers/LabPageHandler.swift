@@ -28,6 +28,8 @@ struct LabPageHandler: Sendable {
                 "prefetchMin": Defaults.prefetchMargins.lowerBound,
                 "prefetchMax": Defaults.prefetchMargins.upperBound,
                 "rowHeight": Defaults.rowHeight,
+                "reportIntervalMs": Defaults.reportIntervalMs,
+                "rowWords": RowWords.json,
                 "retryAfter": Self.retryAfter,
                 "busy": busy,
             ]
