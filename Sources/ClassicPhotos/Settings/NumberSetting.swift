@@ -45,8 +45,6 @@ enum NumberSetting: String, Setting {
     case maxStreams = "max-streams"
     case streamsPerClient = "streams-per-client"
 
-    var name: String { rawValue }
-
     /// The values accepted; anything else is refused at start with the flag and the value.
     var range: ClosedRange<Int> {
         switch self {

@@ -17,6 +17,11 @@ protocol Setting: CaseIterable, Sendable {
     var rangeText: String { get }
 }
 
+extension Setting where Self: RawRepresentable, RawValue == String {
+    /// A table's settings are enum cases whose raw values are their names.
+    var name: String { rawValue }
+}
+
 /// A setting's default: a number (said with the setting's unit) or words.
 enum SettingDefault: Sendable, Equatable {
     case number(Int)

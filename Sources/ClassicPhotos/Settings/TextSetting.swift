@@ -20,8 +20,6 @@ enum TextSetting: String, Setting {
     case tlsCert = "tls-cert"
     case tlsKey = "tls-key"
 
-    var name: String { rawValue }
-
     /// The log levels, as `--log-level` takes them.
     static let logLevels = Logger.Level.allCases.map(\.rawValue)
 
