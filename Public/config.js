@@ -22,6 +22,8 @@ export const config = Object.freeze({
   serverPrefetch: parseInt(data.prefetch, 10),
   prefetchMax: parseInt(data.prefetchMax, 10),
   rowHeight: parseInt(data.rowHeight, 10),
+  // How often a script's scroll reports its rows (the server's ScrollMotion.reportInterval).
+  reportIntervalMs: parseInt(data.reportIntervalMs, 10),
 });
 
 /** A path under the server's base path. */

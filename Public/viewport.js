@@ -14,18 +14,19 @@
 // looks like a jump at its first step, and must not start work on that step's rows. The URL keeps
 // the first visible row.
 
-import { updateURL } from './config.js';
+import { config, updateURL } from './config.js';
 import { STILLNESS_MS, createScrollEnd } from './scroll-end.js';
 
-// ScrollMotion.reportInterval on the server.
-const REPORT_MS = 100;
+// ScrollMotion.reportInterval on the server, served with the page.
+const REPORT_MS = config.reportIntervalMs;
 // How long after a scroll began the server is told (it suspends the viewer's queued work): a jump
 // by the scrollbar ends (`scrollend`) within a few ms of its one scroll event, and its stop report
 // would otherwise wait for the answer to that first one, a round trip (36 ms under load, measured).
 const BEGAN_REPORT_MS = 50;
 
-/** Creates the viewport of the scrolling element `list`. */
-export function createViewport({ store, list, reporter, rowHeight }) {
+/** Creates the viewport of the scrolling element `list`; with `keepsRowInURL` (the list's) the URL
+ * keeps the first visible row. */
+export function createViewport({ store, list, reporter, rowHeight, keepsRowInURL = true }) {
   let progressTimer = null; // the next report during a scroll
   let beganTimer = null; // the report that a scroll began
   let lastReportedFirst = null;
@@ -79,7 +80,7 @@ export function createViewport({ store, list, reporter, rowHeight }) {
     reporter.report({ scrolling: false, first: visible.first, last: visible.last });
     lastReportedFirst = visible.first;
     lastStop = visible;
-    updateURL({ row: visible.first > 0 ? visible.first + 1 : null });
+    if (keepsRowInURL) updateURL({ row: visible.first > 0 ? visible.first + 1 : null });
   }
 
   function onScroll() {

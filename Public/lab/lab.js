@@ -1,21 +1,21 @@
 // The lab page: starts a lab (POST /api/labs) with the lanes and network chosen in the form, lays
 // its lanes side by side in one scroller, and sends every scroll's reports to each lane's viewer
-// (all the lanes' events travel on the page's one event stream). Every lane's stops are timed here,
+// (all the lanes' events travel on the page's one event stream). The scroller is watched by the list's
+// own viewport (lab-viewport.js), so a lane's viewer hears what a list tab's hears for the same scroll. Every lane's stops are timed here,
 // on the page's clock (stops.js). No lane works before the first report (the first scroll, or a
 // trace's first step): a trace on a lab that has worked already starts a cold one, so its verdict does
 // not depend on how long the person read first. Its figures are frozen at its end (what the lanes do
 // after is shown apart). The scripted traces drive that same scroller; "Run again" ends the lab and
 // starts a cold one.
 
-import { url } from '../config.js';
+import { config, url } from '../config.js';
 import { createLane } from './lanes.js';
+import { createLabViewport } from './lab-viewport.js';
 import { TRACE_NAMES, allSteps, traceSteps } from './traces.js';
 import { laneFigures, showLive, showSummary } from './summary.js';
 import { createStopClock } from './stops.js';
 
-const ROW_HEIGHT = 80;
-/** Quiet time after the last scroll event that counts as a stop. */
-const STOP_AFTER_MS = 150;
+const { rowHeight } = config;
 /** A trace moves on from a stop whose rows are not all done after this long, as the benchmark does. */
 const STOP_BOUND_MS = 20000;
 
@@ -33,10 +33,12 @@ let playing = false;
 
 const say = (text) => { status.textContent = text; };
 
-/** Sends `payload` to every lane's viewer; the first one is what starts the lanes. */
+/** Sends `payload` to every lane's viewer (the first one is what starts the lanes); a stop's starts
+ * every lane's clock. */
 function report(current, payload) {
   current.reported = true;
   current.lanes.forEach((lane) => lane.report(payload));
+  if (!payload.scrolling && payload.first != null) stopped(current, { first: payload.first, last: payload.last });
 }
 
 /** The lab's settings as the form has them: the POST /api/labs body. */
@@ -100,7 +102,7 @@ function build(created) {
   lists.className = 'lane-lists';
   scroller.append(lists);
   const current = {
-    id: created.lab, rows: created.photos, scroller, lanes: [], waiters: new Set(), scrolling: false, stopTimer: null,
+    id: created.lab, rows: created.photos, scroller, lanes: [], waiters: new Set(),
     // The rows that have been on screen in this lab: the browser lane's bytes on any other were wasted.
     seen: new Set(),
     // Whether a report was sent (the lanes have worked); the figures at the end of the last trace.
@@ -108,14 +110,14 @@ function build(created) {
   };
   const onChange = () => { current.clock.changed(); current.waiters.forEach((wake) => wake()); };
   const onGone = (reason) => { if (lab === current) say(`The lab ended on the server (${reason}). Run it again.`); };
-  current.lanes = created.lanes.map((spec) => createLane(spec, { rows: created.photos, rowHeight: ROW_HEIGHT, run: created.lab, onChange, onGone }));
+  current.lanes = created.lanes.map((spec) => createLane(spec, { rows: created.photos, rowHeight, run: created.lab, onChange, onGone }));
   current.clock = createStopClock(current.lanes.map((lane) => lane.model));
   heads.style.setProperty('--lanes', String(current.lanes.length));
   lists.style.setProperty('--lanes', String(current.lanes.length));
   current.lanes.forEach((lane) => { heads.append(lane.head); lists.append(lane.list); });
   lanesRoot.replaceChildren(heads, scroller);
   lab = current;
-  scroller.addEventListener('scroll', () => onScroll(current), { passive: true });
+  current.viewport = createLabViewport({ scroller, rows: created.photos, rowHeight, onReport: (payload) => report(current, payload) });
   current.ticker = setInterval(() => refresh(current), 1000);
   current.drawer = setInterval(() => {
     if (!document.hidden) current.lanes.forEach((lane) => lane.timeline && lane.timeline.draw());
@@ -126,34 +128,24 @@ function build(created) {
   return current;
 }
 
-function onScroll(current) {
-  // A trace reports its own scrolling and stops; its scroll events would add stops of their own.
-  if (playing) return;
-  if (!current.scrolling) {
-    current.scrolling = true;
-    report(current, { scrolling: true });
-  }
-  clearTimeout(current.stopTimer);
-  current.stopTimer = setTimeout(() => stop(current), STOP_AFTER_MS);
-}
-
-/** The rows on screen now. */
-function visibleRows(current) {
-  const { scrollTop, clientHeight } = current.scroller;
-  const first = Math.min(current.rows - 1, Math.floor(scrollTop / ROW_HEIGHT));
-  const last = Math.min(current.rows - 1, Math.max(first, Math.ceil((scrollTop + clientHeight) / ROW_HEIGHT) - 1));
-  return { first, last };
-}
-
-/** Scrolling stopped: every lane's clock starts, and every lane's viewer hears the rows on screen. */
-function stop(current) {
-  clearTimeout(current.stopTimer);
-  current.scrolling = false;
-  const rows = visibleRows(current);
+/** Scrolling stopped on `rows` (every lane's viewer heard them): every lane's clock starts. */
+function stopped(current, rows) {
   current.clock.stop(rows);
-  report(current, { scrolling: false, ...rows });
   for (let i = rows.first; i <= rows.last; i += 1) current.seen.add(i);
   current.waiters.forEach((wake) => wake());
+}
+
+/** Resolves once the viewport has reported the stop of the scroll going on. */
+function untilStopped(current) {
+  return new Promise((resolve) => {
+    const check = () => {
+      if (current.viewport.scrolling) return;
+      current.waiters.delete(check);
+      resolve();
+    };
+    current.waiters.add(check);
+    check();
+  });
 }
 
 /** Every lane's figures now (one GET /api/labs/ID for the server lanes). */
@@ -215,24 +207,28 @@ async function play(name) {
   // The lanes on screen while the trace plays, with the line that says where it is (a laptop's
   // window shows the form above them otherwise).
   status.scrollIntoView({ block: 'start' });
-  const screen = visibleRows(current).last - visibleRows(current).first + 1;
+  current.viewport.open();
+  const visible = current.viewport.visibleRange();
+  const screen = visible.last - visible.first + 1;
   const steps = name === 'all' ? allSteps(current.rows, screen) : traceSteps(name, current.rows, screen);
   for (const [position, step] of steps.entries()) {
     if (lab !== current) break;
     say(`Playing ${step.trace}: stop ${position + 1} of ${steps.length} (row ${step.first + 1})`);
-    const target = Math.min(step.first * ROW_HEIGHT, current.scroller.scrollHeight - current.scroller.clientHeight);
+    const target = Math.min(step.first * rowHeight, current.scroller.scrollHeight - current.scroller.clientHeight);
     if (step.scroll > 0 && Math.abs(current.scroller.scrollTop - target) >= 1) {
-      report(current, { scrolling: true });
-      current.scrolling = true;
+      // A script's scroll, as the list's viewport sees one: the rows on screen as it goes, its stop
+      // once it has stood still.
       await scrollTo(current.scroller, target, step.scroll);
+      await untilStopped(current);
     } else {
-      current.scroller.scrollTop = target;
+      // A jump the page makes: reported at once.
+      current.viewport.jumpTo(target);
     }
     // A stop where the lanes already are (the flick's first) is not a new one: its clock runs already.
-    const rows = visibleRows(current);
+    const rows = current.viewport.visibleRange();
     const { stops } = current.lanes[0].model.state;
     const last = stops[stops.length - 1];
-    if (current.scrolling || !last || last.first !== rows.first || last.last !== rows.last) stop(current);
+    if (!last || last.first !== rows.first || last.last !== rows.last) current.viewport.reportVisible();
     // An impatient step waits for the lanes a little, or not at all, before its dwell.
     const bound = step.wait == null ? STOP_BOUND_MS : step.wait * 1000;
     if (bound > 0) await untilDone(current, bound);

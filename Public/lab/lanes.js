@@ -12,10 +12,8 @@ import { rowText, showRow } from './rows.js';
 import { serverLane } from './server-lane.js';
 import { browserLane } from './browser-lane.js';
 
-const LABELS = { eager: 'eager', visible: 'visible', prefetch: 'prefetch', serial: 'serial', browser: 'browser' };
-
 /** A lane's display name: "prefetch (3)" for a prefetch lane. */
-export const laneName = (spec) => spec.strategy === 'prefetch' ? `prefetch (${spec.prefetch})` : LABELS[spec.strategy] || spec.strategy;
+export const laneName = (spec) => spec.strategy === 'prefetch' ? `prefetch (${spec.prefetch})` : spec.strategy;
 
 /** The lane's rows: an <li> per row, with its image and its words. */
 function createRows(rows, rowHeight) {

@@ -1,16 +1,13 @@
-// A lab lane's rows: "Photo 12 · downloading 40%", in the words a person uses.
+// A lab lane's rows: "Photo 12 · Downloading… 40%", in the list's words (the server's RowWords,
+// served with the lab page), a lane's finished row saying only "Sepia" (the lab offers no comparison).
 
 import { setText } from '../format.js';
 
-/** A row's state in words a person uses (the server's names are `new`, `filtered`, ...). */
-const WORDS = {
-  new: 'waiting', downloading: 'downloading', downloaded: 'downloaded, sepia next', filtering: 'applying sepia',
-  filtered: 'sepia', failed: 'failed to load',
-};
+const WORDS = JSON.parse(document.body.dataset.words || '{}');
 
-/** What a lane's row says: "Photo 12 · downloading 40%". */
+/** What a lane's row says: "Photo 12 · Downloading… 40%". */
 export function rowText(index, state, progress) {
-  const words = WORDS[state] || state;
+  const words = state === 'filtered' ? WORDS.lane : (WORDS.status && WORDS.status[state]) || state;
   return `Photo ${index + 1} · ${state === 'downloading' && progress != null ? `${words} ${Math.round(progress * 100)}%` : words}`;
 }
 

@@ -13,7 +13,7 @@ const COLOURS = { running: '#1a66c9', finished: '#6b4a2b', cancelled: '#d9822b',
 /** A timeline for one lane: `add(op)` takes its `operation` events (its cancellations counted in
  * the lane's store `lane`), `draw()` paints the window. */
 export function createLaneTimeline(name, lane) {
-  const model = createTimelineModel({ isOwn: () => true });
+  const model = createTimelineModel();
   const canvas = document.createElement('canvas');
   canvas.className = 'lane-timeline';
   canvas.setAttribute('role', 'img');

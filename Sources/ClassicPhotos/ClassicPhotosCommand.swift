@@ -6,7 +6,7 @@ struct ClassicPhotosCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "classic-photos",
         abstract: "ClassicPhotos Live: a long list of photos, downloaded and sepia-toned as you scroll.",
-        subcommands: [ServeCommand.self, SepiaCommand.self, SamplesCommand.self],
+        subcommands: [ServeCommand.self, SepiaCommand.self, SamplesCommand.self, SettingsCommand.self],
         defaultSubcommand: ServeCommand.self
     )
 }

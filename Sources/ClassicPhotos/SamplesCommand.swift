@@ -11,17 +11,17 @@ struct SamplesCommand: AsyncParsableCommand {
         commandName: "samples",
         abstract: "Make the built-in sample photos on disk now (serve makes them as rows ask for them).")
 
-    @Option(help: "Photos in the built-in sample origin. [env: CLASSIC_PHOTOS_PHOTO_COUNT] (default: \(ServeDefaults.number("photo-count")))")
+    @Option(NumberSetting.photoCount)
     var photoCount: Int?
 
-    @Option(help: "Where sample photos are kept. [env: CLASSIC_PHOTOS_CACHE_DIR] (default: ~/.cache/classic-photos)")
+    @Option(TextSetting.cacheDir)
     var cacheDir: String?
 
     func run() async throws {
-        let settings = Settings(environment: ProcessInfo.processInfo.environment)
+        let settings = SettingValues(environment: ProcessInfo.processInfo.environment)
         let defaults = ServerConfiguration()
-        let directory = try settings.string("cache-dir", cacheDir) ?? defaults.cacheDirectory
-        let count = try settings.int("photo-count", photoCount, in: 1...100_000) ?? defaults.sample.photoCount
+        let directory = settings.string(.cacheDir, cacheDir) ?? defaults.cacheDirectory
+        let count = try settings.int(.photoCount, photoCount) ?? defaults.sample.photoCount
         let sample = SampleOriginConfiguration(
             photoCount: count, latency: defaults.sample.latency, bandwidth: defaults.sample.bandwidth, directory: directory)
         do {

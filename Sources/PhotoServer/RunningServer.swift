@@ -3,7 +3,8 @@ public import NIOCore
 public import ServiceLifecycle
 
 /// A Hummingbird application running in a service group of its own: started, its port known once
-/// it listens, stopped gracefully with a cut-off. Used by the sample origin and the web layer alike.
+/// it listens, stopped gracefully with a cut-off. Runs the sample origin (`RunningOrigin`); `PhotoServer`
+/// runs a group of several services (the HTTP servers, the list, ticks, signals) and stops them in order.
 public final class RunningServer: Sendable {
     /// The port it listens on.
     public let port: Int
@@ -43,11 +44,6 @@ public final class RunningServer: Sendable {
             }
         }
         return RunningServer(port: port, services: services, task: task)
-    }
-
-    /// Waits until the server has stopped; throws what stopped it, if it failed.
-    public func waitUntilStopped() async throws {
-        try await task.value
     }
 
     /// Stops accepting, lets open requests finish, and cuts off what is still open after `cutOff`

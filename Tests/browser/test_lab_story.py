@@ -11,7 +11,8 @@ from selenium.webdriver.common.by import By
 
 from test_lab import TRACE_TIMEOUT, open_lab, wait_for
 
-ROW_WORDS = re.compile(r"^Photo \d+ · (waiting|downloading( \d+%)?|downloaded, sepia next|applying sepia|sepia|failed to load)$")
+# The list's words (RowWords.swift), a finished lane row saying only "Sepia".
+ROW_WORDS = re.compile(r"^Photo \d+ · (Waiting|Downloading…( \d+%)?|Downloaded · sepia next|Applying sepia…|Sepia|Failed to load)$")
 
 
 def summary_row(driver, strategy: str) -> dict:

@@ -42,15 +42,6 @@ extension PhotoPipeline {
         }
     }
 
-    /// Withdraws all of `viewer`'s interest; work nobody else wants is cancelled.
-    public func cancelAll(for viewer: ViewerID) {
-        update { state, effects in
-            for index in state.demand.rows(wantedBy: viewer) {
-                release(index, by: viewer, in: &state, &effects)
-            }
-        }
-    }
-
     /// Forgets `viewer` entirely (it left); work nobody else wants is cancelled.
     public func removeViewer(_ viewer: ViewerID) {
         update { state, effects in

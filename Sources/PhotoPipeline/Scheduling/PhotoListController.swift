@@ -67,11 +67,6 @@ public final class PhotoListController: Sendable {
         pipeline.setSuspended(false, for: viewer)
     }
 
-    /// Cancels everything this viewer asked for; work another viewer wants goes on.
-    public func cancelAllOperations() {
-        pipeline.cancelAll(for: viewer)
-    }
-
     /// The tutorial's `loadImagesForOnscreenCells`, run when scrolling stops: cancel pending
     /// operations of rows no longer wanted (aborting transfers in flight), start operations for
     /// visible rows without one (top to bottom), then the rows a reader reaches next, then resume.

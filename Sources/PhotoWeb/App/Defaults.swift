@@ -12,6 +12,9 @@ public enum Defaults {
     public static let strategy = SchedulingStrategy.prefetch(margin: prefetchMargin)
     /// A row's height in the page, in CSS pixels (the first screen's guess of rows on screen uses it too).
     public static let rowHeight = 80
+    /// How often a page reports the rows on screen during a script's scroll, in ms: the pace the
+    /// server's `ScrollMotion` measures from (its `reportInterval`).
+    public static let reportIntervalMs = Int((ScrollMotion.reportInterval * 1_000).rounded())
 }
 
 extension SchedulingStrategy {

@@ -27,6 +27,9 @@ struct LabPageHandler: Sendable {
                 "prefetch": Defaults.prefetchMargin,
                 "prefetchMin": Defaults.prefetchMargins.lowerBound,
                 "prefetchMax": Defaults.prefetchMargins.upperBound,
+                "rowHeight": Defaults.rowHeight,
+                "reportIntervalMs": Defaults.reportIntervalMs,
+                "rowWords": RowWords.json,
                 "retryAfter": Self.retryAfter,
                 "busy": busy,
             ]

@@ -30,6 +30,7 @@ struct PageHandler: Sendable {
             "prefetch": configuration.strategy.prefetchMarginForDisplay,
             "prefetchMax": Defaults.prefetchMargins.upperBound,
             "rowHeight": Defaults.rowHeight,
+            "reportIntervalMs": Defaults.reportIntervalMs,
             "rowWords": RowWords.json,
             "preloads": placeholders[0],
             "firstScreen": placeholders[1],

@@ -1,7 +1,8 @@
 import PhotoPipeline
 
-/// What a row says about its photo, written once: the server's first screen uses it, and the page
-/// gets the same table with its row template (`data-words`, read by `Public/rows.js`).
+/// What a row says about its photo, written once: the server's first screen uses it, the page gets
+/// the same table with its row template (`data-words`, read by `Public/rows.js`), and the lab page
+/// with its body (read by `Public/lab/rows.js`).
 enum RowWords {
     /// The status line of each state (`downloading` gets its percent after it when known).
     static let status = [
@@ -19,6 +20,8 @@ enum RowWords {
     /// A row whose sepia is ready while its thumbnail is not on screen yet (the placeholder or the
     /// unfiltered preview shows): it does not offer to compare what it does not show.
     static let showing = "Sepia · loading…"
+    /// A lab lane's row whose sepia shows: the lab offers no comparison.
+    static let lane = "Sepia"
 
     /// The status line of a row in `state`.
     static func status(of state: PhotoRecordState) -> String {
@@ -27,14 +30,16 @@ enum RowWords {
         return words
     }
 
-    /// The table as the page reads it: `{"status": {...}, "actions": {...}, "offline": "...", "showing": "..."}`.
+    /// The table as the pages read it: `{"status": {...}, "actions": {...}, "offline": "...", "showing": "...", "lane": "..."}`.
     static var json: String {
         struct Table: Encodable {
             let status: [String: String]
             let actions: [String: String]
             let offline: String
             let showing: String
+            let lane: String
         }
-        return String(decoding: EventPayloads.json(Table(status: status, actions: actions, offline: offline, showing: showing)), as: UTF8.self)
+        let table = Table(status: status, actions: actions, offline: offline, showing: showing, lane: lane)
+        return String(decoding: EventPayloads.json(table), as: UTF8.self)
     }
 }

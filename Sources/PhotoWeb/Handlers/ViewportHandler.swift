@@ -9,6 +9,9 @@ import PhotoPipeline
 /// a report with scrolling false runs `loadImagesForOnscreenRows` for rows first...last; `"hidden":
 /// true` (the tab cannot be seen) gives up the viewer's work until its next report with rows.
 ///
+/// The handler only translates HTTP: it parses and checks the report and hands it to the viewer's
+/// session (`ViewerSession.receive`), which owns the viewer's reaction to it.
+///
 /// A report's work is bounded whatever the list: at most `maxVisibleRows` rows on screen (`422`
 /// past it), and a viewer's reports are handled one at a time, coalesced to the latest
 /// (`LatestReport`): one superseded before it is handled is answered `204` and dropped.
@@ -18,17 +21,6 @@ struct ViewportHandler: Sendable {
     /// Rows a report may say are on screen: far more than any screen holds (80 px rows: 2,160 px
     /// of screen at 25 % zoom is 108), and a bound on what one report can make the server do.
     static let maxVisibleRows = 200
-
-    /// A parsed, validated report.
-    struct Report: Equatable, Sendable {
-        var viewer: String
-        var scrolling: Bool
-        var rows: ClosedRange<Int>?
-        /// The tab's own strategy, when it asks for one.
-        var strategy: SchedulingStrategy? = nil
-        /// The tab is hidden: no rows of it are on screen.
-        var hidden = false
-    }
 
     func handle(_ request: Request, context requestContext: PhotoRequestContext) async throws -> Response {
         let report = try Self.parse(try await request.body(limit: context.configuration.maxRequestBodyBytes))
@@ -41,59 +33,13 @@ struct ViewportHandler: Sendable {
         if let rows = report.rows, rows.count > Self.maxVisibleRows {
             throw APIError.unprocessable("at most \(Self.maxVisibleRows) rows can be on screen at once (got \(rows.count), rows \(rows.lowerBound)...\(rows.upperBound))")
         }
-        // Recorded at once: a strategy chosen by a report that a later one supersedes still holds.
-        session.choose(report.strategy)
-        if session.reports.offer(report) {
-            while let latest = session.reports.take() {
-                apply(latest, of: session, on: pipeline)
-            }
-        }
+        session.receive(report, on: pipeline, .init(
+            presentations: context.presentations, firstScreens: context.firstScreens, defaultStrategy: context.configuration.strategy))
         return .empty(.noContent, headers: [.cacheControl: "no-store"])
     }
 
-    /// Carries out a report: the viewer's rows of interest follow it, and its controller is told.
-    private func apply(_ report: Report, of session: ViewerSession, on pipeline: PhotoPipeline) {
-        // A follower that reports a viewport of its own scrolled away: it drives its own rows now.
-        if !report.hidden, let news = context.presentations.breakAway(session.id) {
-            news.deliver(on: pipeline)
-        }
-        defer {
-            // A presenter's followers move with it, in the scroll as at its stops.
-            if !report.hidden, let news = context.presentations.moved(session.id, to: report.rows, scrolling: report.scrolling) {
-                news.deliver(on: pipeline)
-            }
-        }
-        if report.hidden {
-            // Nobody sees the tab: its work goes as the tutorial's offscreen rows' does, and its
-            // next report with rows (shown again) starts it where it was.
-            let queues = session.hide(default: context.configuration.strategy)
-            session.outbox.enqueue(.init(name: .queues, data: EventPayloads.json(queues)))
-            return
-        }
-        if let rows = report.rows {
-            // Rows coming into the viewer's interest missed updates while outside it (or were never
-            // in its snapshot): their state now, with their names.
-            ViewerSession.moveInterest(of: [session], to: rows, margin: ViewerSession.interestMargin, on: pipeline)
-        }
-        session.withController(on: pipeline, strategy: context.configuration.strategy) { controller in
-            switch (report.scrolling, report.rows) {
-            case (true, let rows?): controller.scrolled(to: rows)
-            case (true, nil): controller.scrollBegan()
-            case (false, let rows?):
-                context.firstScreens.remember(rows.count, for: session.client)
-                session.channel.stops?.viewerStopped(on: rows, in: pipeline)
-                controller.loadImagesForOnscreenRows(rows)
-            case (false, nil): break  // refused by parse
-            }
-        }
-        // The page's queue figures and suspended badge follow the report now, not at the next tick.
-        if let queues = session.queuesIfChanged() {
-            session.outbox.enqueue(.init(name: .queues, data: EventPayloads.json(queues)))
-        }
-    }
-
     /// Parses the body, saying exactly what is wrong with a bad one.
-    static func parse(_ data: Data) throws(APIError) -> Report {
+    static func parse(_ data: Data) throws(APIError) -> ViewportReport {
         guard !data.isEmpty else { throw .badRequest("empty body: expected JSON {\"viewer\", \"scrolling\", \"first\", \"last\"}") }
         guard let object = try? JSONSerialization.jsonObject(with: data, options: .fragmentsAllowed) else {
             throw .badRequest("body is not valid JSON")
@@ -103,7 +49,7 @@ struct ViewportHandler: Sendable {
             throw .badRequest("\"viewer\" must be a non-empty string")
         }
         if try RequestFields.field("hidden", Bool.self, in: fields) == true {
-            return Report(viewer: viewer, scrolling: false, rows: nil, strategy: try RequestFields.strategy(in: fields), hidden: true)
+            return ViewportReport(viewer: viewer, scrolling: false, rows: nil, strategy: try RequestFields.strategy(in: fields), hidden: true)
         }
         guard let scrolling = try RequestFields.field("scrolling", Bool.self, in: fields) else {
             throw .badRequest("\"scrolling\" must be true or false")
@@ -112,11 +58,11 @@ struct ViewportHandler: Sendable {
         switch (try RequestFields.field("first", Int.self, in: fields), try RequestFields.field("last", Int.self, in: fields)) {
         case (nil, nil):
             guard scrolling else { throw .badRequest("\"first\" and \"last\" are required when not scrolling") }
-            return Report(viewer: viewer, scrolling: true, rows: nil, strategy: strategy)
+            return ViewportReport(viewer: viewer, scrolling: true, rows: nil, strategy: strategy)
         case (let first?, let last?):
             guard first >= 0 else { throw .unprocessable("\"first\" must not be negative (got \(first))") }
             guard first <= last else { throw .unprocessable("\"first\" (\(first)) is after \"last\" (\(last))") }
-            return Report(viewer: viewer, scrolling: scrolling, rows: first...last, strategy: strategy)
+            return ViewportReport(viewer: viewer, scrolling: scrolling, rows: first...last, strategy: strategy)
         default:
             throw .badRequest("\"first\" and \"last\" go together")
         }

@@ -43,7 +43,7 @@ final class LabLane: Sendable {
         }
         self.channel = channel
         self.viewer = viewer
-        // Its controller is made by its first report (`ViewportHandler`), following this strategy.
+        // Its controller is made by its first report (`ViewerSession.receive`), following this strategy.
         viewer.choose(strategy)
         channel.startForwarding(pipeline)
     }

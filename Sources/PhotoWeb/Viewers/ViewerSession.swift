@@ -33,7 +33,7 @@ final class ViewerSession: Sendable {
     static let interestMargin = 100
 
     /// This viewer's viewport reports, handled one at a time, coalesced to the latest.
-    let reports = LatestReport<ViewportHandler.Report>()
+    let reports = LatestReport<ViewportReport>()
 
     /// Lock order: a leaf. The controller and the pipeline are called after it is released.
     private let state = Locked(State())
