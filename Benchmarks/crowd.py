@@ -211,6 +211,7 @@ def person_jumps(url: str, tls: bool, jumps: int) -> list[float | None]:
     each to rows nobody has seen; the time from each jump to its rows' final images, in ms."""
     driver = browser(tls)
     driver.execute_cdp_cmd("Page.addScriptToEvaluateOnNewDocument", {"source": lazy_loading.PROBE})
+    driver.set_script_timeout(90)  # past the jump's own bound (60 s), which then says None
     try:
         driver.get(url)
         first = driver.execute_async_script(lazy_loading.FIRST, PHOTOS, 60000)
