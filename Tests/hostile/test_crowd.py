@@ -8,6 +8,7 @@ from __future__ import annotations
 import asyncio
 import json
 import re
+import time
 
 CROWD = 300
 # The shipped defaults for what the hostile suite lifts for its one normal client (conftest.DEFAULT_ENV):
@@ -15,7 +16,7 @@ CROWD = 300
 # a quarter of --max-viewers (5,000) per address.
 SHIPPED = {"CLASSIC_PHOTOS_VIEWERS_PER_MINUTE": "60", "CLASSIC_PHOTOS_CONNECTIONS_PER_CLIENT": "64",
            "CLASSIC_PHOTOS_SHARED_STREAMS_PER_CLIENT": "8", "CLASSIC_PHOTOS_VIEWERS_PER_CLIENT": "1250"}
-BOUND = 60  # seconds: a failure bound, not a pace
+BOUND = 180  # seconds: a failure bound, not a pace (a loaded machine takes 45 s)
 
 
 def address(n: int) -> str:
@@ -158,15 +159,21 @@ def test_a_crowd_of_300_from_300_addresses_is_all_served_and_keeps_its_streams(s
 
 def test_one_address_is_still_limited_with_the_shipped_settings(start_server):
     server = start_server("one-address", env=SHIPPED)
+    pages = 120
 
-    async def pages() -> list[int]:
+    async def load() -> list[int]:
         statuses = []
-        for _ in range(61):
+        for _ in range(pages):
             reader, writer = await asyncio.open_connection(server.host, server.port)
             status, _ = await request(reader, writer, server.host, server.port, "GET", "/")
             statuses.append(status)
             writer.close()
         return statuses
-    statuses = asyncio.run(asyncio.wait_for(pages(), BOUND))
+    began = time.monotonic()
+    statuses = asyncio.run(asyncio.wait_for(load(), BOUND))
+    elapsed = time.monotonic() - began
+    # 60 new viewers a minute: the first 60 at once, then one a second as the allowance refills
     assert statuses[:60] == [200] * 60
-    assert statuses[60] == 429
+    assert set(statuses) <= {200, 429}
+    assert statuses.count(200) <= 60 + elapsed + 1, f"{statuses.count(200)} pages in {elapsed:.1f} s"
+    assert 429 in statuses
