@@ -2,7 +2,7 @@
 the same TLS and HTTP/2 (Debian nginx-light, `listen ... ssl http2`, the same self-signed P-256
 certificate, TLS 1.3), interleaved in one run on loopback:
 
-- cached thumbnail and page requests per second (h2load -c C -m M: C connections, M streams each);
+- cached thumbnail, page and `GET /api/photos` requests per second (h2load -c C -m M: C connections, M streams each);
 - handshakes per second: h2load with one request per connection (every request a new TLS handshake);
 - memory per open HTTP/2 connection: N idle connections (handshake, SETTINGS, one request) held open,
   resident memory before and after (nginx: master and workers together).
@@ -132,12 +132,14 @@ def main() -> None:
         (docroot / "thumbnail.jpg").write_bytes(https(server.port, "/photos/0/thumbnail")[1])
         (docroot / "index.html").write_bytes(https(server.port, "/")[1])
         (docroot / "healthz.json").write_bytes(https(server.port, "/healthz")[1])
+        (docroot / "photos.json").write_bytes(https(server.port, "/api/photos")[1])
         nginx_port = free_port()
         nginx = start_nginx(docroot, nginx_port, tls=(cert, key), ready=lambda port: https(port, "/thumbnail.jpg")[0] == 200)
         ours, theirs = f"https://{HOST}:{server.port}", f"https://{HOST}:{nginx_port}"
         runs = [
             ("thumbnail", ours + "/photos/0/thumbnail", theirs + "/thumbnail.jpg", args.requests, args.clients, args.streams),
             ("page /", ours + "/", theirs + "/index.html", args.requests // 10, args.clients, args.streams),
+            ("/api/photos", ours + "/api/photos", theirs + "/photos.json", args.requests // 10, args.clients, args.streams),
             ("handshakes", ours + "/healthz", theirs + "/healthz.json", args.handshakes, args.handshakes, 1),
         ]
         try:
@@ -157,10 +159,10 @@ def main() -> None:
             nginx.terminate()
             nginx.wait(timeout=10)
         sizes = {"thumbnail": (docroot / "thumbnail.jpg").stat().st_size, "page /": (docroot / "index.html").stat().st_size,
-                 "handshakes": (docroot / "healthz.json").stat().st_size}
+                 "handshakes": (docroot / "healthz.json").stat().st_size, "/api/photos": (docroot / "photos.json").stat().st_size}
     shutil.rmtree(scratch, ignore_errors=True)
     rows = []
-    for what in ("thumbnail", "page /", "handshakes"):
+    for what in ("thumbnail", "page /", "/api/photos", "handshakes"):
         ours_result, nginx_result = results[f"{what}|ours"], results[f"{what}|nginx"]
         unit = "handshakes/s" if what == "handshakes" else "req/s"
         rows.append([what, sizes[what], f"{ours_result['rps']:.0f} {unit}", f"{nginx_result['rps']:.0f} {unit}",

@@ -1,9 +1,9 @@
 """Benchmark 3: HTTP throughput, wrk against the server beside nginx serving the same bytes.
 
-A server on the sample origin filters one photo (a viewport over row 0); its thumbnail bytes and a
-page's bytes are written to a directory that nginx (Debian nginx-light, its own config, a loopback
-port) serves. wrk then runs against /photos/0/thumbnail and / on our server and the same two files on
-nginx, interleaved, in one run. Requests/s, latency and errors as wrk reports them.
+A server on the sample origin filters one photo (a viewport over row 0); its thumbnail bytes, a
+page's bytes and `GET /api/photos`'s JSON are written to a directory that nginx (Debian nginx-light,
+its own config, a loopback port) serves. wrk then runs against /photos/0/thumbnail, / and /api/photos
+on our server and the same three files on nginx, interleaved, in one run. Requests/s, latency and errors as wrk reports them.
 
 Note: every GET / makes a new viewer (the page carries its id), so the page run starts the server
 with a --max-viewers and --viewers-per-minute large enough for the whole run (wrk is one client
@@ -119,6 +119,7 @@ def main() -> None:
         asyncio.run(filter_one(server.port))
         (docroot / "thumbnail.jpg").write_bytes(http("GET", server.port, "/photos/0/thumbnail")[1])
         (docroot / "index.html").write_bytes(http("GET", server.port, "/")[1])
+        (docroot / "photos.json").write_bytes(http("GET", server.port, "/api/photos")[1])
         nginx_port = free_port()
         nginx = start_nginx(docroot, nginx_port)
         try:
@@ -127,6 +128,8 @@ def main() -> None:
                 ("thumbnail", "nginx", f"http://{HOST}:{nginx_port}/thumbnail.jpg"),
                 ("page /", "ours", f"http://{HOST}:{server.port}/"),
                 ("page /", "nginx", f"http://{HOST}:{nginx_port}/index.html"),
+                ("/api/photos", "ours", f"http://{HOST}:{server.port}/api/photos"),
+                ("/api/photos", "nginx", f"http://{HOST}:{nginx_port}/photos.json"),
             ]
             for _ in range(args.rounds):
                 for what, who, url in targets:
@@ -141,10 +144,11 @@ def main() -> None:
         finally:
             nginx.terminate()
             nginx.wait(timeout=10)
-        sizes = {"thumbnail": (docroot / "thumbnail.jpg").stat().st_size, "page /": (docroot / "index.html").stat().st_size}
+        sizes = {"thumbnail": (docroot / "thumbnail.jpg").stat().st_size, "page /": (docroot / "index.html").stat().st_size,
+                 "/api/photos": (docroot / "photos.json").stat().st_size}
     shutil.rmtree(docroot, ignore_errors=True)
     rows = []
-    for what in ("thumbnail", "page /"):
+    for what in ("thumbnail", "page /", "/api/photos"):
         ours, nginx_result = results[f"{what}|ours"], results[f"{what}|nginx"]
         rows.append([what, sizes[what], f"{ours['rps']:.0f}", f"{nginx_result['rps']:.0f}",
                      f"{ours['rps'] / nginx_result['rps']:.2f}", f"{ours['p50']} / {ours['p99']}",

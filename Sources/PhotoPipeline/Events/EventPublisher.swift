@@ -27,6 +27,11 @@ public final class EventPublisher: Sendable {
 
     init() {}
 
+    /// The last sequence number stamped. Every change of a row is stamped under the pipeline's lock
+    /// with the change itself, so rows read after this was read are at least as new as it says: a
+    /// body made from them stays current while this stays the same (`ListVersion` in the web layer).
+    public var lastSequence: UInt64 { lastStamped.load(ordering: .relaxed) }
+
     /// A stream of every event from now on; it keeps at most `bufferLimit` unread events (the newest).
     ///
     /// The stream ends when the subscriber stops iterating or `finishAll()` is called.

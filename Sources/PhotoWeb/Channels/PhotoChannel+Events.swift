@@ -42,12 +42,14 @@ extension PhotoChannel {
 
     /// Sends an operation's start or end to every viewer, marked `mine` for those it was done for;
     /// followers get it from `relay`, marked `mine` when done for their presenter. Two encodings, each made once.
+    /// With a `bystanderRelay`, only the viewers it was done for get it here; the others, once a pace.
     private func forward(_ operation: OperationEvent, of event: PipelineEvent, to sessions: [ViewerSession], relay: FollowerRelay?) {
         let others = Self.payload(of: event)
         var own: EventOutbox.Payload?
+        bystanderRelay?.add(others, doneFor: operation.viewers)
         for session in sessions {
             guard operation.viewers.contains(session.id) else {
-                session.outbox.enqueue(others)
+                if bystanderRelay == nil { session.outbox.enqueue(others) }
                 continue
             }
             if own == nil { own = Self.payload(of: event, mine: true) }

@@ -20,6 +20,9 @@ final class PhotoChannel: Sendable {
         var connectTimeout: Duration
         /// Whether photos that fail are logged: the list's are; a lab's lanes fail the same photos again.
         var logsFailures = true
+        /// Operations done for others reach a viewer in a batch once this pace (`BystanderRelay`), nil:
+        /// each at once (a lab lane's one viewer).
+        var bystanderPace: Duration? = nil
     }
 
     /// The photo list it serves: loading, ready with its pipeline, or failed with why.
@@ -35,6 +38,8 @@ final class PhotoChannel: Sendable {
     /// what hands the list's events on to their followers.
     let presentations: Presentations?
     let followerRelay: FollowerRelay?
+    /// What hands operations on to the viewers they were not done for, if paced.
+    let bystanderRelay: BystanderRelay?
     let logger: Logger
 
     private struct State {
@@ -57,6 +62,7 @@ final class PhotoChannel: Sendable {
         self.stops = stops
         self.presentations = presentations
         followerRelay = presentations.map { FollowerRelay(pace: $0.settings.followerPace) }
+        bystanderRelay = settings.bystanderPace.map { BystanderRelay(pace: $0) }
         self.logger = logger
     }
 
@@ -103,11 +109,19 @@ final class PhotoChannel: Sendable {
         await forwardAndRelay(Self.subscribe(to: pipeline), of: pipeline)
     }
 
-    /// `forward`, with the followers' relay running beside it as long as it does.
+    /// The channel's viewers that are not followers: those the bystanders' relay serves.
+    func nonFollowers() -> [ViewerSession] {
+        let presenters = presentations?.presenterOfFollowers() ?? [:]
+        let all = viewers.all(in: self)
+        return presenters.isEmpty ? all : all.filter { presenters[$0.id] == nil }
+    }
+
+    /// `forward`, with the followers' and the bystanders' relays running beside it as long as it does.
     private func forwardAndRelay(_ events: AsyncStream<PipelineEvent>, of pipeline: PhotoPipeline) async {
-        guard let followerRelay else { return await forward(events, of: pipeline) }
+        guard followerRelay != nil || bystanderRelay != nil else { return await forward(events, of: pipeline) }
         await withDiscardingTaskGroup { group in
-            group.addTask { await followerRelay.run { self.audience() } }
+            if let followerRelay { group.addTask { await followerRelay.run { self.audience() } } }
+            if let bystanderRelay { group.addTask { await bystanderRelay.run { self.nonFollowers() } } }
             await forward(events, of: pipeline)
             group.cancelAll()
         }

@@ -1,7 +1,10 @@
 extension ServerConfiguration {
-    /// How the list's viewers are kept: dropped one by one when their streams are gone.
+    /// How the list's viewers are kept: dropped one by one when their streams are gone; others'
+    /// operations reach them in batches (a crowd's timelines never hold up the rows a viewer waits for).
     var listChannel: PhotoChannel.Settings {
-        PhotoChannel.Settings(heartbeat: heartbeatInterval, idleTimeout: viewerIdleTimeout, connectTimeout: viewerConnectTimeout)
+        PhotoChannel.Settings(
+            heartbeat: heartbeatInterval, idleTimeout: viewerIdleTimeout, connectTimeout: viewerConnectTimeout,
+            bystanderPace: .milliseconds(40))
     }
 
     /// How a lab lane's viewer is kept: a lane whose viewer is dropped ends its lab, so a page that

@@ -66,6 +66,15 @@ struct FirstScreen {
         return first..<min(count, first + max(1, rows))
     }
 
+    /// What the page puts in: the preloads, then the list.
+    struct Filling: Sendable {
+        let preloads: String
+        let list: String
+    }
+
+    /// The page's parts made from this screen.
+    var filling: Filling { Filling(preloads: preloads, list: listHTML) }
+
     /// `<link rel=preload>` for the sepia thumbnails that are ready: fetched while the page's modules load.
     var preloads: String {
         rows.filter { $0.state == .filtered }

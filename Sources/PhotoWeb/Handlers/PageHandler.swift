@@ -15,6 +15,9 @@ struct PageHandler: Sendable {
     /// The rendered page, split where the preloads go and where the list goes; each part split where
     /// the viewer's id goes.
     private let parts: [[String]]
+    /// First screens made, by their rows, for the list's current version: a crowd's page loads while
+    /// the top rows stand still cost no rendering.
+    private let screens = ListVersionCache<Range<Int>, FirstScreen.Filling>(capacity: 64)
 
     init(context: AppContext) throws(APIError) {
         self.context = context
@@ -55,7 +58,7 @@ struct PageHandler: Sendable {
             return try follower(of: follow, request, requestContext)
         }
         // The rows as they stand before this load starts any of them, so a HEAD gets the GET's length.
-        let screen = FirstScreen(pipeline: context.library.pipeline, row: request.queryValue("row"), templates: context.templates, basePath: context.configuration.basePath, staticBase: context.staticBase)
+        let screen = firstScreen(row: request.queryValue("row"))
         let viewer: String
         if request.method == .head {
             viewer = ViewerID.random().rawValue
@@ -81,7 +84,7 @@ struct PageHandler: Sendable {
             let code = try PresentationsHandler.code(text)
             let position = context.presentations.position(of: code)
             let row = position.map { String($0.rows.lowerBound + 1) }
-            let screen = FirstScreen(pipeline: context.library.pipeline, row: row, templates: context.templates, basePath: context.configuration.basePath, staticBase: context.staticBase)
+            let screen = firstScreen(row: row)
             guard request.method != .head else { return page(viewer: ViewerID.random().rawValue, screen: screen, for: request) }
             let client = ClientAddress.group(context.clientAddress(of: request, peer: requestContext.peer))
             let session = try context.newViewer(client: client, drives: false)
@@ -97,9 +100,21 @@ struct PageHandler: Sendable {
         }
     }
 
+    /// The first screen from `row` as it stands, made once per list version and rows.
+    private func firstScreen(row: String?) -> FirstScreen.Filling {
+        let make = { (pipeline: PhotoPipeline?) in
+            FirstScreen(pipeline: pipeline, row: row, templates: context.templates, basePath: context.configuration.basePath, staticBase: context.staticBase).filling
+        }
+        guard let pipeline = context.library.pipeline else { return make(nil) }
+        // The version before the rows: what is kept under it is at least as new.
+        let version = ListVersion(of: pipeline)
+        let rows = FirstScreen.indices(from: row, count: pipeline.entries.count)
+        return screens.value(for: rows, at: version) { make(pipeline) }
+    }
+
     /// The page for `viewer` with `screen` put in.
-    private func page(viewer: String, screen: FirstScreen, for request: Request) -> Response {
-        let fill = [screen.preloads, screen.listHTML]
+    private func page(viewer: String, screen: FirstScreen.Filling, for request: Request) -> Response {
+        let fill = [screen.preloads, screen.list]
         var html = ""
         for (position, part) in parts.enumerated() {
             html += part.joined(separator: viewer)

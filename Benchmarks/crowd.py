@@ -1,0 +1,346 @@
+"""Benchmark 25 (issue 36): the crowd at the demo URL, and the one person who jumps.
+
+A crowd of N visitors (`--visitors`, 1,000 and 2,000 by default), each from its own loopback address
+(127.2.x.y: per-client limits count them as different people), in processes of their own (a crowd is
+on machines of its own): each opens the page (`GET /`), holds the shared event stream as a browser does
+(`GET /events/shared`, then `POST /api/streams/ID/viewers`), fetches its first screen's thumbnails, and
+reads: every few seconds a scroll (reports every 100 ms while it moves, then a stop), mostly near the
+top of the list (the top third of a 300-photo list, skewed to the top), then the thumbnails of the rows
+it stopped on. Every report's round trip is timed.
+
+Beside it, in the same run, a person in headless Chromium jumps with a shift-click in the scrollbar's
+track (person_input.py) into rows nobody else has seen (below the crowd's third), timed from the jump
+to every row on screen showing its final image (lazy_loading.PROBE): first on a fresh server with
+nobody else on it, then on another fresh server under the crowd. Over HTTP/1.1, and with --tls over
+TLS (the person's Chromium then speaks HTTP/2; the crowd speaks HTTP/1.1 over TLS, one connection for
+its requests and one for its stream).
+
+Printed per crowd size: visitors served (page 200 and a stream joined), refused (by status), streams
+lost (ended before the run did), the person's jumps p50 / p95 alone and under the crowd and their
+ratio, the crowd's report round trips p50 / p99, the server's resident memory per visitor (VmRSS with
+the crowd joined less before, over N), and its CPU per visitor-minute.
+
+  python3 Benchmarks/crowd.py [--visitors 1000,2000] [--seconds 40] [--tls]
+"""
+from __future__ import annotations
+
+import argparse
+import asyncio
+import gzip
+import json
+import multiprocessing
+import os
+import random
+import re
+import resource
+import shutil
+import ssl
+import subprocess
+import tempfile
+import time
+from pathlib import Path
+
+import lazy_loading
+import person_input
+from common import HOST, ROOT, SSEProtocol, Server, cpu_seconds, log, ms, percentile, rss_bytes, table
+from http2_throughput import TLSServer
+
+PHOTOS = 300
+TOP_ROWS = PHOTOS // 3
+ROWS_ON_SCREEN = 9
+UNVERIFIED = ssl._create_unverified_context()
+
+
+def address(n: int) -> str:
+    """The n-th visitor's own loopback address."""
+    return f"127.2.{n // 250}.{n % 250 + 1}"
+
+
+class Connection:
+    """One visitor's keep-alive HTTP/1.1 connection from its own address (over TLS when asked); opened
+    again if the server closed it between requests."""
+
+    def __init__(self, port: int, source: str, tls: bool):
+        self.port, self.source, self.tls = port, source, tls
+        self.reader = self.writer = None
+
+    async def request(self, method: str, path: str, body: object | None = None) -> tuple[int, bytes]:
+        for attempt in (1, 2):
+            if self.writer is None:
+                self.reader, self.writer = await asyncio.open_connection(
+                    HOST, self.port, local_addr=(self.source, 0), ssl=UNVERIFIED if self.tls else None)
+            try:
+                return await self._exchange(method, path, body)
+            except (ConnectionError, asyncio.IncompleteReadError, ValueError, IndexError):
+                self.close()
+                if attempt == 2:
+                    raise
+        raise AssertionError
+
+    async def _exchange(self, method: str, path: str, body: object | None) -> tuple[int, bytes]:
+        data = b"" if body is None else json.dumps(body).encode()
+        self.writer.write(f"{method} {path} HTTP/1.1\r\nHost: {HOST}:{self.port}\r\nAccept-Encoding: gzip\r\n"
+                          f"Content-Type: application/json\r\nContent-Length: {len(data)}\r\n\r\n".encode() + data)
+        await self.writer.drain()
+        status = int((await self.reader.readline()).split()[1])
+        length, chunked, close, gzipped = 0, False, False, False
+        while (line := await self.reader.readline()) not in (b"\r\n", b""):
+            name, _, value = line.decode("latin-1").partition(":")
+            name, value = name.strip().lower(), value.strip().lower()
+            length = int(value) if name == "content-length" else length
+            chunked = chunked or (name == "transfer-encoding" and "chunked" in value)
+            close = close or (name == "connection" and value == "close")
+            gzipped = gzipped or (name == "content-encoding" and value == "gzip")
+        if chunked:
+            parts = []
+            while (size := int((await self.reader.readline()).split(b";")[0], 16)):
+                parts.append(await self.reader.readexactly(size + 2))
+            await self.reader.readline()
+            payload = b"".join(p[:-2] for p in parts)
+        else:
+            payload = await self.reader.readexactly(length)
+        if close:
+            self.close()
+        return status, gzip.decompress(payload) if gzipped else payload
+
+    def close(self) -> None:
+        if self.writer:
+            self.writer.close()
+        self.reader = self.writer = None
+
+
+def crowd_process(port: int, tls: bool, numbers: list[int], seed: int, joined, go, done, results) -> None:
+    """One process of the crowd: joins `numbers` (page, stream, first thumbnails), says how many on
+    `joined`, reads from `go` until `done`, then sends its figures on `results`."""
+    soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
+    resource.setrlimit(resource.RLIMIT_NOFILE, (hard, hard))
+    rng = random.Random(seed)
+
+    async def main() -> None:
+        loop = asyncio.get_running_loop()
+        figures = {"served": 0, "refused": {}, "failed": [], "reports": [], "report_errors": 0, "thumbnails": 0,
+                   "not_ready": 0, "requests": 0}
+        visitors = []
+
+        async def thumbnails(connection: Connection, first: int) -> None:
+            for index in range(first, min(PHOTOS, first + ROWS_ON_SCREEN)):
+                status, _ = await connection.request("GET", f"/photos/{index}/thumbnail")
+                figures["requests"] += 1
+                figures["thumbnails" if status == 200 else "not_ready"] += 1
+
+        async def join(n: int) -> None:
+            connection = Connection(port, address(n), tls)
+            try:
+                status, html = await connection.request("GET", "/")
+                figures["requests"] += 1
+                if status != 200:
+                    figures["refused"][status] = figures["refused"].get(status, 0) + 1
+                    return
+                viewer = re.search(rb'data-viewer="([^"]+)"', html).group(1).decode()
+                named = loop.create_future()
+                stream = SSEProtocol("/events/shared", port, lambda e: e.name == "stream" and not named.done()
+                                     and named.set_result(json.loads(e.data)))
+                await loop.create_connection(lambda: stream, HOST, port, local_addr=(address(n), 0),
+                                             ssl=UNVERIFIED if tls else None)
+                stream_id = (await asyncio.wait_for(named, 30))["stream"]
+                status, body = await connection.request("POST", f"/api/streams/{stream_id}/viewers", {"viewer": viewer})
+                if status != 204:
+                    figures["refused"][f"join {status}"] = figures["refused"].get(f"join {status}", 0) + 1
+                    stream.close()
+                    return
+                await thumbnails(connection, 0)
+                figures["served"] += 1
+                visitors.append((connection, viewer, stream))
+            except Exception as error:  # a visitor not served is a figure, not the end of the run
+                figures["failed"].append(f"{address(n)}: {type(error).__name__}: {error}"[:200])
+
+        async def report(connection: Connection, body: dict) -> None:
+            sent = time.monotonic()
+            status, _ = await connection.request("POST", "/api/viewport", body)
+            figures["requests"] += 1
+            if status == 204 or status == 200:
+                figures["reports"].append(time.monotonic() - sent)
+            else:
+                figures["report_errors"] += 1
+
+        async def read(connection: Connection, viewer: str) -> None:
+            while not done.is_set():
+                await asyncio.sleep(rng.uniform(2, 6))
+                for _ in range(rng.randint(3, 10)):  # a scroll: reports every 100 ms while it moves
+                    await report(connection, {"viewer": viewer, "scrolling": True})
+                    await asyncio.sleep(0.1)
+                first = min(TOP_ROWS - ROWS_ON_SCREEN, int(rng.betavariate(1, 3) * TOP_ROWS))
+                await report(connection, {"viewer": viewer, "scrolling": False, "first": first,
+                                          "last": first + ROWS_ON_SCREEN - 1})
+                await thumbnails(connection, first)
+
+        for batch in range(0, len(numbers), 50):
+            await asyncio.gather(*(join(n) for n in numbers[batch:batch + 50]))
+        joined.put(len(visitors))
+        while not go.is_set():
+            await asyncio.sleep(0.05)
+        figures["reports"].clear()
+        readers = [asyncio.ensure_future(read(c, v)) for c, v, _ in visitors]
+        while not done.is_set():
+            await asyncio.sleep(0.1)
+        for reader in readers:
+            reader.cancel()
+        figures["lost"] = sum(1 for _, _, stream in visitors if stream.closed.done())
+        for connection, _, stream in visitors:
+            stream.close()
+            connection.close()
+        results.put(figures)
+
+    asyncio.run(main())
+
+
+def browser(tls: bool):
+    from selenium import webdriver
+    from selenium.webdriver.chrome.service import Service
+    options = webdriver.ChromeOptions()
+    for argument in ("--headless=new", "--no-sandbox", "--disable-dev-shm-usage", "--window-size=1366,768",
+                     "--disable-gpu", "--no-first-run", "--disable-extensions"):
+        options.add_argument(argument)
+    if tls:
+        options.add_argument("--ignore-certificate-errors")
+    return webdriver.Chrome(service=Service(shutil.which("chromedriver") or "/usr/bin/chromedriver"), options=options)
+
+
+def person_jumps(url: str, tls: bool, jumps: int) -> list[float | None]:
+    """The person: opens the page, then jumps (shift-clicks in the track) to rows below the crowd's,
+    each to rows nobody has seen; the time from each jump to its rows' final images, in ms."""
+    driver = browser(tls)
+    driver.execute_cdp_cmd("Page.addScriptToEvaluateOnNewDocument", {"source": lazy_loading.PROBE})
+    driver.set_script_timeout(90)  # past the jump's own bound (60 s), which then says None
+    try:
+        driver.get(url)
+        first = driver.execute_async_script(lazy_loading.FIRST, PHOTOS, 60000)
+        height = first["height"] or 716
+        driver.execute_script("window.__bench.listHeight = arguments[0]", height)
+        person_input.focus_list(driver)
+        bottom = PHOTOS * lazy_loading.ROW - height
+        rows = [TOP_ROWS + 15 + k * (PHOTOS - TOP_ROWS - 30) // max(1, jumps - 1) for k in range(jumps)]
+        random.Random(36).shuffle(rows)
+        times = []
+        for row in rows:
+            stop = person_input.jump(driver, f"track:{min(1.0, row * lazy_loading.ROW / bottom):.4f}", 60000)
+            times.append(stop["ttv"])
+            time.sleep(1.0)
+        return times
+    finally:
+        driver.quit()
+
+
+def warm(port: int, tls: bool) -> None:
+    """The crowd's rows made sepia before anyone comes (a demo URL's top rows are done by its first visitor)."""
+    async def run() -> None:
+        connection = Connection(port, "127.0.0.1", tls)
+        status, body = await connection.request("POST", "/api/viewers")
+        viewer = json.loads(body)["viewer"]
+        stream = SSEProtocol(f"/events?viewer={viewer}", port, lambda e: None)
+        await asyncio.get_running_loop().create_connection(lambda: stream, HOST, port, ssl=UNVERIFIED if tls else None)
+        for first in range(0, TOP_ROWS, 10):
+            await connection.request("POST", "/api/viewport", {"viewer": viewer, "scrolling": False, "first": first, "last": first + 9})
+            deadline = time.monotonic() + 120
+            while time.monotonic() < deadline:
+                photos = json.loads((await connection.request("GET", f"/api/photos?from={first}&limit=10"))[1])["photos"]
+                if all(p["state"] in ("filtered", "failed") for p in photos):
+                    break
+                await asyncio.sleep(0.3)
+        await connection.request("POST", "/api/viewport", {"viewer": viewer, "scrolling": False, "first": 0, "last": 0})
+        stream.close()
+        connection.close()
+    asyncio.run(run())
+
+
+def run(visitors: int, args, tls: tuple[Path, Path] | None) -> dict:
+    server_args = ["--photo-count", str(PHOTOS), "--sample-latency-ms", str(args.latency_ms),
+                   "--sample-bandwidth", str(args.bandwidth)]
+    if tls:
+        server_args += ["--tls-cert", str(tls[0]), "--tls-key", str(tls[1])]
+    with (TLSServer if tls else Server)(server_args) as server:
+        port, pid = server.port, server.pid
+        warm(port, bool(tls))
+        rss_before, cpu_before = rss_bytes(pid), cpu_seconds(pid)
+        context = multiprocessing.get_context("spawn")
+        joined, results, go, done = context.Queue(), context.Queue(), context.Event(), context.Event()
+        shares = [list(range(visitors))[k::args.processes] for k in range(args.processes)] if visitors else []
+        processes = [context.Process(target=crowd_process, args=(port, bool(tls), share, k, joined, go, done, results), daemon=True)
+                     for k, share in enumerate(shares) if share]
+        began = time.monotonic()
+        for process in processes:
+            process.start()
+        held = sum(joined.get(True, 600) for _ in processes)
+        join_s = time.monotonic() - began
+        time.sleep(2)
+        rss_joined = rss_bytes(pid)
+        go.set()
+        cpu_start, wall_start = cpu_seconds(pid), time.monotonic()
+        scheme = "https" if tls else "http"
+        jumps = person_jumps(f"{scheme}://{HOST}:{port}/", bool(tls), args.jumps)
+        while time.monotonic() - wall_start < args.seconds:
+            time.sleep(0.5)
+        cpu_used, wall = cpu_seconds(pid) - cpu_start, time.monotonic() - wall_start
+        done.set()
+        figures = [results.get(True, 120) for _ in processes]
+        for process in processes:
+            process.join(30)
+        rss_after = rss_bytes(pid)
+    merged = {"visitors": visitors, "held": held, "join_s": join_s, "jumps": jumps, "cpu": cpu_used, "wall": wall,
+              "rss_per_visitor": (rss_joined - rss_before) / visitors if visitors else 0,
+              "rss_after": rss_after, "rss_before": rss_before, "refused": {}, "failed": [], "reports": []}
+    for f in figures:
+        for key in ("served", "lost", "report_errors", "thumbnails", "not_ready", "requests"):
+            merged[key] = merged.get(key, 0) + f[key]
+        merged["reports"] += f["reports"]
+        merged["failed"] += f["failed"]
+        for status, count in f["refused"].items():
+            merged["refused"][status] = merged["refused"].get(status, 0) + count
+    return merged
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--visitors", default="1000,2000")
+    parser.add_argument("--seconds", type=float, default=40, help="the crowd's reading per size (at least the person's jumps)")
+    parser.add_argument("--jumps", type=int, default=8)
+    parser.add_argument("--processes", type=int, default=2, help="processes the crowd is spread over")
+    parser.add_argument("--latency-ms", type=int, default=100)
+    parser.add_argument("--bandwidth", type=int, default=2_000_000)
+    parser.add_argument("--tls", action="store_true", help="over TLS (the person's Chromium on HTTP/2)")
+    args = parser.parse_args()
+    soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
+    resource.setrlimit(resource.RLIMIT_NOFILE, (hard, hard))
+    tls = None
+    if args.tls:
+        scratch = Path(tempfile.mkdtemp(prefix="bench-crowd-"))
+        subprocess.run([str(ROOT / "scripts" / "self-signed-cert.sh"), str(scratch / "tls")], check=True,
+                       capture_output=True)
+        tls = (scratch / "tls" / "cert.pem", scratch / "tls" / "key.pem")
+    log(f"== 25. the crowd at the demo URL ({'TLS, the person on HTTP/2' if tls else 'HTTP/1.1'}): {PHOTOS} photos, "
+        f"origin {args.latency_ms} ms + {args.bandwidth} B/s, crowd reading {args.seconds:g} s, {args.jumps} jumps; "
+        f"load {os.getloadavg()[0]:.2f}")
+    alone = run(0, args, tls)
+    rows = []
+    for count in (int(c) for c in args.visitors.split(",")):
+        crowd = run(count, args, tls)
+        a = [t for t in alone["jumps"] if t is not None]
+        c = [t for t in crowd["jumps"] if t is not None]
+        minutes = crowd["wall"] / 60
+        rows.append([count, f"{crowd['served']}/{count}", crowd["refused"] or "-", len(crowd["failed"]), crowd["lost"],
+                     f"{percentile(a, 50):.0f} / {percentile(a, 95):.0f}", f"{percentile(c, 50):.0f} / {percentile(c, 95):.0f}",
+                     f"{percentile(c, 50) / percentile(a, 50):.2f} / {percentile(c, 95) / percentile(a, 95):.2f}",
+                     f"{ms(percentile(crowd['reports'], 50))} / {ms(percentile(crowd['reports'], 99))}",
+                     f"{crowd['rss_per_visitor'] / 1024:.1f} KB", f"{crowd['cpu'] / (count * minutes) * 1000:.1f} ms",
+                     f"{crowd['cpu'] / crowd['wall']:.2f}", f"{crowd['requests'] / crowd['wall']:.0f}/s"])
+        for line in crowd["failed"][:5]:
+            log(f"  not served: {line}")
+        log(f"  {count}: joined in {crowd['join_s']:.0f} s; timeouts in jumps alone {alone['jumps'].count(None)}, "
+            f"under the crowd {crowd['jumps'].count(None)}; reports refused {crowd['report_errors']}; thumbnails "
+            f"{crowd['thumbnails']} (not ready {crowd['not_ready']}); load {os.getloadavg()[0]:.2f}")
+    log(table(["visitors", "served", "refused", "failed", "streams lost", "jump p50/p95 alone ms", "under crowd ms",
+               "ratio p50/p95", "reports p50/p99", "RSS/visitor", "CPU/visitor-min", "server cores", "crowd req"], rows))
+
+
+if __name__ == "__main__":
+    main()
