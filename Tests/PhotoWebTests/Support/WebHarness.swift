@@ -116,6 +116,27 @@ struct WebHarness {
         try await TestClient.withClient(host: "127.0.0.1", port: Int(application.port), configuration: .init(timeout: Self.answerBound), operation: body)
     }
 
+    /// Waits until row `index` is filtered, however it got there (a page's first screen starts rows
+    /// before any stream of the test's could see their events).
+    func waitUntilFiltered(_ index: Int, timeout: Duration = .seconds(60)) async throws {
+        let events = pipeline.events.subscribe()
+        guard pipeline.record(index).state != .filtered else { return }
+        try await withThrowingTaskGroup(of: Void.self) { group in
+            group.addTask {
+                for await event in events {
+                    if case .photo(index, .filtered) = event.kind { return }
+                }
+                throw TestFailure("the pipeline's events ended before row \(index) was filtered")
+            }
+            group.addTask {
+                try await Task.sleep(for: timeout)
+                throw TestFailure("row \(index) not filtered within \(timeout)")
+            }
+            defer { group.cancelAll() }
+            try await group.next()
+        }
+    }
+
     /// `count` new viewers made through the API on one connection.
     func newViewers(_ count: Int) async throws -> [String] {
         try await withConnection { client in
