@@ -12,6 +12,9 @@ public enum Defaults {
     public static let strategy = SchedulingStrategy.prefetch(margin: prefetchMargin)
     /// A row's height in the page, in CSS pixels (the first screen's guess of rows on screen uses it too).
     public static let rowHeight = 80
+    /// How long a request for a thumbnail still on its way (downloading, filtering) waits for it
+    /// before it is answered 404 (the OpenAPI document states it).
+    public static let thumbnailWait: Duration = .seconds(2)
 }
 
 extension SchedulingStrategy {
