@@ -24,6 +24,9 @@ extension PhotoPipeline {
         return try keep(data, as: variant, of: index)
     }
 
+    /// How many requests wait now for thumbnails on their way (`readyThumbnail`).
+    public var thumbnailsAwaited: Int { thumbnailWaits.waiting }
+
     /// Photo `index`'s sepia thumbnail, waiting up to `bound` for it while the photo is downloading,
     /// waiting for its filtration or being filtered: a page asks as the last byte arrives and is answered the moment the filter is
     /// done. Starts no work; a photo at rest (not asked for, cancelled, failed) is answered at once.
