@@ -80,7 +80,12 @@ def main() -> None:
         chosen = [r["links"] for r in rows if r["kind"] == kind]
         medians = [percentile([c[f"{a}->{b}"] for c in chosen if f"{a}->{b}" in c], 50) for a, b in LINKS]
         chain.append([kind, len(chosen)] + ["-" if m != m else f"{m:.0f}" for m in medians])
-    log("the links, medians by kind of photo (ms, page clock; the server's steps are the arrival of their events):")
+    # Each link's share of the final image's time (the median link over the median final, every photo).
+    finals = percentile([r["final"] for r in rows], 50)
+    shares = [percentile([r["links"][f"{a}->{b}"] for r in rows if f"{a}->{b}" in r["links"]], 50) for a, b in LINKS]
+    chain.append(["share of final", len(rows)] + ["-" if m != m else f"{m / finals:.0%}" for m in shares])
+    log("the links, medians by kind of photo (ms, page clock; the server's steps are the arrival of their events; "
+        "lastByte->screen < lastByte->filtered when the final image is on screen before its 'filtered' event):")
     log(table(["photos", "rows"] + [f"{a}->{b}" for a, b in LINKS], chain))
     log(f"(load {load:.1f} at the end; rows on screen at each stop that were not done before it; times from the jump, "
         f"first pixels and final image as the page showed them, checked after every frame)")
@@ -89,7 +94,7 @@ def main() -> None:
 # The links from a jump to a row's first pixels and to its final image (the server's steps are the
 # arrival of their events at the page).
 LINKS = (("jump", "report"), ("report", "scheduled"), ("scheduled", "firstByte"), ("firstByte", "partial"),
-         ("partial", "firstPixels"), ("lastByte", "filtered"), ("filtered", "screen"))
+         ("partial", "firstPixels"), ("lastByte", "filtered"), ("filtered", "screen"), ("lastByte", "screen"))
 
 
 def links_of(c: dict, start: float) -> dict[str, float]:

@@ -38,8 +38,9 @@ export function createEventStream({ store, onOperation = () => {}, onSnapshot = 
   function queuePhoto(photo) {
     if (!Number.isInteger(photo.index)) return;
     pendingPhotos.set(photo.index, merged(pendingPhotos.get(photo.index), photo));
-    // A new image for a row (a preview, the final thumbnail) is asked for at once, not a frame later.
-    if (photo.partial || photo.state === 'filtered') {
+    // A new image for a row (a preview, the final thumbnail, which is asked for as the last byte
+    // arrives) is asked for at once, not a frame later.
+    if (photo.partial || ['downloaded', 'filtering', 'filtered'].includes(photo.state)) {
       flushScheduled = true;
       flushPhotos();
       return;

@@ -7,21 +7,21 @@ import { url, FAILED } from './config.js';
 
 const MAX_LOADS = 4;
 
-const previewURL = (index) => url('/photos/' + index + '/preview');
 const thumbnailURL = (index) => url('/photos/' + index + '/thumbnail');
 // The n-th sepia preview of what has arrived of a photo still downloading: each is a URL of its own.
 const partialURL = (index, n) => url('/photos/' + index + '/partial?n=' + n);
 
 /** The image a photo's row should end up showing in its state; null for the placeholder. A row
- * that shows a preview of the bytes arrived (already sepia) keeps it until the final thumbnail,
- * rather than going through the unfiltered one. */
+ * that shows a preview of the bytes arrived (already sepia) keeps it until the final thumbnail. */
 function wanted(photo) {
   switch (photo.state) {
-    case 'downloading':
-    case 'downloaded': return photo.partial ? partialURL(photo.index, photo.partial) : null;
+    case 'downloading': return photo.partial ? partialURL(photo.index, photo.partial) : null;
+    // Every byte is in: the final thumbnail is asked for now, and the server answers it the moment
+    // the filter is done (it waits for it), not a round trip after the 'filtered' event reaches us.
+    // Until then the row keeps its latest preview of the bytes arrived; the unfiltered thumbnail
+    // would come only a decode ahead of the final one, so it is not asked for.
+    case 'downloaded':
     case 'filtering':
-      if (photo.partial) return partialURL(photo.index, photo.partial);
-      return photo.preview ? previewURL(photo.index) : null;
     case 'filtered': return thumbnailURL(photo.index);
     case 'failed': return FAILED;
     default: return null;
@@ -63,9 +63,7 @@ export function createImages({ store, onLoaded }) {
     if (want && ready(want)) return want;
     if (photo.state === 'new' || photo.state === 'failed') return null;
     const partial = shownPartial.get(photo.index);
-    if (partial) return partial.src;
-    const preview = previewURL(photo.index);
-    return photo.state === 'filtered' && loaded.has(preview) ? preview : null;
+    return partial ? partial.src : null;
   }
 
   function needs(index) {
@@ -145,6 +143,9 @@ export function createImages({ store, onLoaded }) {
 
   /** Row `index` changed state: queue its new image if it is near the screen. */
   function photoChanged(index) {
+    // Asked for while on its way and not answered (the filter was cancelled, or the wait ran out):
+    // the server's news that it is ready is newer than that failure.
+    if (store.state.photos[index]?.state === 'filtered') failures.delete(thumbnailURL(index));
     if (mayLoad(index) && needs(index)) queue.add(index);
   }
 

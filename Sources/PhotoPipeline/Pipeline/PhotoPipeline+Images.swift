@@ -24,6 +24,30 @@ extension PhotoPipeline {
         return try keep(data, as: variant, of: index)
     }
 
+    /// How many requests wait now for thumbnails on their way (`readyThumbnail`).
+    public var thumbnailsAwaited: Int { thumbnailWaits.waiting }
+
+    /// Photo `index`'s sepia thumbnail, waiting up to `bound` for it while the photo is downloading,
+    /// waiting for its filtration or being filtered: a page asks as the last byte arrives and is answered the moment the filter is
+    /// done. Starts no work; a photo at rest (not asked for, cancelled, failed) is answered at once.
+    public func readyThumbnail(of index: Int, waitingUpTo bound: Duration) async throws(PipelineError) -> CachedImage {
+        let deadline = ContinuousClock.now + bound
+        while true {
+            if let image = try imageInMemory(.thumbnail, of: index) { return image }
+            // Downloading, downloaded with its filtration queued, or filtering.
+            let onItsWay: @Sendable () -> Bool = { [self] in
+                core.lock.withLock { state in
+                    state.failures[index] == nil && (state.pending.activity(of: index) != nil
+                        || state.pending.downloadsInProgress[index] != nil || state.pending.filtrationsInProgress[index] != nil)
+                }
+            }
+            let left = deadline - ContinuousClock.now
+            guard onItsWay(), left > .zero, !Task.isCancelled else { break }
+            await thumbnailWaits.wait(for: index, upTo: left, while: onItsWay)
+        }
+        return try await loadImage(.thumbnail, of: index)
+    }
+
     /// Photo `index`'s original as downloaded, for serving: only once its thumbnail was made from
     /// it (so the bytes decoded as the image format they claim), never whatever an origin sent.
     public func decodedOriginal(of index: Int) async throws(PipelineError) -> CachedImage {

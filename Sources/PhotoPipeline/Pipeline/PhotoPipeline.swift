@@ -38,6 +38,8 @@ public final class PhotoPipeline: Sendable {
     let resultKeys: [String: ImageCache.Key]
     /// Full-size sepia renders running, by photo: one at a time per photo, however many ask.
     let fullSizeRenders = SingleFlight<Int, CachedImage>()
+    /// Requests for thumbnails still on their way, woken by the photos' state changes.
+    let thumbnailWaits = ThumbnailWaits()
 
     /// Creates the pipeline for `entries` (kept in the given order); entries with a problem start
     /// as failed with that reason, and entries whose results `disk` already holds start done.
@@ -181,6 +183,7 @@ public final class PhotoPipeline: Sendable {
     private func apply(_ effects: Effects) {
         let evicted = effects.writes.compactMap { results?.write($0.data, for: $0.name) }.filter { !$0.isEmpty }
         events.deliver(effects.events)
+        thumbnailWaits.delivered(effects.events)
         evicted.forEach(resultsLost)
         effects.decided.forEach { $0.applyDecision() }
         for (filtration, download) in effects.dependencies {

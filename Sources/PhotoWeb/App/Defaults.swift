@@ -15,6 +15,9 @@ public enum Defaults {
     /// How often a page reports the rows on screen during a script's scroll, in ms: the pace the
     /// server's `ScrollMotion` measures from (its `reportInterval`).
     public static let reportIntervalMs = Int((ScrollMotion.reportInterval * 1_000).rounded())
+    /// How long a request for a thumbnail still on its way (downloading, filtering) waits for it
+    /// before it is answered 404 (the OpenAPI document states it).
+    public static let thumbnailWait: Duration = .seconds(2)
 }
 
 extension SchedulingStrategy {

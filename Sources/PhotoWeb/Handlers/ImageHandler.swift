@@ -8,8 +8,10 @@ import PhotoCodecs
 /// `GET /photos/N/thumbnail`, `/photos/N/preview` (the thumbnail before sepia), `/photos/N/sepia`
 /// (full size, made on request) and `/photos/N/original`.
 ///
-/// Serves only what is already there (the full-size sepia aside): asking for a thumbnail never
-/// starts work the viewport did not ask for. A cached image is answered from memory, head and
+/// Serves only what is already there or on its way (the full-size sepia aside): asking for a
+/// thumbnail never starts work the viewport did not ask for. A thumbnail still being downloaded or
+/// filtered is waited for (`Defaults.thumbnailWait` at most), so a page that asks as the last byte
+/// arrives gets it the moment the filter is done. A cached image is answered from memory, head and
 /// body in one write.
 struct ImageHandler: Sendable {
     let context: AppContext
@@ -28,6 +30,7 @@ struct ImageHandler: Sendable {
             switch variant {
             case .sepia: image = try await pipeline.fullSizeSepia(of: index)
             case .original: image = try await pipeline.decodedOriginal(of: index)
+            case .thumbnail: image = try await pipeline.readyThumbnail(of: index, waitingUpTo: Defaults.thumbnailWait)
             default: image = try await pipeline.loadImage(variant, of: index)
             }
         } catch {

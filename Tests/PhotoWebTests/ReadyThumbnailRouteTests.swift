@@ -1,0 +1,54 @@
+import Foundation
+import HTTPTransfer
+import HTTPTypes
+import PhotoCodecs
+import PhotoPipeline
+import PhotoServer
+@testable import PhotoWeb
+import TestOrigin
+import Testing
+
+/// `GET /photos/N/thumbnail` for a photo still on its way waits for it (issue 38): a page asks as the
+/// last byte arrives and gets the thumbnail the moment it is made, not a 404 and a second round trip.
+@Suite("A thumbnail asked for on its way", .timeLimit(.minutes(2)))
+struct ReadyThumbnailRouteTests {
+    @Test func aThumbnailAskedForWhileItsPhotoDownloadsIsAnsweredWhenItIsMade() async throws {
+        // Given a list whose photo's origin holds the second half of its bytes
+        let gate = OriginGate()
+        gate.open(.firstBytes)
+        let photo = Array(try JPEGEncoder.encode(SamplePhoto.make(seed: 4, width: 640, height: 427), quality: 85))
+        let origin = try TestOrigin(routes: ["/p0.jpg": .gated(bytes: photo, firstBytes: photo.count / 2, gate: gate)])
+        defer { gate.openAll(); origin.stop() }
+        let source = NSTemporaryDirectory() + "classic-photos-ready-thumbnail-\(UUID().uuidString).json"
+        try JSONSerialization.data(withJSONObject: ["p0": origin.url("/p0.jpg")]).write(to: URL(fileURLWithPath: source))
+        defer { try? FileManager.default.removeItem(atPath: source) }
+
+        try await WebHarness.with(configure: {
+            $0.source = source
+            $0.pipeline.transferLimits.allowedSources = AllowedSources(entries: [AllowedSources.Entry(origin: origin.url("/"))!])
+            $0.pipeline.transferLimits.lowSpeedTime = .seconds(3_600)
+        }) { harness in
+            // And a viewer with the photo on screen, its download under way
+            let viewer = try await harness.newViewer()
+            let stream = try await EventStreamReader(port: harness.application.port, target: "/events?viewer=\(viewer)")
+            try await harness.report(viewer, scrolling: false, rows: 0...0)
+            _ = try await stream.next { $0.name == "photo" && $0.json["index"] as? Int == 0 && $0.json["state"] as? String == "downloading" }
+
+            // When the page asks for its thumbnail, and the rest of the bytes arrive once the ask waits
+            let asked = Task { try await harness.request(.GET, "/photos/0/thumbnail") }
+            let deadline = ContinuousClock.now + .seconds(30)
+            while harness.pipeline.thumbnailsAwaited == 0 {
+                try #require(ContinuousClock.now < deadline, "the ask never waited")
+                try await Task.sleep(for: .milliseconds(5))
+            }
+            gate.open(.rest)
+
+            // Then the ask is answered with the sepia thumbnail, as a later ask gets it
+            let answer = try await asked.value
+            #expect(answer.status == 200)
+            #expect(answer.headers[.contentType] == "image/jpeg")
+            let later = try await harness.request(.GET, "/photos/0/thumbnail")
+            #expect(later.status == 200 && answer.body == later.body)
+        }
+    }
+}
