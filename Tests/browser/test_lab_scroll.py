@@ -18,8 +18,11 @@ WHEEL_STILL_MS = 220  # Public/scroll-end.js: a gap this long ends a run of notc
 # Each wheel event the scroller got, on the page's clock: the pace the browser delivered.
 WATCH_WHEEL = """
     window.__wheels = [];
-    document.querySelector(arguments[0]).addEventListener('wheel', () => window.__wheels.push(performance.now()),
-                                                           { passive: true });
+    window.__wheeled = 0;
+    document.querySelector(arguments[0]).addEventListener('wheel', (e) => {
+        window.__wheels.push(performance.now());
+        window.__wheeled += e.deltaY;
+    }, { passive: true });
 """
 
 # The movements: a flick (ten notches 100 ms apart, well past a screen and two rows) and a reader's three notches.
@@ -52,12 +55,17 @@ def scroll(driver, selector: str, movement: str) -> list[dict]:
     """, selector)
     spec = MOVEMENTS[movement]
     gestures.wheel(driver, x, y, notches=spec["notches"], interval_s=spec["interval_s"], catch_up=spec["catch_up"])
+    # CDP acknowledges a wheel notch before the page's main thread has dispatched it (the listener is
+    # passive): wait until the page has seen every notch's pixels, however Chromium grouped them.
+    notched = spec["notches"] * 120
+    wait_for(driver, lambda d: d.execute_script("return window.__wheeled") >= notched, 10,
+             f"the page never saw the {movement}'s {spec['notches']} notches")
     wheels = driver.execute_script("return window.__wheels")
     gaps = [b - a for a, b in zip(wheels, wheels[1:])]
     # (Chromium may hand two quick notches to the page as one wheel event: the gaps are what matter.)
     if (movement == "flick" and max(gaps) >= WHEEL_STILL_MS * 0.8) \
             or (movement == "reading" and (len(wheels) != spec["notches"] or min(gaps) <= WHEEL_STILL_MS * 1.5)):
-        raise PaceMissed(f"{movement}: notches {len(wheels)}, gaps {[round(g) for g in gaps]} ms")
+        raise PaceMissed(f"{selector} {movement}: notches {len(wheels)}, gaps {[round(g) for g in gaps]} ms")
     stops = 1 if movement == "flick" else spec["notches"]
 
     def taken(d):
