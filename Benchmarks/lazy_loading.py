@@ -27,6 +27,7 @@ import json
 import os
 import shutil
 import statistics
+import sys
 import tempfile
 import time
 from pathlib import Path
@@ -36,6 +37,9 @@ import person_input
 from common import HOST, log, mb, percentile, table
 from counting_proxy import CountingProxy
 from first_paint import file_server
+
+sys.path.insert(0, str(common.ROOT / "Tests" / "pysupport"))
+from page_events import tap_page_events  # noqa: E402
 
 WIDTH, HEIGHT = 1366, 800
 ROW = 80
@@ -84,31 +88,8 @@ PROBE = """
     if (d.preview) mark(d.index, 'decoded');
     if (d.state === 'filtered') mark(d.index, 'filtered');
   };
-  // The page's events come from the browser's one event connection (a SharedWorker, through a
-  // MessagePort), or, without one, from an EventSource of its own: both are watched as they arrive.
-  const portMessage = Object.getOwnPropertyDescriptor(MessagePort.prototype, 'onmessage');
-  Object.defineProperty(MessagePort.prototype, 'onmessage', {
-    configurable: true, enumerable: true,
-    get() { return portMessage.get.call(this); },
-    set(handler) {
-      portMessage.set.call(this, typeof handler !== 'function' ? handler : function (e) {
-        const m = e.data;
-        try {
-          if (m && m.kind === 'event') observe(m.type, typeof m.data === 'string' ? JSON.parse(m.data) : m.data);
-        } catch (_) { /* not an event the probe reads */ }
-        return handler.call(this, e);
-      });
-    },
-  });
-  const NativeEventSource = window.EventSource;
-  window.EventSource = class extends NativeEventSource {
-    constructor(url, options) {
-      super(url, options);
-      for (const type of ['operation', 'photo']) {
-        this.addEventListener(type, (e) => { try { observe(type, JSON.parse(e.data)); } catch (_) { /* not JSON */ } });
-      }
-    }
-  };
+  // The page's events, as they arrive (Tests/pysupport/page_events.py).
+""" + tap_page_events("observe", ("operation", "photo")) + """
   const nativeFetch = window.fetch;
   window.fetch = function (input, init) {
     if (String(input).includes('/api/viewport') && init && init.body) {
