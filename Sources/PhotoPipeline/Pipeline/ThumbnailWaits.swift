@@ -10,11 +10,13 @@ import Synchronization
 /// the event, its bound or its task's cancellation, whichever comes first), never under the lock.
 final class ThumbnailWaits: Sendable {
     private struct Waiter {
-        let index: Int
         let continuation: CheckedContinuation<Void, Never>
+        /// The wait's bound, cancelled when something else ends the wait first.
+        var bound: Task<Void, Never>?
     }
 
-    private let waiters = Locked<[UInt64: Waiter]>([:])
+    /// The waits by the row they wait for, so a delivery looks only at its own rows' waits.
+    private let waiters = Locked<[Int: [UInt64: Waiter]]>([:])
     private let nextID = Atomic<UInt64>(0)
     /// How many wait: a delivery with no one waiting takes no lock.
     private let count = Atomic<Int>(0)
@@ -29,16 +31,23 @@ final class ThumbnailWaits: Sendable {
         let id = nextID.wrappingAdd(1, ordering: .relaxed).newValue
         await withTaskCancellationHandler {
             await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
-                waiters.withLock { $0[id] = Waiter(index: index, continuation: continuation) }
+                waiters.withLock { $0[index, default: [:]][id] = Waiter(continuation: continuation) }
                 count.add(1, ordering: .sequentiallyConsistent)
-                guard stillOnItsWay(), !Task.isCancelled else { return resume(id) }
-                Task {
+                guard stillOnItsWay(), !Task.isCancelled else { return resume(id, of: index) }
+                let timer = Task {
                     try? await Task.sleep(for: bound)
-                    resume(id)
+                    resume(id, of: index)
                 }
+                // Kept with its wait (unless the wait already ended), to be cancelled when it ends.
+                let ended = waiters.withLock { waiters -> Bool in
+                    guard waiters[index]?[id] != nil else { return true }
+                    waiters[index]?[id]?.bound = timer
+                    return false
+                }
+                if ended { timer.cancel() }
             }
         } onCancel: {
-            resume(id)
+            resume(id, of: index)
         }
     }
 
@@ -51,19 +60,26 @@ final class ThumbnailWaits: Sendable {
         }
         guard !changed.isEmpty else { return }
         let woken = waiters.withLock { waiters in
-            let ids = waiters.filter { changed.contains($0.value.index) }.map(\.key)
-            return ids.compactMap { waiters.removeValue(forKey: $0) }
+            changed.flatMap { waiters.removeValue(forKey: $0).map { Array($0.values) } ?? [] }
         }
         finish(woken)
     }
 
-    private func resume(_ id: UInt64) {
-        finish(waiters.withLock { $0.removeValue(forKey: id) }.map { [$0] } ?? [])
+    private func resume(_ id: UInt64, of index: Int) {
+        let waiter = waiters.withLock { waiters -> Waiter? in
+            let waiter = waiters[index]?.removeValue(forKey: id)
+            if waiters[index]?.isEmpty == true { waiters[index] = nil }
+            return waiter
+        }
+        finish(waiter.map { [$0] } ?? [])
     }
 
     private func finish(_ woken: [Waiter]) {
         guard !woken.isEmpty else { return }
         count.subtract(woken.count, ordering: .sequentiallyConsistent)
-        woken.forEach { $0.continuation.resume() }
+        for waiter in woken {
+            waiter.bound?.cancel()
+            waiter.continuation.resume()
+        }
     }
 }
