@@ -32,15 +32,15 @@ extension PhotoPipeline {
     /// done. Starts no work; a photo at rest (not asked for, cancelled, failed) is answered at once.
     public func readyThumbnail(of index: Int, waitingUpTo bound: Duration) async throws(PipelineError) -> CachedImage {
         let deadline = ContinuousClock.now + bound
+        // Downloading, downloaded with its filtration queued, or filtering.
+        let onItsWay: @Sendable () -> Bool = { [self] in
+            core.lock.withLock { state in
+                state.failures[index] == nil && (state.pending.activity(of: index) != nil
+                    || state.pending.downloadsInProgress[index] != nil || state.pending.filtrationsInProgress[index] != nil)
+            }
+        }
         while true {
             if let image = try imageInMemory(.thumbnail, of: index) { return image }
-            // Downloading, downloaded with its filtration queued, or filtering.
-            let onItsWay: @Sendable () -> Bool = { [self] in
-                core.lock.withLock { state in
-                    state.failures[index] == nil && (state.pending.activity(of: index) != nil
-                        || state.pending.downloadsInProgress[index] != nil || state.pending.filtrationsInProgress[index] != nil)
-                }
-            }
             let left = deadline - ContinuousClock.now
             guard onItsWay(), left > .zero, !Task.isCancelled else { break }
             await thumbnailWaits.wait(for: index, upTo: left, while: onItsWay)
