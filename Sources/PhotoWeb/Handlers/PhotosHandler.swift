@@ -11,11 +11,10 @@ import NIOFoundationEssentialsCompat
 /// ETag: a crowd asking while nothing changed costs a lookup, and a client whose copy is current
 /// (`If-None-Match`) gets a 304.
 struct PhotosHandler: Sendable {
-    /// One answer as sent: its bytes (gzipped or not) and its tag.
+    /// One answer as sent: its bytes, gzipped or not (its tag comes from its key and version).
     struct Body: Sendable {
         let bytes: ByteBuffer
         let gzipped: Bool
-        let tag: String
     }
 
     /// A page of the list, in one encoding.
@@ -42,10 +41,9 @@ struct PhotosHandler: Sendable {
         let body = cache.value(for: key, at: version) {
             let json = EventPayloads.json(list(page))
             let compressed = key.gzip ? Compression.gzip(json) : nil
-            return Body(bytes: compressed ?? ByteBuffer(data: json), gzipped: compressed != nil, tag: tag)
+            return Body(bytes: compressed ?? ByteBuffer(data: json), gzipped: compressed != nil)
         }
         headers[.contentType] = "application/json"
-        headers[.eTag] = body.tag
         if body.gzipped { headers[.contentEncoding] = "gzip" }
         return Response(status: .ok, headers: headers, body: .init(byteBuffer: body.bytes))
     }
