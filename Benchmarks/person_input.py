@@ -154,15 +154,21 @@ PROBE = """
 FINAL = """
     const [timeoutMs, done] = arguments;
     const list = document.getElementById('list'), probe = window.__probe, start = performance.now();
+    // Every whole row at the list's scroll position, each drawn and showing its final image (not
+    // "every row element inside the box": in the frame a jump lands, the rows there may not be
+    // drawn yet, and none inside the box would pass for all of them).
+    const rowHeight = Number(document.body.dataset.rowHeight);
     const final = () => {
-        const box = list.getBoundingClientRect();
-        return [...list.querySelectorAll('.row')].filter((row) => {
-            const r = row.getBoundingClientRect();
-            return !row.hidden && r.top >= box.top - 0.5 && r.bottom <= box.bottom + 0.5;
-        }).every((row) => {
-            const img = row.querySelector('img.thumb'), src = img.getAttribute('src') || '';
-            return img.complete && img.naturalWidth > 0 && (src.endsWith('/thumbnail') || src.includes('failed'));
-        });
+        const first = Math.ceil(list.scrollTop / rowHeight);
+        const last = Math.floor((list.scrollTop + list.clientHeight) / rowHeight) - 1;
+        if (last < first) return false;
+        for (let i = first; i <= last; i += 1) {
+            const row = document.getElementById('row-' + i), img = row && row.querySelector('img.thumb');
+            if (!img || row.hidden) return false;
+            const src = img.getAttribute('src') || '';
+            if (!(img.complete && img.naturalWidth > 0 && (src.endsWith('/thumbnail') || src.includes('failed')))) return false;
+        }
+        return true;
     };
     const bench = window.__bench;
     if (bench) { bench.rows = classicPhotos.count; bench.listHeight = list.clientHeight; }

@@ -105,12 +105,24 @@ export function createImages({ store, onLoaded }) {
     // loads; a visible row's is what the page is for.
     const { first, last } = near.visible;
     image.fetchPriority = index >= first && index <= last ? 'high' : 'low';
+    follow(src, index, image, false);
+    image.src = src;
+  }
+
+  /** Counts `image`'s load of `src` for row `index` in flight and handles its end. An early one
+   * (asked for by the page's first script) that fails is forgotten, not held back as a failure: it
+   * may have been asked before its row's work started, and the row asks again when it is ready. */
+  function follow(src, index, image, early) {
     inFlight.set(src, index);
     counters.started += 1;
     counters.maxInFlight = Math.max(counters.maxInFlight, inFlight.size);
     const done = (ok) => {
       image.onload = image.onerror = null;
       inFlight.delete(src);
+      if (!ok && early) {
+        refresh(near);
+        return;
+      }
       if (ok) {
         loaded.add(src);
         failures.delete(src);
@@ -130,7 +142,13 @@ export function createImages({ store, onLoaded }) {
     };
     image.onload = () => done(true);
     image.onerror = () => done(false);
-    image.src = src;
+  }
+
+  // The first screen's thumbnails the page's first script asked for (index.mustache), before these
+  // modules ran: adopted as this loader's own loads, so a row shows its image the moment it is in.
+  for (const [src, { index, image }] of window.classicPhotosEarlyImages || []) {
+    if (!image.complete) follow(src, index, image, true);
+    else if (image.naturalWidth > 0) loaded.add(src);
   }
 
   /** Sets the rows near the screen (`{first, last, visible}` or null) and queues what they need. */

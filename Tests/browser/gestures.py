@@ -122,10 +122,23 @@ def track_click(driver, selector: str, fraction: float) -> None:
     at = {"x": thumb["x"], "y": thumb["y"] - thumb["travel"] * driver.execute_script(
         "const s = document.querySelector(arguments[0]); return s.scrollTop / Math.max(1, s.scrollHeight - s.clientHeight);",
         selector) + thumb["travel"] * fraction}
+    before = driver.execute_script("return document.querySelector(arguments[0]).scrollTop", selector)
     _mouse(driver, type="mouseMoved", **at)
     for kind in ("mousePressed", "mouseReleased"):
         _mouse(driver, type=kind, button="left", buttons=1 if kind == "mousePressed" else 0, clickCount=1,
                modifiers=8, **at)
+    # CDP answers once the press is dispatched, not once the list has moved: what a test reads next
+    # (the page's visible rows, its last report) must be the jump's, so wait for the move itself.
+    moved = driver.execute_async_script("""
+        const [selector, before, done] = arguments, scroller = document.querySelector(selector);
+        const start = performance.now();
+        const check = () => {
+            if (scroller.scrollTop !== before) return done(true);
+            if (performance.now() - start > 10000) return done(false);
+            requestAnimationFrame(check);
+        };
+        check();""", selector, before)
+    assert moved, f"the shift-click in {selector}'s scrollbar track at {fraction} did not move it"
 
 
 def phone(driver, width: int = 390, height: int = 844) -> None:

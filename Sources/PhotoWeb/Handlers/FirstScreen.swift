@@ -18,10 +18,12 @@ struct FirstScreen {
     /// Rows drawn in the page's HTML: a laptop's 716 px list of 80 px rows shows 9-10 at most (drawing
     /// costs little; work is sized apart, `surelyShownRows`).
     static let rowCount = 10
-    /// Rows the page load starts work for when the client's window is not known yet: the fewest a
-    /// window the page is made for shows at its top (a 1366x768 laptop under the introduction 6, a
-    /// phone 7). Its first report starts the rest; a known window's rows come from `FirstScreenSizes`.
-    static let surelyShownRows = 6
+    /// Rows the page load starts work for when the client's window is not known yet: what common
+    /// windows show at least partly at the top, under the introduction (a 1366x768 laptop 6,
+    /// 1366x800 7, a 390x844 phone 8). Past a smaller window's screen they are rows the prefetch
+    /// strategy asks for anyway (three past the screen). Its first report starts the rest; a known
+    /// window's rows come from `FirstScreenSizes`.
+    static let surelyShownRows = 8
     /// The most rows a page load starts work for, however tall the client's window was.
     static let mostStartedRows = 30
     /// The list's fixed row height (the template's `rowHeight`).
