@@ -45,6 +45,7 @@ export function createImages({ store, onLoaded }) {
   const loaded = new Set(preloadedImages());
   const failures = new Map(); // url -> { count, retryAt }
   const shownPartial = new Map(); // index -> { n, src }: its latest preview of the bytes arrived, loaded
+  const earlyShown = new Set(); // rows whose final thumbnail came by the page's first script's load
   let near = null;
   const counters = { started: 0, maxInFlight: 0 };
 
@@ -59,6 +60,7 @@ export function createImages({ store, onLoaded }) {
    * the screen show images. */
   function srcFor(photo) {
     if (!inNear(photo.index)) return null;
+    if (earlyShown.has(photo.index) && photo.state !== 'new' && photo.state !== 'failed') return thumbnailURL(photo.index);
     const want = wanted(photo);
     if (want && ready(want)) return want;
     if (photo.state === 'new' || photo.state === 'failed') return null;
@@ -125,6 +127,7 @@ export function createImages({ store, onLoaded }) {
       }
       if (ok) {
         loaded.add(src);
+        if (early) earlyShown.add(index);
         failures.delete(src);
         const n = src.includes('/partial?') ? Number(src.split('n=')[1]) : 0;
         // Loads may end out of order: a row never goes back to an earlier preview.
@@ -145,10 +148,18 @@ export function createImages({ store, onLoaded }) {
   }
 
   // The first screen's thumbnails the page's first script asked for (index.mustache), before these
-  // modules ran: adopted as this loader's own loads, so a row shows its image the moment it is in.
+  // modules ran: adopted as this loader's own loads, at most MAX_LOADS still on their way (the rest
+  // are let go; their rows ask again when ready). The server answered each only once its photo was
+  // filtered, so a row keeps showing one it has even while the events saying so are on their way.
   for (const [src, { index, image }] of window.classicPhotosEarlyImages || []) {
-    if (!image.complete) follow(src, index, image, true);
-    else if (image.naturalWidth > 0) loaded.add(src);
+    if (image.complete) {
+      if (image.naturalWidth > 0) { loaded.add(src); earlyShown.add(index); }
+    } else if (inFlight.size < MAX_LOADS) {
+      follow(src, index, image, true);
+    } else {
+      image.onload = image.onerror = null;
+      image.src = '';
+    }
   }
 
   /** Sets the rows near the screen (`{first, last, visible}` or null) and queues what they need. */
@@ -161,6 +172,8 @@ export function createImages({ store, onLoaded }) {
 
   /** Row `index` changed state: queue its new image if it is near the screen. */
   function photoChanged(index) {
+    // The events have caught up with (or gone past) the first script's load.
+    if (store.state.photos[index]?.state !== 'downloading') earlyShown.delete(index);
     // Asked for while on its way and not answered (the filter was cancelled, or the wait ran out):
     // the server's news that it is ready is newer than that failure.
     if (store.state.photos[index]?.state === 'filtered') failures.delete(thumbnailURL(index));
