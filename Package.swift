@@ -165,6 +165,8 @@ let package = Package(
                 "PhotoWeb",
                 "PhotoPipeline",
                 "PhotoCodecs",
+                "PhotoCluster",
+                "SampleOrigin",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
             ],
@@ -227,7 +229,8 @@ let package = Package(
         .testTarget(
             name: "ClassicPhotosTests",
             dependencies: [
-                "ClassicPhotos", "PhotoServer", "PhotoCodecs", "PhotoWeb", "PhotoPipeline", "HTTPTransfer", "TestOrigin",
+                "ClassicPhotos", "PhotoServer", "PhotoCodecs", "PhotoWeb", "PhotoPipeline", "PhotoCluster", "SampleOrigin",
+                "HTTPTransfer", "TestOrigin",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ],
             swiftSettings: swiftSettings
