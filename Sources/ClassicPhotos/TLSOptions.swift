@@ -1,6 +1,7 @@
 import ArgumentParser
 import PhotoWeb
 import PhotoServer
+import PhotoTransport
 
 /// The HTTPS settings of `classic-photos serve`: flags and environment variables like every other.
 struct TLSOptions: ParsableArguments {

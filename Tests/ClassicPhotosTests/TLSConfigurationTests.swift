@@ -4,6 +4,7 @@ import Testing
 import ArgumentParser
 import SampleOrigin
 import PhotoServer
+import PhotoTransport
 
 @Suite("serve: HTTPS configuration")
 struct TLSConfigurationTests {

@@ -4,6 +4,7 @@ import HTTPTypes
 import PhotoServer
 import PhotoPipeline
 import Testing
+@testable import PhotoTransport
 
 /// Issue 41, item 4: one client (an IPv4 address, an IPv6 /64) holds at most its share of viewers,
 /// labs and shared event streams, its own viewer whose stream went away longest ago making room

@@ -7,6 +7,7 @@ import NIOEmbedded
 import Testing
 import PhotoServer
 import TestOrigin
+@testable import PhotoTransport
 
 /// The limits a public demo URL needs, against the bare server on loopback: each refusal is the
 /// right answer, and a normal request is served afterwards.

@@ -2,6 +2,7 @@ import Foundation
 @testable import PhotoWeb
 import Testing
 import PhotoServer
+@testable import PhotoTransport
 
 /// The server started with `--tls-cert` / `--tls-key`: HTTPS with HTTP/2 and HTTP/1.1 (asked with
 /// curl, a client of its own), Strict-Transport-Security, clear errors for unusable files, reload.

@@ -4,6 +4,7 @@ import Logging
 import NIOCore
 import Mustache
 import PhotoPipeline
+import PhotoTransport
 
 /// What every handler shares: the list's channel, the viewers, the labs, the templates and the settings.
 struct AppContext: Sendable {

@@ -3,6 +3,7 @@ import HummingbirdCore
 import Logging
 public import NIOCore
 public import ServiceLifecycle
+import PhotoTransport
 
 extension WebApplication {
     /// The server's channel: HTTPS (HTTP/2 and HTTP/1.1 by ALPN) with `certificates`, else plain HTTP/1.1.

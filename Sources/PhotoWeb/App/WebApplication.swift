@@ -5,6 +5,7 @@ import Mustache
 public import NIOCore
 public import PhotoPipeline
 public import ServiceLifecycle
+import PhotoTransport
 
 /// The HTTP side of the server: the routes, viewers, labs and event streams over one `AppContext`,
 /// made from the configuration. It listens when `PhotoServer` runs `server` in its service group.

@@ -1,5 +1,6 @@
 public import Logging
 public import PhotoPipeline
+public import PhotoTransport
 
 /// The web layer's settings (listening, request limits, viewers, labs, TLS), with documented
 /// defaults: `PhotoServer`'s configuration holds them beside each other layer's own.
