@@ -30,6 +30,7 @@ struct LabPageHandler: Sendable {
                 "rowHeight": Defaults.rowHeight,
                 "reportIntervalMs": Defaults.reportIntervalMs,
                 "rowWords": RowWords.json,
+                "hubProtocol": HubProtocol.json,
                 "retryAfter": Self.retryAfter,
                 "busy": busy,
             ]

@@ -36,6 +36,7 @@ struct PageHandler: Sendable {
             "rowHeight": Defaults.rowHeight,
             "reportIntervalMs": Defaults.reportIntervalMs,
             "rowWords": RowWords.json,
+            "hubProtocol": HubProtocol.json,
             "preloads": placeholders[0],
             "firstScreen": placeholders[1],
         ]
