@@ -225,6 +225,16 @@ let package = Package(
             swiftSettings: swiftSettings
         ),
         .testTarget(
+            name: "PhotoTransportTests",
+            dependencies: [
+                "PhotoTransport",
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOEmbedded", package: "swift-nio"),
+                .product(name: "Logging", package: "swift-log"),
+            ],
+            swiftSettings: swiftSettings
+        ),
+        .testTarget(
             name: "PhotoWebTests",
             dependencies: [
                 "PhotoWeb", "PhotoTransport", "PhotoServer", "PhotoPipeline", "SampleOrigin", "HTTPTransfer", "TestOrigin", "Locking",

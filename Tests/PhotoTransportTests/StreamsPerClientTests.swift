@@ -1,7 +1,6 @@
 import NIOCore
 import NIOEmbedded
 import Logging
-@testable import PhotoWeb
 import Testing
 @testable import PhotoTransport
 
