@@ -8,6 +8,7 @@
 //   PhotoCodecs          JPEG / PNG decode and encode, sepia, resampling
 //   PhotoPipeline        records, data source, operations, PendingOperations, cache, events
 //   SampleOrigin         the built-in origin: generated photos over real HTTP with latency
+//   PhotoTransport       the connection guards in front of Hummingbird: limits, HTTP/2 over TLS, per-client caps
 //   PhotoWeb             HTTP only: Hummingbird routes, templates, server-sent events, channels (the list, lab lanes)
 //   PhotoCluster         several instances on one PostgreSQL: claims, shared results, events
 //   PhotoServer          the composition: configuration, cluster, list loading, one ServiceGroup
@@ -98,17 +99,15 @@ let package = Package(
             ],
             swiftSettings: swiftSettings
         ),
+        // The connection guards, as HummingbirdCore sits under Hummingbird: NIO and Hummingbird only.
         .target(
-            name: "PhotoWeb",
+            name: "PhotoTransport",
             dependencies: [
-                "PhotoPipeline",
-                "HTTPTransfer",
                 "Locking",
                 .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "HummingbirdCore", package: "hummingbird"),
                 .product(name: "NIOCore", package: "swift-nio"),
-                .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
                 .product(name: "NIOFoundationEssentialsCompat", package: "swift-nio"),
-                .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "NIOHTTP1", package: "swift-nio"),
                 .product(name: "NIOHTTPTypes", package: "swift-nio-extras"),
                 .product(name: "NIOHTTPTypesHTTP1", package: "swift-nio-extras"),
@@ -116,6 +115,22 @@ let package = Package(
                 .product(name: "NIOHTTP2", package: "swift-nio-http2"),
                 .product(name: "NIOSSL", package: "swift-nio-ssl"),
                 .product(name: "NIOTLS", package: "swift-nio"),
+                .product(name: "HTTPTypes", package: "swift-http-types"),
+                .product(name: "Logging", package: "swift-log"),
+            ],
+            swiftSettings: swiftSettings
+        ),
+        .target(
+            name: "PhotoWeb",
+            dependencies: [
+                "PhotoPipeline",
+                "PhotoTransport",
+                "HTTPTransfer",
+                "Locking",
+                .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOFoundationEssentialsCompat", package: "swift-nio"),
+                .product(name: "NIOHTTP1", package: "swift-nio"),
                 .product(name: "HTTPTypes", package: "swift-http-types"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
                 .product(name: "CompressNIO", package: "compress-nio"),
@@ -165,6 +180,9 @@ let package = Package(
                 "PhotoWeb",
                 "PhotoPipeline",
                 "PhotoCodecs",
+                "PhotoCluster",
+                "SampleOrigin",
+                "PhotoTransport",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
             ],
@@ -207,9 +225,19 @@ let package = Package(
             swiftSettings: swiftSettings
         ),
         .testTarget(
+            name: "PhotoTransportTests",
+            dependencies: [
+                "PhotoTransport",
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOEmbedded", package: "swift-nio"),
+                .product(name: "Logging", package: "swift-log"),
+            ],
+            swiftSettings: swiftSettings
+        ),
+        .testTarget(
             name: "PhotoWebTests",
             dependencies: [
-                "PhotoWeb", "PhotoServer", "PhotoPipeline", "SampleOrigin", "HTTPTransfer", "TestOrigin", "Locking",
+                "PhotoWeb", "PhotoTransport", "PhotoServer", "PhotoPipeline", "SampleOrigin", "HTTPTransfer", "TestOrigin", "Locking",
                 .product(name: "HummingbirdTesting", package: "hummingbird"),
                 .product(name: "HTTPTypes", package: "swift-http-types"),
                 .product(name: "NIOCore", package: "swift-nio"),
@@ -227,7 +255,8 @@ let package = Package(
         .testTarget(
             name: "ClassicPhotosTests",
             dependencies: [
-                "ClassicPhotos", "PhotoServer", "PhotoCodecs", "PhotoWeb", "PhotoPipeline", "HTTPTransfer", "TestOrigin",
+                "ClassicPhotos", "PhotoServer", "PhotoCodecs", "PhotoWeb", "PhotoPipeline", "PhotoCluster", "SampleOrigin",
+                "PhotoTransport", "HTTPTransfer", "TestOrigin",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ],
             swiftSettings: swiftSettings

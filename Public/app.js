@@ -28,7 +28,6 @@ import { attachPresenting } from './presenting.js';
 
 const $ = (id) => document.getElementById(id);
 const { rowHeight } = config;
-document.documentElement.style.setProperty('--row-height', rowHeight + 'px');
 
 const store = createStore({
   viewer: config.viewer,

@@ -3,11 +3,11 @@
 // the one `GET /events/shared` stream of all the browser's tabs. Where there is no SharedWorker, or
 // the shared stream is full, a viewer gets a stream of its own (`GET /events?viewer=`).
 
-import { staticURL, url } from './config.js';
+import { config, staticURL, url } from './config.js';
 
-export const EVENT_TYPES = ['source', 'snapshot', 'photo', 'queues', 'stats', 'operation', 'shutdown', 'presentation'];
-const LOCK_PREFIX = 'classic-photos-viewer:';
-const WORKER_NAME = 'classic-photos-events';
+/** The event names a viewer gets, the server's (HubProtocol.swift). */
+export const EVENT_TYPES = config.hub.events;
+const { lockPrefix: LOCK_PREFIX, worker: WORKER_NAME } = config.hub;
 
 let hub; // undefined: not tried yet; null: none in this browser
 /** viewer id -> its subscription's handlers */
@@ -41,7 +41,7 @@ function connectHub() {
     port.onmessage = (event) => onHubMessage(event.data);
     if (!early) {
       port.start();
-      port.postMessage({ kind: 'hello', base: url('') });
+      port.postMessage({ kind: 'hello', base: url(''), protocol: config.hub });
     }
     hub = { port, early, adopted: false };
   } catch (error) {

@@ -24,6 +24,8 @@ export const config = Object.freeze({
   rowHeight: parseInt(data.rowHeight, 10),
   // How often a script's scroll reports its rows (the server's ScrollMotion.reportInterval).
   reportIntervalMs: parseInt(data.reportIntervalMs, 10),
+  // What the page and the browser's event hub agree on (HubProtocol.swift): { worker, lockPrefix, events }.
+  hub: JSON.parse(data.hub),
 });
 
 /** A path under the server's base path. */

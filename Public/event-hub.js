@@ -4,11 +4,11 @@
 // each of its viewers; the hub joins them to the stream (again, with each viewer's last event id,
 // whenever the stream is new), hands each event to the page of its viewer, and lets a viewer go
 // when its page says `leave` or closes (the page holds a Web Lock named for the viewer while it lives).
-
-const EVENT_TYPES = ['source', 'snapshot', 'photo', 'queues', 'stats', 'operation', 'shutdown', 'presentation'];
-const LOCK_PREFIX = 'classic-photos-viewer:';
+// The first page's `hello` gives the server's base path and the protocol (HubProtocol.swift): the
+// event names to relay and the locks' prefix.
 
 let base = null;
+let protocol = null; // { worker, lockPrefix, events }
 let source = null;
 let stream = null; // { id, maxViewers } of the open stream
 // A refused stream (an edge's 502 while the server is down, the server's 503 while its readers lag)
@@ -39,7 +39,7 @@ function open() {
     setConnection('open');
     for (const viewer of viewers.keys()) join(viewer);
   });
-  for (const type of EVENT_TYPES) {
+  for (const type of protocol.events) {
     es.addEventListener(type, (event) => {
       let message;
       try { message = JSON.parse(event.data); } catch (_) { return; }
@@ -114,6 +114,7 @@ function onMessage(port, message) {
   if (message.kind === 'hello') {
     if (base == null) {
       base = String(message.base || '');
+      protocol = message.protocol;
       open();
     }
     post(port, { kind: 'connection', state: connection });
@@ -121,7 +122,7 @@ function onMessage(port, message) {
     const viewer = String(message.viewer);
     viewers.set(viewer, { port, lastEventId: Number.isInteger(message.lastEventId) ? message.lastEventId : null });
     // The page holds this lock while it lives: granted here, the page has gone without a word.
-    if (self.navigator.locks) self.navigator.locks.request(LOCK_PREFIX + viewer, () => leave(viewer, port));
+    if (self.navigator.locks) self.navigator.locks.request(protocol.lockPrefix + viewer, () => leave(viewer, port));
     // A page joins a new viewer once the server has answered it (a new viewer id): it is back, so a
     // refused stream is reopened now rather than at its timer.
     if (!stream && source && source.readyState === EventSource.CLOSED) open();

@@ -3,7 +3,8 @@
 //
 // The server sends the rows near this tab's viewport, not the whole list (a snapshot covers them, and
 // rows coming near arrive as photo events with their names), so `photos` knows some rows and reads
-// the others as unknown placeholders; the counts of each state are the server's, for the whole list.
+// the others as unknown placeholders; the counts of each state are the server's, for the whole list,
+// written only from its figures (the snapshot's and each tick's totals), never adjusted here.
 
 /** The states of a photo, as the server names them. */
 export const STATES = ['new', 'downloading', 'downloaded', 'filtering', 'filtered', 'failed'];
@@ -36,6 +37,9 @@ function countsFrom(states) {
   for (const s of STATES) counts[s] = Math.max(0, Number(states[s]) || 0);
   return counts;
 }
+
+/** Whether two sets of counts say the same. */
+const sameCounts = (a, b) => STATES.every((s) => a[s] === b[s]);
 
 const WORKING = ['downloading', 'downloaded', 'filtering'];
 
@@ -84,6 +88,15 @@ export function createStore({ viewer, requestedStrategy, serverStrategy }) {
     notice: null, // { kind, text, level: 'info' | 'error' }: the banner under the header
   };
 
+  /** The server's counts of each state, for the whole list (the rows this tab knows are a few): the
+   * one writer of `state.counts`. Returns whether they changed. */
+  function takeCounts(states) {
+    const counts = countsFrom(states && typeof states === 'object' ? states : {});
+    if (sameCounts(counts, state.counts)) return false;
+    state.counts = counts;
+    return true;
+  }
+
   function noteStrategy(data) {
     if (typeof data.strategy !== 'string') return;
     const applied = { strategy: data.strategy, prefetch: Number(data.prefetch) || 0 };
@@ -125,7 +138,7 @@ export function createStore({ viewer, requestedStrategy, serverStrategy }) {
         photos[index] = photoFrom(raw, index, previous && !previous.unknown ? previous : null);
       }
       state.photos = photos;
-      state.counts = countsFrom(data.states || {});
+      takeCounts(data.states);
       if (state.activeRow >= count) state.activeRow = Math.max(0, count - 1);
       noteStrategy(data);
       emit('list', { same });
@@ -145,13 +158,8 @@ export function createStore({ viewer, requestedStrategy, serverStrategy }) {
       for (const raw of raws) {
         if (raw.index < 0 || raw.index >= state.photos.length) continue;
         const previous = state.photos[raw.index];
-        const next = photoFrom(raw, raw.index, previous.unknown ? null : previous);
-        // A row coming near is counted already in the server's counts.
-        if (!previous.unknown) {
-          state.counts[previous.state] -= 1;
-          state.counts[next.state] += 1;
-        }
-        state.photos[raw.index] = next;
+        // The counts follow at the server's next totals (within a tick), not from here.
+        state.photos[raw.index] = photoFrom(raw, raw.index, previous.unknown ? null : previous);
         changed.push(raw.index);
       }
       if (changed.length) emit('photos', changed);
@@ -166,12 +174,7 @@ export function createStore({ viewer, requestedStrategy, serverStrategy }) {
     setStats(stats) {
       state.stats = stats;
       emit('stats');
-      // The server's counts of each state, for the whole list (the rows this tab knows are a few).
-      if (!stats || !stats.states || typeof stats.states !== 'object') return;
-      const counts = countsFrom(stats.states);
-      if (STATES.every((s) => counts[s] === state.counts[s])) return;
-      state.counts = counts;
-      emit('photos', []);
+      if (stats && stats.states && typeof stats.states === 'object' && takeCounts(stats.states)) emit('photos', []);
     },
 
     setScrolling(scrolling) {

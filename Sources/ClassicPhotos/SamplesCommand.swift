@@ -1,7 +1,7 @@
 import ArgumentParser
 import Foundation
-import PhotoWeb
 import SampleOrigin
+import PhotoServer
 
 /// `classic-photos samples`: makes the built-in sample photos on disk now. `serve` makes each one
 /// when a row first asks for it (and the rest in the background), so this is only for a machine
@@ -20,13 +20,12 @@ struct SamplesCommand: AsyncParsableCommand {
     func run() async throws {
         let settings = SettingValues(environment: ProcessInfo.processInfo.environment)
         let defaults = ServerConfiguration()
-        let directory = settings.string(.cacheDir, cacheDir) ?? defaults.cacheDirectory
-        let count = try settings.int(.photoCount, photoCount) ?? defaults.sample.photoCount
-        let sample = SampleOriginConfiguration(
-            photoCount: count, latency: defaults.sample.latency, bandwidth: defaults.sample.bandwidth, directory: directory)
+        var sample = defaults.sample
+        sample.directory = settings.string(.cacheDir, cacheDir) ?? defaults.cacheDirectory
+        sample.photoCount = try settings.int(.photoCount, photoCount) ?? sample.photoCount
         do {
             let made = try await SampleOrigin.makeAll(sample)
-            print("made \(made) sample photos in \(directory) (\(count) listed)")
+            print("made \(made) sample photos in \(sample.directory) (\(sample.photoCount) listed)")
         } catch {
             throw CommandFailure("\(error)")
         }

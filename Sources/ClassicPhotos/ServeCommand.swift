@@ -130,10 +130,10 @@ struct ServeCommand: AsyncParsableCommand {
         } catch {
             throw CommandFailure("\(error)")
         }
-        let scheme = configuration.tls == nil ? "http" : "https"
-        let address = "\(scheme)://\(configuration.host):\(server.port)\(configuration.basePath)/"
+        let scheme = configuration.web.tls == nil ? "http" : "https"
+        let address = "\(scheme)://\(configuration.web.host):\(server.port)\(configuration.web.basePath)/"
         // Written unbuffered: a supervisor or script reading a pipe sees the address at once.
-        FileHandle.standardOutput.write(Data("ClassicPhotos Live on \(address) (strategy \(configuration.strategy.name))\n".utf8))
+        FileHandle.standardOutput.write(Data("ClassicPhotos Live on \(address) (strategy \(configuration.web.strategy.name))\n".utf8))
         try await server.run()
     }
 }

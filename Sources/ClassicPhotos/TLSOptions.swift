@@ -1,5 +1,7 @@
 import ArgumentParser
 import PhotoWeb
+import PhotoServer
+import PhotoTransport
 
 /// The HTTPS settings of `classic-photos serve`: flags and environment variables like every other.
 struct TLSOptions: ParsableArguments {
@@ -21,19 +23,19 @@ struct TLSOptions: ParsableArguments {
         let certificate = settings.string(.tlsCert, tlsCert)
         let key = settings.string(.tlsKey, tlsKey)
         switch (certificate, key) {
-        case (let certificate?, let key?): configuration.tls = TLSFiles(certificate: certificate, key: key)
-        case (nil, nil): configuration.tls = nil
+        case (let certificate?, let key?): configuration.web.tls = TLSFiles(certificate: certificate, key: key)
+        case (nil, nil): configuration.web.tls = nil
         case (_?, nil): throw SettingError(description: "--tls-cert needs --tls-key (the certificate's private key)")
         case (nil, _?): throw SettingError(description: "--tls-key needs --tls-cert (the certificate chain)")
         }
         if let port = try settings.int(.httpRedirectPort, httpRedirectPort) {
-            guard configuration.tls != nil else {
+            guard configuration.web.tls != nil else {
                 throw SettingError(description: "--http-redirect-port redirects to HTTPS: it needs --tls-cert and --tls-key")
             }
-            configuration.httpRedirectPort = UInt16(port)
+            configuration.web.httpRedirectPort = UInt16(port)
         }
-        configuration.hstsMaxAge = try settings.int(.hstsMaxAge, hstsMaxAge) ?? configuration.hstsMaxAge
-        configuration.maxStreams = try settings.int(.maxStreams, maxStreams) ?? configuration.maxStreams
-        configuration.streamsPerClient = try settings.int(.streamsPerClient, streamsPerClient)
+        configuration.web.hstsMaxAge = try settings.int(.hstsMaxAge, hstsMaxAge) ?? configuration.web.hstsMaxAge
+        configuration.web.maxStreams = try settings.int(.maxStreams, maxStreams) ?? configuration.web.maxStreams
+        configuration.web.streamsPerClient = try settings.int(.streamsPerClient, streamsPerClient)
     }
 }

@@ -11,6 +11,7 @@ import ServiceLifecycle
 /// a folder of photos, or the configured data source), forwards its pipeline's events to the viewers
 /// until the group shuts down, then ends its work, the origin and the cluster's sessions.
 struct ListService: Service {
+    let configuration: ServerConfiguration
     let web: WebApplication
     let cluster: Cluster?
     /// Completed once the list has loaded or failed.
@@ -33,7 +34,6 @@ struct ListService: Service {
 
     /// Loads the photo list and tells every open stream the outcome; the sample origin, when it serves the list.
     private func load() async -> RunningOrigin? {
-        let configuration = web.configuration
         let logger = web.logger
         var origin: RunningOrigin?
         do {
@@ -42,7 +42,7 @@ struct ListService: Service {
                 location = source
             } else {
                 // A first start serves at once: each photo is made when first asked for, the rest in the background.
-                let started = try await RunningOrigin.start(.init(configuration.sample), folder: configuration.photosDirectory) { made, total in
+                let started = try await RunningOrigin.start(configuration.sample, folder: configuration.photosDirectory) { made, total in
                     if made == total { logger.info("sample photos made", metadata: ["photos": "\(total)"]) }
                 }
                 origin = started
@@ -81,7 +81,7 @@ struct ListService: Service {
 
     /// The list's pipeline over `entries`, its results kept in the cluster's database or the disk cache.
     private func makePipeline(_ entries: [PhotoEntry], limits: TransferLimits) async throws -> PhotoPipeline {
-        let configuration = web.configuration
+        let configuration = self.configuration
         let logger = web.logger
         var pipelineConfiguration = configuration.pipeline
         pipelineConfiguration.transferLimits = limits

@@ -7,6 +7,7 @@ extension PhotoServer {
     /// The services of the server's group, in start order; a graceful shutdown goes through them in
     /// reverse: viewers told and their streams ended first, the HTTP server last.
     struct Services {
+        let configuration: ServerConfiguration
         let web: WebApplication
         let cluster: Cluster?
         let origin: SampleOriginLink
@@ -29,10 +30,10 @@ extension PhotoServer {
                 }, serviceName: "https-redirect"))
             }
             services += [
-                .init(service: ListService(web: web, cluster: cluster, loaded: loaded, link: origin), serviceName: "photo-list"),
+                .init(service: ListService(configuration: configuration, web: web, cluster: cluster, loaded: loaded, link: origin), serviceName: "photo-list"),
                 .init(service: ClosureService { await cancelWhenGracefulShutdown { await web.runTicks() } }, serviceName: "ticks"),
                 .init(
-                    service: MemoryMonitor(web: web, tick: web.configuration.tick, limit: web.configuration.effectiveMemoryLimit),
+                    service: MemoryMonitor(web: web, tick: configuration.web.tick, limit: configuration.effectiveMemoryLimit),
                     serviceName: "memory-monitor"),
             ]
             if handlingSignals, web.configuration.tls != nil {

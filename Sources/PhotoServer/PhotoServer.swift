@@ -46,9 +46,10 @@ public final class PhotoServer: Sendable {
     public static func start(_ configuration: ServerConfiguration, handlingSignals: Bool = false) async throws -> PhotoServer {
         let cluster = try await connectCluster(configuration)
         let web: WebApplication
-        let origin = SampleOriginLink()
+        let origin = SampleOriginLink(configuration.sample)
         do {
-            web = try await WebApplication(configuration, cluster: cluster.map(ClusterLink.init), origin: origin)
+            web = try await WebApplication(
+                configuration.web, pipeline: configuration.pipeline, cluster: cluster.map(ClusterLink.init), origin: origin)
         } catch {
             cluster?.stop()
             throw error
@@ -56,7 +57,7 @@ public final class PhotoServer: Sendable {
         let loaded = Completion<Void>(), stopping = Completion<Void>()
         let mainPort = Completion<Int?>(), redirectPort = Completion<Int?>()
         let services = Services(
-            web: web, cluster: cluster, origin: origin, loaded: loaded, stopping: stopping, handlingSignals: handlingSignals)
+            configuration: configuration, web: web, cluster: cluster, origin: origin, loaded: loaded, stopping: stopping, handlingSignals: handlingSignals)
         var groupConfiguration = ServiceGroupConfiguration(
             services: services.all(mainPort: mainPort, redirectPort: redirectPort),
             gracefulShutdownSignals: handlingSignals ? [.sigterm, .sigint] : [],
@@ -76,20 +77,20 @@ public final class PhotoServer: Sendable {
             }
             try await group.run()
         }
-        let address = "\(configuration.host):\(configuration.port)"
+        let address = "\(configuration.web.host):\(configuration.web.port)"
         guard let port = await mainPort.wait() else {
             throw ApplicationError.cannotListen(address, await failure(of: running))
         }
         var redirect: Int?
-        if let redirectAt = configuration.httpRedirectPort, configuration.tls != nil {
+        if let redirectAt = configuration.web.httpRedirectPort, configuration.web.tls != nil {
             guard let listening = await redirectPort.wait() else {
-                throw ApplicationError.cannotListen("\(configuration.host):\(redirectAt)", await failure(of: running))
+                throw ApplicationError.cannotListen("\(configuration.web.host):\(redirectAt)", await failure(of: running))
             }
             redirect = listening
         }
         web.logger.info("listening", metadata: [
-            "address": "\(configuration.tls == nil ? "http" : "https")://\(configuration.host):\(port)",
-            "strategy": "\(configuration.strategy.name)",
+            "address": "\(configuration.web.tls == nil ? "http" : "https")://\(configuration.web.host):\(port)",
+            "strategy": "\(configuration.web.strategy.name)",
             "max connections": "\(web.maxConnections)", "open files limit": "\(web.openFilesLimit)",
         ])
         return PhotoServer(
@@ -99,11 +100,11 @@ public final class PhotoServer: Sendable {
 
     /// The instances' shared database, when configured.
     private static func connectCluster(_ configuration: ServerConfiguration) async throws(ApplicationError) -> Cluster? {
-        guard let url = configuration.databaseURL else { return nil }
+        guard let url = configuration.cluster.databaseURL else { return nil }
         var logger = Logger(label: "classic-photos")
-        logger.logLevel = configuration.logLevel
+        logger.logLevel = configuration.web.logLevel
         do {
-            return try await Cluster.connect(url: url, instance: configuration.instanceName, logger: logger)
+            return try await Cluster.connect(url: url, instance: configuration.cluster.instanceName, logger: logger)
         } catch {
             throw ApplicationError.database(error.description)
         }

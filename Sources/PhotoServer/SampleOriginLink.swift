@@ -8,6 +8,15 @@ import SampleOrigin
 final class SampleOriginLink: OriginServing {
     /// Lock order: a leaf.
     private let origin = Locked<SampleOrigin?>(nil)
+    let latencyMs: Int
+    let bandwidth: Int
+
+    /// The origin `configuration` starts, before it serves anything.
+    init(_ configuration: SampleOriginConfiguration) {
+        let (seconds, attoseconds) = configuration.latency.components
+        latencyMs = Int(seconds * 1_000 + attoseconds / 1_000_000_000_000_000)
+        bandwidth = configuration.bandwidth
+    }
 
     /// The origin serves the list from now on.
     func attach(_ started: SampleOrigin) {
@@ -28,12 +37,5 @@ final class SampleOriginLink: OriginServing {
 
     func photo(_ file: String?, request: Request) async throws -> Response? {
         try await origin.withLock { $0 }?.photo(file, request: request)
-    }
-}
-
-extension SampleOriginConfiguration {
-    /// The origin's configuration for the server's `settings`.
-    init(_ settings: SampleSettings) {
-        self.init(photoCount: settings.photoCount, latency: settings.latency, bandwidth: settings.bandwidth, directory: settings.directory)
     }
 }

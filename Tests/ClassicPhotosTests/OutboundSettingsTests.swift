@@ -5,6 +5,7 @@ import PhotoPipeline
 import Testing
 import ArgumentParser
 import SampleOrigin
+import PhotoServer
 
 @Suite("serve: what downloads may reach, and how slowly")
 struct OutboundSettingsTests {

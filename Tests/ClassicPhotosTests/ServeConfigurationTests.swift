@@ -4,6 +4,8 @@ import PhotoWeb
 import Testing
 import ArgumentParser
 import SampleOrigin
+import PhotoCluster
+import PhotoServer
 
 @Suite("serve: configuration")
 struct ServeConfigurationTests {
@@ -13,48 +15,48 @@ struct ServeConfigurationTests {
 
     @Test func defaultsAreTheDocumentedOnes() throws {
         let configuration = try configuration([])
-        #expect(configuration.host == "127.0.0.1")
-        #expect(configuration.port == 8080)
-        #expect(configuration.strategy == .prefetch(margin: 3))
+        #expect(configuration.web.host == "127.0.0.1")
+        #expect(configuration.web.port == 8080)
+        #expect(configuration.web.strategy == .prefetch(margin: 3))
         #expect(configuration.source == nil)
         #expect(configuration.pipeline.maxConcurrentDownloads == 4)
         #expect(configuration.pipeline.maxConcurrentTransfers == 32)
         #expect(configuration.sample.photoCount == 300)
-        #expect(configuration.maxLabs == 4)
+        #expect(configuration.web.maxLabs == 4)
     }
 
     @Test func maxLabsComesFromItsFlagOrItsVariable() throws {
-        #expect(try configuration([], environment: ["CLASSIC_PHOTOS_MAX_LABS": "2"]).maxLabs == 2)
-        #expect(try configuration(["--max-labs", "0"], environment: ["CLASSIC_PHOTOS_MAX_LABS": "2"]).maxLabs == 0)
+        #expect(try configuration([], environment: ["CLASSIC_PHOTOS_MAX_LABS": "2"]).web.maxLabs == 2)
+        #expect(try configuration(["--max-labs", "0"], environment: ["CLASSIC_PHOTOS_MAX_LABS": "2"]).web.maxLabs == 0)
         #expect(throws: SettingError.self) { try configuration(["--max-labs", "65"]) }
     }
 
     @Test func connectionsPerClientComesFromItsFlagOrItsVariable() throws {
-        #expect(try configuration([]).connectionsPerClient == 64)
-        #expect(try configuration([], environment: ["CLASSIC_PHOTOS_CONNECTIONS_PER_CLIENT": "8"]).connectionsPerClient == 8)
+        #expect(try configuration([]).web.connectionsPerClient == 64)
+        #expect(try configuration([], environment: ["CLASSIC_PHOTOS_CONNECTIONS_PER_CLIENT": "8"]).web.connectionsPerClient == 8)
         #expect(try configuration(["--connections-per-client", "200"], environment: ["CLASSIC_PHOTOS_CONNECTIONS_PER_CLIENT": "8"])
-            .connectionsPerClient == 200)
+            .web.connectionsPerClient == 200)
         #expect(throws: SettingError.self) { try configuration(["--connections-per-client", "0"]) }
     }
 
     @Test func sendTimeoutComesFromItsFlagOrItsVariable() throws {
-        #expect(try configuration([]).sendTimeout == .seconds(60))
-        #expect(try configuration([], environment: ["CLASSIC_PHOTOS_SEND_TIMEOUT": "5"]).sendTimeout == .seconds(5))
-        #expect(try configuration(["--send-timeout", "9"]).sendTimeout == .seconds(9))
+        #expect(try configuration([]).web.sendTimeout == .seconds(60))
+        #expect(try configuration([], environment: ["CLASSIC_PHOTOS_SEND_TIMEOUT": "5"]).web.sendTimeout == .seconds(5))
+        #expect(try configuration(["--send-timeout", "9"]).web.sendTimeout == .seconds(9))
         #expect(throws: SettingError.self) { try configuration(["--send-timeout", "0"]) }
     }
 
     @Test func flagsWinOverTheEnvironmentWhichWinsOverDefaults() throws {
         let environment = ["CLASSIC_PHOTOS_PORT": "9000", "CLASSIC_PHOTOS_STRATEGY": "visible", "CLASSIC_PHOTOS_DOWNLOADS": "7"]
         let configuration = try configuration(["--port", "9100"], environment: environment)
-        #expect(configuration.port == 9100)
-        #expect(configuration.strategy == .visible)
+        #expect(configuration.web.port == 9100)
+        #expect(configuration.web.strategy == .visible)
         #expect(configuration.pipeline.maxConcurrentDownloads == 7)
     }
 
     @Test func serialIsAStrategyOnTheCommandLineAsInTheAPI() throws {
-        #expect(try configuration(["--strategy", "serial"]).strategy == .serial)
-        #expect(try configuration(["--prefetch", "50"]).strategy == .prefetch(margin: 50))
+        #expect(try configuration(["--strategy", "serial"]).web.strategy == .serial)
+        #expect(try configuration(["--prefetch", "50"]).web.strategy == .prefetch(margin: 50))
     }
 
     @Test(arguments: [
@@ -77,14 +79,14 @@ struct ServeConfigurationTests {
     }
 
     @Test func theDatabaseIsNoneByDefaultAndReadFromFlagOrEnvironment() throws {
-        #expect(try configuration([]).databaseURL == nil)
+        #expect(try configuration([]).cluster.databaseURL == nil)
         let environment = ["CLASSIC_PHOTOS_DATABASE_URL": "postgres://a@127.0.0.1/x", "CLASSIC_PHOTOS_INSTANCE_NAME": "b"]
         let fromEnvironment = try configuration([], environment: environment)
-        #expect(fromEnvironment.databaseURL == "postgres://a@127.0.0.1/x")
-        #expect(fromEnvironment.instanceName == "b")
+        #expect(fromEnvironment.cluster.databaseURL == "postgres://a@127.0.0.1/x")
+        #expect(fromEnvironment.cluster.instanceName == "b")
         let fromFlags = try configuration(["--database-url", "postgres://c@db/y", "--instance-name", "c"], environment: environment)
-        #expect(fromFlags.databaseURL == "postgres://c@db/y")
-        #expect(fromFlags.instanceName == "c")
+        #expect(fromFlags.cluster.databaseURL == "postgres://c@db/y")
+        #expect(fromFlags.cluster.instanceName == "c")
     }
 
     @Test func aBadEnvironmentValueNamesTheVariable() {

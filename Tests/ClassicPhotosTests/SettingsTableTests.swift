@@ -149,6 +149,8 @@ struct SettingsTableTests {
         let latency = try #require(NumberSetting.sampleLatencyMs.defaultNumber), bandwidth = try #require(NumberSetting.sampleBandwidth.defaultNumber)
         #expect(try Self.attribute("data-prefetch", in: page) == "\(margin)")
         #expect(try Self.attribute("data-prefetch-max", in: page) == "\(prefetch.range.upperBound)")
+        // The rows' height, set on the page's root before its first paint (app.css restates none).
+        #expect(try Self.attribute("style", in: page, after: "<html") == "--row-height: \(Defaults.rowHeight)px")
         let labPrefetch = "name=\"prefetch\""
         #expect(try Self.attribute("value", in: lab, after: labPrefetch) == "\(margin)")
         #expect(try Self.attribute("min", in: lab, after: labPrefetch) == "\(prefetch.range.lowerBound)")

@@ -3,6 +3,8 @@ import PhotoWeb
 import Testing
 import ArgumentParser
 import SampleOrigin
+import PhotoServer
+import PhotoTransport
 
 @Suite("serve: HTTPS configuration")
 struct TLSConfigurationTests {
@@ -12,19 +14,19 @@ struct TLSConfigurationTests {
 
     @Test func plainHTTPUnlessACertificateAndKeyAreGiven() throws {
         let plain = try configuration([])
-        #expect(plain.tls == nil && plain.httpRedirectPort == nil)
-        #expect(plain.hstsMaxAge == 31_536_000 && plain.maxStreams == 100)
+        #expect(plain.web.tls == nil && plain.web.httpRedirectPort == nil)
+        #expect(plain.web.hstsMaxAge == 31_536_000 && plain.web.maxStreams == 100)
     }
 
     @Test func certificateAndKeyComeFromFlagsOrVariables() throws {
         let flags = try configuration(["--tls-cert", "c.pem", "--tls-key", "k.pem"])
-        #expect(flags.tls == TLSFiles(certificate: "c.pem", key: "k.pem"))
+        #expect(flags.web.tls == TLSFiles(certificate: "c.pem", key: "k.pem"))
         let environment = ["CLASSIC_PHOTOS_TLS_CERT": "/e/c.pem", "CLASSIC_PHOTOS_TLS_KEY": "/e/k.pem"]
-        #expect(try configuration([], environment: environment).tls == TLSFiles(certificate: "/e/c.pem", key: "/e/k.pem"))
-        #expect(try configuration(["--tls-cert", "c.pem"], environment: environment).tls == TLSFiles(certificate: "c.pem", key: "/e/k.pem"))
+        #expect(try configuration([], environment: environment).web.tls == TLSFiles(certificate: "/e/c.pem", key: "/e/k.pem"))
+        #expect(try configuration(["--tls-cert", "c.pem"], environment: environment).web.tls == TLSFiles(certificate: "c.pem", key: "/e/k.pem"))
         let all = try configuration(
             ["--http-redirect-port", "8081", "--hsts-max-age", "0", "--max-streams", "10"], environment: environment)
-        #expect(all.httpRedirectPort == 8081 && all.hstsMaxAge == 0 && all.maxStreams == 10)
+        #expect(all.web.httpRedirectPort == 8081 && all.web.hstsMaxAge == 0 && all.web.maxStreams == 10)
     }
 
     @Test(arguments: [

@@ -9,7 +9,7 @@ import Testing
 @Suite("Channels: the list and the lab lanes on one path", .serialized)
 struct ChannelTests {
     @Test func aLanesEventsTotalsAndPhotosAreItsOwnAndTheListsAreTheLists() async throws {
-        try await WebHarness.with(configure: { $0.viewerConnectTimeout = .seconds(600); $0.labIdleTimeout = .seconds(600) }) { harness in
+        try await WebHarness.with(configure: { $0.web.viewerConnectTimeout = .seconds(600); $0.web.labIdleTimeout = .seconds(600) }) { harness in
             // Given a viewer of the list, its stream open
             let listViewer = try await harness.newViewer()
             let list = try await EventStreamReader(port: harness.application.port, target: "/events?viewer=\(listViewer)")

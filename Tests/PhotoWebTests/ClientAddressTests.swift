@@ -2,6 +2,7 @@ import Foundation
 import NIOCore
 @testable import PhotoWeb
 import Testing
+@testable import PhotoTransport
 
 @Suite("Client addresses and the viewer rate limit")
 struct ClientAddressTests {

@@ -40,10 +40,10 @@ struct ClientSharesLabTests {
 
     @Test func pastItsShareAClientsLabWhosePageLeftMakesRoomAndAtTheCapAnyones() async throws {
         let configure: (inout ServerConfiguration) -> Void = {
-            $0.trustedProxies = ["127.0.0.1"]
-            $0.maxLabs = 2
-            $0.labsPerClient = 1
-            $0.heartbeatInterval = .milliseconds(200)
+            $0.web.trustedProxies = ["127.0.0.1"]
+            $0.web.maxLabs = 2
+            $0.web.labsPerClient = 1
+            $0.web.heartbeatInterval = .milliseconds(200)
         }
         try await WebHarness.with(configure: configure) { harness in
             // Given a client's lab with its page open

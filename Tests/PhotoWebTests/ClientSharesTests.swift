@@ -4,6 +4,7 @@ import HTTPTypes
 import PhotoServer
 import PhotoPipeline
 import Testing
+@testable import PhotoTransport
 
 /// Issue 41, item 4: one client (an IPv4 address, an IPv6 /64) holds at most its share of viewers,
 /// labs and shared event streams, its own viewer whose stream went away longest ago making room
@@ -11,7 +12,7 @@ import Testing
 @Suite("One client holds its share, not the server", .serialized)
 struct ClientSharesTests {
     private static func trusting(_ configuration: inout ServerConfiguration) {
-        configuration.trustedProxies = ["127.0.0.1"]
+        configuration.web.trustedProxies = ["127.0.0.1"]
     }
 
     private func newViewer(_ harness: WebHarness, from client: String) async throws -> TestResponse {
@@ -19,7 +20,7 @@ struct ClientSharesTests {
     }
 
     @Test func aClientHoldsItsShareOfViewersAndAnIPv6SlashSixtyFourIsOneClient() async throws {
-        try await WebHarness.with(configure: { Self.trusting(&$0); $0.viewersPerClient = 3 }) { harness in
+        try await WebHarness.with(configure: { Self.trusting(&$0); $0.web.viewersPerClient = 3 }) { harness in
             // Three viewers from three addresses of one /64
             for host in 1...3 { #expect(try await newViewer(harness, from: "2001:db8:1:2::\(host)").status == 201) }
             // Then a fourth address of that /64 is the same client: none of its viewers is idle, so 429
@@ -36,8 +37,8 @@ struct ClientSharesTests {
         // A closed stream is seen at a write after it (with 15 s heartbeats that took 15-30 s, past the wait below)
         let configure: (inout ServerConfiguration) -> Void = {
             Self.trusting(&$0)
-            $0.viewersPerClient = 2
-            $0.heartbeatInterval = .milliseconds(200)
+            $0.web.viewersPerClient = 2
+            $0.web.heartbeatInterval = .milliseconds(200)
         }
         try await WebHarness.with(configure: configure) { harness in
             let client = "198.51.100.4"
@@ -63,7 +64,7 @@ struct ClientSharesTests {
     }
 
     @Test func aClientRunsItsShareOfLabsAndTheOthersTheirs() async throws {
-        try await WebHarness.with(configure: { Self.trusting(&$0); $0.maxLabs = 4; $0.labsPerClient = 1 }) { harness in
+        try await WebHarness.with(configure: { Self.trusting(&$0); $0.web.maxLabs = 4; $0.web.labsPerClient = 1 }) { harness in
             let lab = #"{"lanes": [{"strategy": "visible"}]}"#
             func create(from client: String) async throws -> TestResponse {
                 try await harness.request(
@@ -84,8 +85,8 @@ struct ClientSharesTests {
         // A closed stream is seen at its next write: heartbeats make that soon.
         let configure: (inout ServerConfiguration) -> Void = {
             Self.trusting(&$0)
-            $0.sharedStreamsPerClient = 2
-            $0.heartbeatInterval = .milliseconds(200)
+            $0.web.sharedStreamsPerClient = 2
+            $0.web.heartbeatInterval = .milliseconds(200)
         }
         try await WebHarness.with(configure: configure) { harness in
             let port = harness.application.port
@@ -131,7 +132,7 @@ struct ClientSharesTests {
     }
 
     @Test func theNewViewersPerMinuteCountASlashSixtyFourAsOneClient() async throws {
-        try await WebHarness.with(configure: { Self.trusting(&$0); $0.viewersPerMinute = 2 }) { (harness: WebHarness) async throws in
+        try await WebHarness.with(configure: { Self.trusting(&$0); $0.web.viewersPerMinute = 2 }) { (harness: WebHarness) async throws in
             #expect(try await newViewer(harness, from: "2001:db8:aa:1::1").status == 201)
             #expect(try await newViewer(harness, from: "2001:db8:aa:1::2").status == 201)
             #expect(try await newViewer(harness, from: "2001:db8:aa:1:1234::3").status == 429)

@@ -69,7 +69,7 @@ struct EventStreamTests {
     }
 
     @Test func aQuietStreamGetsHeartbeats() async throws {
-        try await WebHarness.with(configure: { $0.heartbeatInterval = .milliseconds(200) }) { harness in
+        try await WebHarness.with(configure: { $0.web.heartbeatInterval = .milliseconds(200) }) { harness in
             let viewer = try await harness.newViewer()
             let stream = try await EventStreamReader(port: harness.application.port, target: "/events?viewer=\(viewer)")
             #expect(try await stream.nextComment() == "ping")

@@ -7,13 +7,14 @@ import NIOEmbedded
 import Testing
 import PhotoServer
 import TestOrigin
+@testable import PhotoTransport
 
 /// The limits a public demo URL needs, against the bare server on loopback: each refusal is the
 /// right answer, and a normal request is served afterwards.
 @Suite("HTTP limits", .serialized)
 struct HTTPLimitsTests {
     @Test func anOversizedHeadIs431AndAnOversizedURLIs414AndTheServerCarriesOn() async throws {
-        try await WebHarness.with(configure: { $0.maxHeaderBytes = 4_096; $0.maxURLLength = 1_024 }) { harness in
+        try await WebHarness.with(configure: { $0.web.maxHeaderBytes = 4_096; $0.web.maxURLLength = 1_024 }) { harness in
             let header = try await RawConnection(port: harness.application.port)
             await header.send("GET /healthz HTTP/1.1\r\nHost: x\r\nX-Big: \(String(repeating: "a", count: 64 * 1024))\r\n\r\n")
             let headerAnswer = await header.readUntilClosed()
@@ -36,8 +37,8 @@ struct HTTPLimitsTests {
 
     @Test func aClientThatDripsItsHeadIsClosedButAnOpenEventStreamIsNot() async throws {
         try await WebHarness.with(configure: {
-            $0.idleTimeout = .seconds(1)
-            $0.heartbeatInterval = .milliseconds(200)
+            $0.web.idleTimeout = .seconds(1)
+            $0.web.heartbeatInterval = .milliseconds(200)
         }) { harness in
             let viewer = try await harness.newViewer()
             let stream = try await EventStreamReader(port: harness.application.port, target: "/events?viewer=\(viewer)")
@@ -126,7 +127,7 @@ struct HTTPLimitsTests {
             try? FileManager.default.removeItem(atPath: folder)
             try? FileManager.default.removeItem(atPath: secret)
         }
-        try await WebHarness.with(configure: { $0.publicDirectory = folder }) { harness in
+        try await WebHarness.with(configure: { $0.web.publicDirectory = folder }) { harness in
             #expect(try await harness.request(.GET, "/static/app.css").status == 200)
             #expect(try await harness.request(.GET, "/static/js/list.js").status == 200)
             for attack in [
@@ -142,7 +143,7 @@ struct HTTPLimitsTests {
     }
 
     @Test func newViewersAreRateLimitedPerClientAndOnlyATrustedProxyNamesTheClient() async throws {
-        try await WebHarness.with(configure: { $0.viewersPerMinute = 3; $0.trustedProxies = ["127.0.0.0/8"] }) { harness in
+        try await WebHarness.with(configure: { $0.web.viewersPerMinute = 3; $0.web.trustedProxies = ["127.0.0.0/8"] }) { harness in
             for _ in 0..<3 {
                 #expect(try await harness.request(.POST, "/api/viewers").status == 201)
             }
@@ -155,7 +156,7 @@ struct HTTPLimitsTests {
             let forwarded: HTTPFields = [HTTPField.Name("X-Forwarded-For")!: "203.0.113.7"]
             #expect(try await harness.request(.POST, "/api/viewers", headers: forwarded).status == 201)
         }
-        try await WebHarness.with(configure: { $0.viewersPerMinute = 1 }) { (harness) async throws in
+        try await WebHarness.with(configure: { $0.web.viewersPerMinute = 1 }) { (harness) async throws in
             #expect(try await harness.request(.POST, "/api/viewers").status == 201)
             // Not trusted: a claimed address changes nothing.
             let forwarded: HTTPFields = [HTTPField.Name("X-Forwarded-For")!: "203.0.113.8"]
@@ -164,7 +165,7 @@ struct HTTPLimitsTests {
     }
 
     @Test func aRefusedPageLoadIsAPageSayingWhyAndWhenToTryAgain() async throws {
-        try await WebHarness.with(configure: { $0.viewersPerMinute = 1 }) { harness in
+        try await WebHarness.with(configure: { $0.web.viewersPerMinute = 1 }) { harness in
             let browser: HTTPFields = [.accept: "text/html,application/xhtml+xml,*/*;q=0.8"]
             #expect(try await harness.request(.GET, "/?row=5", headers: browser).status == 200)
             // Given a client past its new viewers for the minute, when a browser loads the page again
@@ -185,7 +186,7 @@ struct HTTPLimitsTests {
     }
 
     @Test func itListensOnIPv6() async throws {
-        try await WebHarness.with(configure: { $0.host = "::1" }) { harness in
+        try await WebHarness.with(configure: { $0.web.host = "::1" }) { harness in
             let response = try await harness.request(.GET, "/healthz", host: "::1")
             #expect(response.status == 200)
         }
@@ -238,7 +239,7 @@ struct ConnectionsPerClientTests {
     }
 
     @Test func pastTheLimitANewConnectionIsAnswered429UntilOneOfTheOthersCloses() async throws {
-        try await WebHarness.with(configure: { $0.connectionsPerClient = 3 }) { harness in
+        try await WebHarness.with(configure: { $0.web.connectionsPerClient = 3 }) { harness in
             let connections = harness.application.web.connections
             var open = try await held(3, port: harness.application.port)
             #expect(connections.openConnections(from: "127.0.0.1") == 3)
@@ -266,8 +267,8 @@ struct ConnectionsPerClientTests {
 
     @Test func aTrustedProxysConnectionsAreNotCounted() async throws {
         try await WebHarness.with(configure: {
-            $0.connectionsPerClient = 1
-            $0.trustedProxies = ["127.0.0.0/8"]
+            $0.web.connectionsPerClient = 1
+            $0.web.trustedProxies = ["127.0.0.0/8"]
         }) { harness in
             let open = try await held(3, port: harness.application.port)
             #expect(harness.application.web.connections.openConnections(from: "127.0.0.1") == 0)

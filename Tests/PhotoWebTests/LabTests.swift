@@ -13,7 +13,7 @@ struct LabTests {
     @Test func aLabAnswers201WithEachLanesViewerAndTimesItsStops() async throws {
         // The eager lane's viewer never opens its stream here: the lab must not end for that while a
         // loaded machine takes its time (the idle rules have tests of their own).
-        try await WebHarness.with(configure: { $0.viewerConnectTimeout = .seconds(600); $0.labIdleTimeout = .seconds(600) }) { harness in
+        try await WebHarness.with(configure: { $0.web.viewerConnectTimeout = .seconds(600); $0.web.labIdleTimeout = .seconds(600) }) { harness in
             // When a lab of three lanes is made
             let created = try await harness.post("/api/labs", json: """
                 {"lanes": [{"strategy": "eager"}, {"strategy": "prefetch", "prefetch": 2}, {"strategy": "browser"}],
@@ -79,7 +79,7 @@ struct LabTests {
     }
 
     @Test func pastTheCapTheAPIAnd503AndThePageSaysTheLabIsBusy() async throws {
-        try await WebHarness.with(configure: { $0.maxLabs = 1 }) { harness in
+        try await WebHarness.with(configure: { $0.web.maxLabs = 1 }) { harness in
             // Given one lab running, the most allowed
             let first = try await harness.post("/api/labs", json: #"{"lanes": [{"strategy": "visible"}]}"#)
             #expect(first.status == 201)
@@ -100,7 +100,7 @@ struct LabTests {
     }
 
     @Test func aLabCountsAsANewViewerAgainstItsClientsLimit() async throws {
-        try await WebHarness.with(configure: { $0.viewersPerMinute = 1 }) { harness in
+        try await WebHarness.with(configure: { $0.web.viewersPerMinute = 1 }) { harness in
             #expect(try await harness.post("/api/labs", json: #"{"lanes": [{"strategy": "visible"}]}"#).status == 201)
             let again = try await harness.post("/api/labs", json: #"{"lanes": [{"strategy": "visible"}]}"#)
             #expect(again.status == 429)
@@ -126,7 +126,7 @@ struct LabTests {
     /// where no other suite shares the process.
     @Test func aLabWhosePageLeftIsTornDownAndItsPipelineFreed() async throws {
         // The lab ends 300 ms after its page left; connecting may take longer on a loaded machine.
-        try await WebHarness.with(configure: { $0.labIdleTimeout = .milliseconds(300); $0.viewerConnectTimeout = .seconds(600) }) { harness in
+        try await WebHarness.with(configure: { $0.web.labIdleTimeout = .milliseconds(300); $0.web.viewerConnectTimeout = .seconds(600) }) { harness in
             // Given a lab whose page read its stream, saw its rows done and left
             let pipeline = try await runLabToTheEnd(harness)
             // Then the lab ended by itself and its pipeline (its memory cache, its operations) is freed
@@ -156,8 +156,8 @@ struct LabTests {
             $0.pipeline.transferLimits.allowedSources = AllowedSources(entries: [AllowedSources.Entry(origin: origin.url("/"))!])
             $0.pipeline.maxConcurrentDownloads = 2
             // The labs' pages never open their streams: they must outlive the test, not end and give their permits back.
-            $0.labIdleTimeout = .seconds(3_600)
-            $0.viewerConnectTimeout = .seconds(3_600)
+            $0.web.labIdleTimeout = .seconds(3_600)
+            $0.web.viewerConnectTimeout = .seconds(3_600)
             // Held transfers must not fail as stalled either: the labs hold their permits until the end.
             $0.pipeline.transferLimits.lowSpeedTime = .seconds(3_600)
         }) { harness in

@@ -43,7 +43,7 @@ struct OwnWorkTests {
     }
 
     @Test func operationEventsSayWhoseWorkTheyWereAndQueuesCountEachViewersWorkAndWaste() async throws {
-        try await WebHarness.with(configure: { $0.strategy = .prefetch(margin: 2) }) { harness in
+        try await WebHarness.with(configure: { $0.web.strategy = .prefetch(margin: 2) }) { harness in
             let reader = try await harness.newViewer()
             let bystander = try await harness.newViewer()
             let readerEvents = try await EventStreamReader(port: harness.application.port, target: "/events?viewer=\(reader)")
@@ -104,7 +104,7 @@ struct OwnWorkTests {
     }
 
     @Test func aSharedLinksStrategyMakesTheViewerAndItsFirstScreenIsPreloaded() async throws {
-        try await WebHarness.with(configure: { $0.strategy = .prefetch(margin: 3) }) { harness in
+        try await WebHarness.with(configure: { $0.web.strategy = .prefetch(margin: 3) }) { harness in
             let page = try await harness.request(.GET, "/?strategy=eager")
             let viewer = try #require(page.text.firstMatch(of: /data-viewer="([0-9a-f-]+)"/)?.1)
             let session = try #require(harness.application.web.context.viewers.session(.init(String(viewer))))

@@ -60,7 +60,7 @@ struct PresentationTests {
     }
 
     @Test func onAnEagerServerAFollowerStillAsksForNothing() async throws {
-        try await WebHarness.with(photoCount: 60, configure: { $0.strategy = .eager }) { harness in
+        try await WebHarness.with(photoCount: 60, configure: { $0.web.strategy = .eager }) { harness in
             let presenter = try await harness.newViewer()
             let code = try await Self.present(presenter, harness)
             // A viewer of an eager server asks for every row as it is made: the check below could fail
@@ -133,7 +133,7 @@ struct PresentationTests {
     }
 
     @Test func followersPerPresentationAndPresentationsPerClientAreRefusedWithAReason() async throws {
-        try await WebHarness.with(photoCount: 12, configure: { $0.followersPerPresentation = 1; $0.presentationsPerClient = 1 }) { harness in
+        try await WebHarness.with(photoCount: 12, configure: { $0.web.followersPerPresentation = 1; $0.web.presentationsPerClient = 1 }) { harness in
             let presenter = try await harness.newViewer()
             let code = try await Self.present(presenter, harness)
             // The same presenter asking again gets the same presentation, not a second one

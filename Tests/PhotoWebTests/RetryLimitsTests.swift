@@ -41,7 +41,7 @@ struct RetryLimitsTests {
 
     @Test func aPhotoThatFailsAgainAtOnceIsNotFetchedAgainAtOnce() async throws {
         // 21 sample photos: one is deliberately mis-named (as in the tutorial), so it fails every time
-        try await WebHarness.with(photoCount: 21, configure: { $0.retriesPerMinute = 1 }) { harness in
+        try await WebHarness.with(photoCount: 21, configure: { $0.web.retriesPerMinute = 1 }) { harness in
             let viewer = try await harness.newViewer()
             let stream = try await EventStreamReader(port: harness.application.port, target: "/events?viewer=\(viewer)")
             _ = try await stream.next { $0.name == "snapshot" }

@@ -111,7 +111,7 @@ struct RoutesTests {
     }
 
     @Test func underAPublicBasePathTheLinksAndRoutesCarryIt() async throws {
-        try await WebHarness.with(configure: { $0.basePath = "/demo" }) { harness in
+        try await WebHarness.with(configure: { $0.web.basePath = "/demo" }) { harness in
             let page = try await harness.request(.GET, "/demo/")
             #expect(page.status == 200)
             let version = harness.application.web.context.staticFiles.version

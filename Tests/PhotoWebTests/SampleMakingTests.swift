@@ -95,7 +95,7 @@ struct SampleMakingTests {
     }
 
     private static func configuration(_ folder: URL, photoCount: Int) -> SampleOriginConfiguration {
-        var configuration = SampleOriginConfiguration(SampleSettings(directory: folder.path))
+        var configuration = SampleOriginConfiguration(directory: folder.path)
         configuration.photoCount = photoCount
         configuration.latency = .zero
         configuration.bandwidth = 100_000_000

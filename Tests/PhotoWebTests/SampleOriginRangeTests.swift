@@ -11,7 +11,7 @@ import Testing
 @Suite("Sample origin: ranges")
 struct SampleOriginRangeTests {
     @Test func aRangeGivesTheRestAndAChangedValidatorGivesTheWhole() async throws {
-        var configuration = SampleOriginConfiguration(SampleSettings(directory: WebHarness.sampleDirectory))
+        var configuration = SampleOriginConfiguration(directory: WebHarness.sampleDirectory)
         configuration.photoCount = 3
         configuration.latency = .zero
         configuration.bandwidth = 100_000_000

@@ -121,7 +121,7 @@ struct SharedStreamTests {
 
     @Test func joinsNameAnOpenStreamAndAKnownViewer() async throws {
         // A closed connection is noticed at the next write: heartbeats come often here
-        try await WebHarness.with(configure: { $0.heartbeatInterval = .milliseconds(200) }) { harness in
+        try await WebHarness.with(configure: { $0.web.heartbeatInterval = .milliseconds(200) }) { harness in
             let viewer = try await harness.newViewer()
             let noStream = try await join(harness, "nope", viewer)
             #expect(noStream.status == 404)

@@ -2,6 +2,7 @@ import Foundation
 @testable import PhotoWeb
 import Testing
 import PhotoServer
+@testable import PhotoTransport
 
 /// The server started with `--tls-cert` / `--tls-key`: HTTPS with HTTP/2 and HTTP/1.1 (asked with
 /// curl, a client of its own), Strict-Transport-Security, clear errors for unusable files, reload.
@@ -21,7 +22,7 @@ struct TLSServerTests {
 
     @Test func servesHTTP2AndHTTP11OverTLSWithStrictTransportSecurity() async throws {
         let files = try await TestCertificates.make("server", in: folder)
-        try await WebHarness.with(configure: { $0.tls = files }) { harness in
+        try await WebHarness.with(configure: { $0.web.tls = files }) { harness in
             let port = harness.application.port
             let h2 = try await curl(port, "/healthz", "--http2")
             #expect(h2.version == "2" && h2.status == "200")
@@ -39,7 +40,7 @@ struct TLSServerTests {
         try Data("not PEM".utf8).write(to: URL(fileURLWithPath: garbage))
         for (broken, named) in [(missing, missing.certificate), (TLSFiles(certificate: files.certificate, key: garbage), garbage)] {
             await #expect {
-                try await WebHarness.with(configure: { $0.tls = broken }) { _ in }
+                try await WebHarness.with(configure: { $0.web.tls = broken }) { _ in }
             } throws: { error in
                 "\(error)".contains(named)
             }

@@ -11,10 +11,10 @@ import TestOrigin
 struct UnreadStreamsTests {
     @Test func streamsThatNeverReadWhileViewersExpireLeaveTheServerServing() async throws {
         try await WebHarness.with(configure: {
-            $0.viewerIdleTimeout = .milliseconds(200)
-            $0.maxViewers = 5_000
+            $0.web.viewerIdleTimeout = .milliseconds(200)
+            $0.web.maxViewers = 5_000
             // The production tick: every tick sends the changed totals to every stream.
-            $0.tick = .milliseconds(250)
+            $0.web.tick = .milliseconds(250)
         }) { harness in
             // Given 200 viewers, each with an event stream it never reads, and more viewers that never
             // connect and so expire (dropIdle runs while the streams attach). The scale is the

@@ -37,7 +37,7 @@ struct ViewerLeaveTests {
 
     @Test func aReportIsAnsweredWithTheQueuesItChanged() async throws {
         // Given no periodic tick to send queue counts: only the report's handling can
-        try await WebHarness.with(configure: { $0.tick = .seconds(3_600) }) { harness in
+        try await WebHarness.with(configure: { $0.web.tick = .seconds(3_600) }) { harness in
             let viewer = try await harness.newViewer()
             let events = try await EventStreamReader(port: harness.application.port, target: "/events?viewer=\(viewer)")
             _ = try await events.next { $0.name == "snapshot" }

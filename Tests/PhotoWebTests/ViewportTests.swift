@@ -72,7 +72,7 @@ struct ViewportTests {
 @Suite("Viewport API: a strategy per tab")
 struct StrategyPerViewerTests {
     @Test func aViewerFollowsTheStrategyItAsksForAndItsEventsSaySo() async throws {
-        try await WebHarness.with(configure: { $0.strategy = .prefetch(margin: 3) }) { harness in
+        try await WebHarness.with(configure: { $0.web.strategy = .prefetch(margin: 3) }) { harness in
             let created = try await harness.post("/api/viewers", json: #"{"strategy": "visible"}"#)
             #expect(created.status == 201)
             let viewer = try #require(created.json["viewer"] as? String)

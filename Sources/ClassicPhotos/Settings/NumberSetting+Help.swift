@@ -2,6 +2,8 @@ import HTTPTransfer
 import PhotoCodecs
 import PhotoPipeline
 import PhotoWeb
+import PhotoServer
+import SampleOrigin
 
 extension NumberSetting {
     var summary: String {
@@ -58,7 +60,7 @@ extension NumberSetting {
     var defaultValue: SettingDefault {
         let c = ServeDefaults.configuration, p = c.pipeline, limits = p.transferLimits
         switch self {
-        case .port: return .number(Int(c.port))
+        case .port: return .number(Int(c.web.port))
         case .prefetch: return .number(Defaults.prefetchMargin)
         case .downloads: return .number(p.maxConcurrentDownloads)
         case .maxTransfers: return .number(p.maxConcurrentTransfers)
@@ -75,29 +77,29 @@ extension NumberSetting {
         case .downloadTimeout: return limits.totalTimeout.map { .number(ServeDefaults.seconds($0)) } ?? .words("none")
         case .maxMegapixels: return .number(p.decodeLimits.maxPixels / 1_000_000)
         case .maxDownloadMb: return .number(limits.maxBodyBytes / 1_048_576)
-        case .maxViewers: return .number(c.maxViewers)
+        case .maxViewers: return .number(c.web.maxViewers)
         case .diskBudgetMb: return .number(p.diskBudgetBytes / 1_048_576)
-        case .maxHeaderBytes: return .number(c.maxHeaderBytes)
-        case .maxUrlLength: return .number(c.maxURLLength)
-        case .maxBodyBytes: return .number(c.maxRequestBodyBytes)
-        case .idleTimeout: return .number(ServeDefaults.seconds(c.idleTimeout))
-        case .sendTimeout: return .number(ServeDefaults.seconds(c.sendTimeout))
+        case .maxHeaderBytes: return .number(c.web.maxHeaderBytes)
+        case .maxUrlLength: return .number(c.web.maxURLLength)
+        case .maxBodyBytes: return .number(c.web.maxRequestBodyBytes)
+        case .idleTimeout: return .number(ServeDefaults.seconds(c.web.idleTimeout))
+        case .sendTimeout: return .number(ServeDefaults.seconds(c.web.sendTimeout))
         case .maxConnections: return .words("the open-files limit - 256")
-        case .connectionsPerClient: return .number(c.connectionsPerClient)
-        case .viewersPerMinute: return .number(c.viewersPerMinute)
-        case .retriesPerMinute: return .number(c.retriesPerMinute)
-        case .viewerConnectTimeout: return .number(ServeDefaults.seconds(c.viewerConnectTimeout))
-        case .maxLabs: return .number(c.maxLabs)
+        case .connectionsPerClient: return .number(c.web.connectionsPerClient)
+        case .viewersPerMinute: return .number(c.web.viewersPerMinute)
+        case .retriesPerMinute: return .number(c.web.retriesPerMinute)
+        case .viewerConnectTimeout: return .number(ServeDefaults.seconds(c.web.viewerConnectTimeout))
+        case .maxLabs: return .number(c.web.maxLabs)
         case .viewersPerClient: return .words("a quarter of --max-viewers, at least 1")
-        case .followersPerPresentation: return .number(c.followersPerPresentation)
-        case .presentationsPerClient: return .number(c.presentationsPerClient)
+        case .followersPerPresentation: return .number(c.web.followersPerPresentation)
+        case .presentationsPerClient: return .number(c.web.presentationsPerClient)
         case .labsPerClient: return .words("a quarter of --max-labs, at least 1")
-        case .sharedStreamsPerClient: return .number(c.sharedStreamsPerClient)
-        case .maxLabImageTransfers: return .number(c.maxLabImageTransfers)
-        case .unsentEventsBudgetMb: return .number(c.unsentEventsBudgetBytes / 1_048_576)
+        case .sharedStreamsPerClient: return .number(c.web.sharedStreamsPerClient)
+        case .maxLabImageTransfers: return .number(c.web.maxLabImageTransfers)
+        case .unsentEventsBudgetMb: return .number(c.web.unsentEventsBudgetBytes / 1_048_576)
         case .httpRedirectPort: return .words("none")
-        case .hstsMaxAge: return .number(c.hstsMaxAge)
-        case .maxStreams: return .number(c.maxStreams)
+        case .hstsMaxAge: return .number(c.web.hstsMaxAge)
+        case .maxStreams: return .number(c.web.maxStreams)
         case .streamsPerClient: return .words("twice --max-streams")
         }
     }

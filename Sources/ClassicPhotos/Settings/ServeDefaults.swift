@@ -1,4 +1,4 @@
-import PhotoWeb
+import PhotoServer
 
 /// The configuration `serve` starts from: each layer's own defaults, which the settings table
 /// reads (and never restates) for `--help` and the README.

@@ -1,6 +1,7 @@
 import Logging
 import PhotoPipeline
 import PhotoWeb
+import PhotoServer
 
 /// The settings that take text: each one's help, accepted values and default, written once.
 enum TextSetting: String, Setting {
@@ -47,15 +48,15 @@ enum TextSetting: String, Setting {
     var defaultValue: SettingDefault {
         let c = ServeDefaults.configuration
         switch self {
-        case .host: return .words(c.host)
+        case .host: return .words(c.web.host)
         case .basePath, .photosDir, .trustedProxy: return .words("none")
         case .source: return .words("the built-in sample origin")
         case .strategy: return .words(Defaults.strategy.name)
         case .cacheDir: return .words("~/.cache/classic-photos")
         case .allowSourceHost: return .words("none, public addresses only")
-        case .publicDir: return .words(c.publicDirectory)
-        case .templatesDir: return .words(c.templatesDirectory)
-        case .logLevel: return .words(c.logLevel.rawValue)
+        case .publicDir: return .words(c.web.publicDirectory)
+        case .templatesDir: return .words(c.web.templatesDirectory)
+        case .logLevel: return .words(c.web.logLevel.rawValue)
         case .databaseUrl: return .words("none, everything in this process")
         case .instanceName: return .words("random")
         case .tlsCert: return .words("none, plain HTTP")

@@ -4,10 +4,11 @@ import Logging
 import NIOCore
 import Mustache
 import PhotoPipeline
+import PhotoTransport
 
 /// What every handler shares: the list's channel, the viewers, the labs, the templates and the settings.
 struct AppContext: Sendable {
-    let configuration: ServerConfiguration
+    let configuration: WebConfiguration
     /// The server's photo list, its pipeline and its viewers.
     let list: PhotoChannel
     /// Every viewer, the list's and the lab lanes'.

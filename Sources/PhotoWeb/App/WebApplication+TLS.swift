@@ -3,11 +3,12 @@ import HummingbirdCore
 import Logging
 public import NIOCore
 public import ServiceLifecycle
+import PhotoTransport
 
 extension WebApplication {
     /// The server's channel: HTTPS (HTTP/2 and HTTP/1.1 by ALPN) with `certificates`, else plain HTTP/1.1.
     static func serverBuilder(
-        _ limits: GuardedHTTP1Channel.Limits, configuration: ServerConfiguration, certificates: CertificateStore?
+        _ limits: GuardedHTTP1Channel.Limits, configuration: WebConfiguration, certificates: CertificateStore?
     ) -> HTTPServerBuilder {
         guard let certificates else { return GuardedHTTP1Channel.builder(limits) }
         return SecureHTTPChannel.builder(
@@ -16,7 +17,7 @@ extension WebApplication {
     }
 
     /// Reads the TLS files (off the threads requests run on), or nil without TLS.
-    static func loadCertificates(_ configuration: ServerConfiguration) async throws(ApplicationError) -> CertificateStore? {
+    static func loadCertificates(_ configuration: WebConfiguration) async throws(ApplicationError) -> CertificateStore? {
         guard let files = configuration.tls else { return nil }
         do {
             return try await Blocking.run { try CertificateStore(files: files) }

@@ -5,12 +5,13 @@ import Mustache
 public import NIOCore
 public import PhotoPipeline
 public import ServiceLifecycle
+import PhotoTransport
 
 /// The HTTP side of the server: the routes, viewers, labs and event streams over one `AppContext`,
 /// made from the configuration. It listens when `PhotoServer` runs `server` in its service group.
 public final class WebApplication: Sendable {
     /// The settings it runs with.
-    public let configuration: ServerConfiguration
+    public let configuration: WebConfiguration
     /// The connection cap in force.
     public let maxConnections: Int
     /// The open files limit it was worked out from.
@@ -23,10 +24,12 @@ public final class WebApplication: Sendable {
     let limits: GuardedHTTP1Channel.Limits
     private let responder: RouterResponder<PhotoRequestContext>
 
-    /// Reads the templates, the page's files and the TLS files; `cluster` is the instances' shared
+    /// Reads the templates, the page's files and the TLS files; `pipeline` is the list's pipeline
+    /// settings (the bounds lab lanes share come from them), `cluster` the instances' shared
     /// database when configured, `origin` the built-in origin (serving the list or not).
     public init(
-        _ configuration: ServerConfiguration, cluster: (any ClusterMembership)?, origin: any OriginServing
+        _ configuration: WebConfiguration, pipeline: PipelineConfiguration, cluster: (any ClusterMembership)?,
+        origin: any OriginServing
     ) async throws(ApplicationError) {
         let templates: MustacheLibrary
         do {
@@ -63,8 +66,8 @@ public final class WebApplication: Sendable {
             settings: .init(
                 maxLabs: configuration.maxLabs, labsPerClient: configuration.effectiveLabsPerClient,
                 maxImageTransfers: configuration.maxLabImageTransfers,
-                lane: configuration.labLaneChannel, laneMemoryBudgetBytes: configuration.labLaneMemoryBudget),
-            bounds: configuration.makeSharedBounds(), viewers: viewers, origin: origin, logger: logger)
+                lane: configuration.labLaneChannel, laneMemoryBudgetBytes: configuration.labLaneMemoryBudget(pipeline)),
+            bounds: configuration.makeSharedBounds(pipeline), viewers: viewers, origin: origin, logger: logger)
         let context = AppContext(
             configuration: configuration, list: list, viewers: viewers, labs: labs, templates: templates,
             staticFiles: staticFiles, rateLimiter: ClientRateLimiter(perMinute: configuration.viewersPerMinute),

@@ -5,7 +5,7 @@ import NIOFoundationEssentialsCompat
 /// One server-sent event as a viewer receives it: `id`, `event` and one line of JSON `data`.
 struct OutgoingEvent: Sendable {
     /// The SSE event names of the contract.
-    enum Name: String, Sendable {
+    enum Name: String, Sendable, CaseIterable {
         case source, snapshot, photo, queues, stats, operation, shutdown, presentation
     }
 

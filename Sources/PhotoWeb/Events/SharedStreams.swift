@@ -1,5 +1,6 @@
 import Foundation
 import Locking
+import PhotoTransport
 
 /// The shared event streams open now, by id (`GET /events/shared` opens one; joins and leaves name it).
 /// A client holds at most its share of them open (`places`); past it, its own stream that has carried

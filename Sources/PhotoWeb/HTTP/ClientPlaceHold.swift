@@ -1,4 +1,5 @@
 import Locking
+import PhotoTransport
 
 /// One place a client holds (`ClientPlaces.take`), given back once: by `release()`, or when the
 /// hold is dropped, so a response whose body never ran (its connection closed first) gives it back too.

@@ -1,5 +1,6 @@
 import Foundation
 import Locking
+import PhotoTransport
 
 /// Requests of one kind per client address (new viewers, retries): a token bucket of `perMinute`
 /// tokens, refilled evenly, so one client cannot fill `--max-viewers` or make the origin fetch a photo

@@ -11,8 +11,3 @@ struct SecurityHeadersMiddleware<Context: RequestContext>: RouterMiddleware {
         return response
     }
 }
-
-extension HTTPField.Name {
-    /// `X-Content-Type-Options`.
-    static let xContentTypeOptions = Self("X-Content-Type-Options")!
-}

@@ -21,8 +21,8 @@ struct LabPageHandler: Sendable {
                 "title": "ClassicPhotos Lab",
                 "basePath": configuration.basePath,
                 "staticBase": context.staticBase,
-                "latencyMs": LabNetwork(configuration.sample).latencyMs,
-                "bandwidth": configuration.sample.bandwidth,
+                "latencyMs": context.origin.latencyMs,
+                "bandwidth": context.origin.bandwidth,
                 "maxLabs": configuration.maxLabs,
                 "prefetch": Defaults.prefetchMargin,
                 "prefetchMin": Defaults.prefetchMargins.lowerBound,
@@ -30,6 +30,7 @@ struct LabPageHandler: Sendable {
                 "rowHeight": Defaults.rowHeight,
                 "reportIntervalMs": Defaults.reportIntervalMs,
                 "rowWords": RowWords.json,
+                "hubProtocol": HubProtocol.json,
                 "retryAfter": Self.retryAfter,
                 "busy": busy,
             ]

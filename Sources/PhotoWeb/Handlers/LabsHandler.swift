@@ -17,7 +17,7 @@ struct LabsHandler: Sendable {
         let client = try context.admitNewViewer(for: request, peer: requestContext.peer)
         let origin = context.origin
         let labRequest = try LabRequest.parse(
-            body, available: pipeline.entries.count, defaults: LabNetwork(context.configuration.sample), origin: origin)
+            body, available: pipeline.entries.count, defaults: LabNetwork(origin), origin: origin)
         let proxied = origin.servesList
         let basePath = context.configuration.basePath
         let lab = try context.labs.create(labRequest, records: pipeline.records(in: 0...(labRequest.photos - 1)), base: pipeline.configuration, client: client) { record in

@@ -2,6 +2,7 @@ import Foundation
 import Hummingbird
 import PhotoPipeline
 import Mustache
+import PhotoTransport
 
 /// `GET /`: the page, rendered from `Templates/index.mustache`. Each load is a new viewer
 /// (a `HEAD` is not: it gets the same headers without making one). A load the server refuses (too many
@@ -35,6 +36,7 @@ struct PageHandler: Sendable {
             "rowHeight": Defaults.rowHeight,
             "reportIntervalMs": Defaults.reportIntervalMs,
             "rowWords": RowWords.json,
+            "hubProtocol": HubProtocol.json,
             "preloads": placeholders[0],
             "firstScreen": placeholders[1],
         ]

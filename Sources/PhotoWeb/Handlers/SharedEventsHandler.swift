@@ -2,6 +2,7 @@ import Foundation
 import HTTPTypes
 import Hummingbird
 import PhotoPipeline
+import PhotoTransport
 
 /// One event connection for several viewers: `GET /events/shared` opens it, `POST
 /// /api/streams/ID/viewers` makes a viewer ride on it, `DELETE /api/streams/ID/viewers/VIEWER`

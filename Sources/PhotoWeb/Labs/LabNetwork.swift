@@ -5,10 +5,9 @@ struct LabNetwork: Equatable, Sendable {
     /// Bytes per second a response's body is sent at.
     var bandwidth: Int
 
-    /// The sample origin's own network, a lab's unless it asks for another.
-    init(_ sample: SampleSettings) {
-        let (seconds, attoseconds) = sample.latency.components
-        latencyMs = Int(seconds * 1_000 + attoseconds / 1_000_000_000_000_000)
-        bandwidth = sample.bandwidth
+    /// The built-in origin's own network, a lab's unless it asks for another.
+    init(_ origin: any OriginServing) {
+        latencyMs = origin.latencyMs
+        bandwidth = origin.bandwidth
     }
 }

@@ -2,6 +2,7 @@ import Foundation
 import PhotoPipeline
 import Locking
 import Logging
+import PhotoTransport
 
 /// The labs running now, at most `maxLabs`: each server lane a channel of its own, its viewer one
 /// of the server's viewers. A lab whose page left (a lane's viewer dropped after the lane's idle

@@ -8,6 +8,10 @@ public protocol OriginServing: Sendable {
     var latencyRange: ClosedRange<Int> { get }
     /// The bandwidths, in bytes per second, it can simulate for one request.
     var bandwidthRange: ClosedRange<Int> { get }
+    /// Milliseconds before each response starts unless a request asks for others: a lab's by default.
+    var latencyMs: Int { get }
+    /// Bytes per second each response is sent at unless a request asks for others: a lab's by default.
+    var bandwidth: Int { get }
     /// Whether it serves the photo list: it runs when no `--source` is given, once started.
     var servesList: Bool { get }
     /// The files of `--photos-dir` it does not list, and why.

@@ -1,6 +1,7 @@
 import Foundation
 import PhotoPipeline
 import Locking
+import PhotoTransport
 
 /// Every viewer by id, the list's and the lab lanes' alike, each in its channel
 /// (`ViewerSession.channel`). A viewer with no event stream for its channel's `idleTimeout` is

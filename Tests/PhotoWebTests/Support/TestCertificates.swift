@@ -1,6 +1,7 @@
 import Foundation
 @testable import PhotoWeb
 import TestOrigin
+@testable import PhotoTransport
 
 /// Self-signed certificates for 127.0.0.1 made with `openssl` in a folder of the test's own.
 enum TestCertificates {

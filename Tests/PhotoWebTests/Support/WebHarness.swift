@@ -21,27 +21,27 @@ struct WebHarness {
     static func start(photoCount: Int = 12, configure: (inout ServerConfiguration) -> Void = { _ in }) async throws -> WebHarness {
         let cacheDirectory = NSTemporaryDirectory() + "classic-photos-test-" + UUID().uuidString
         var configuration = ServerConfiguration()
-        configuration.host = "127.0.0.1"
-        configuration.port = 0
+        configuration.web.host = "127.0.0.1"
+        configuration.web.port = 0
         configuration.cacheDirectory = cacheDirectory
         configuration.sample.directory = sampleDirectory
         configuration.sample.photoCount = photoCount
         configuration.sample.latency = .milliseconds(5)
         configuration.sample.bandwidth = 50_000_000
         configuration.pipeline.maxConcurrentFiltrations = 2
-        configuration.strategy = .visible
-        configuration.tick = .milliseconds(50)
+        configuration.web.strategy = .visible
+        configuration.web.tick = .milliseconds(50)
         // Tests make viewers far faster than a person; the limit has tests of its own.
-        configuration.viewersPerMinute = 1_000_000
+        configuration.web.viewersPerMinute = 1_000_000
         // Every test client is 127.0.0.1 too (a suite opens a thousand streams); tests of the limit set their own.
-        configuration.connectionsPerClient = 1_000_000
+        configuration.web.connectionsPerClient = 1_000_000
         // Likewise for the per-client shares of viewers and labs (issue 41); their tests set their own.
-        configuration.viewersPerClient = 1_000_000
-        configuration.labsPerClient = 64
-        configuration.sharedStreamsPerClient = 1_000_000
+        configuration.web.viewersPerClient = 1_000_000
+        configuration.web.labsPerClient = 64
+        configuration.web.sharedStreamsPerClient = 1_000_000
         // Tests make viewers and then read or report for them for as long as a loaded machine takes
         // (a serialized suite's test waited 30 s for its turn); the connect timeout has tests of its own.
-        configuration.viewerConnectTimeout = .seconds(600)
+        configuration.web.viewerConnectTimeout = .seconds(600)
         configure(&configuration)
         let application = try await PhotoServer.start(configuration)
         await application.waitUntilLoaded()

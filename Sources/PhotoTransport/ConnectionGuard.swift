@@ -1,7 +1,7 @@
-import Hummingbird
-import HummingbirdCore
-import Logging
-import NIOCore
+package import Hummingbird
+package import HummingbirdCore
+package import Logging
+package import NIOCore
 import NIOHTTP1
 import NIOHTTPTypes
 import NIOHTTPTypesHTTP1
@@ -20,15 +20,22 @@ import NIOFoundationEssentialsCompat
 /// - `Expect: 100-continue` is answered `100 Continue` at once (`ExpectContinueHandler`);
 /// - a connection whose reader takes nothing of a response for `sendTimeout` (the buffers stay full)
 ///   is closed: a reader that stalls, or trickles a byte now and then, does not keep it for ever.
-struct GuardedHTTP1Channel: ServerChildChannel, HTTPChannelHandler {
-    typealias Value = HTTP1Channel.Value
+package struct GuardedHTTP1Channel: ServerChildChannel, HTTPChannelHandler {
+    package typealias Value = HTTP1Channel.Value
 
-    struct Limits: Sendable {
+    package struct Limits: Sendable {
         var maxHeaderBytes: Int
         var maxURLLength: Int
         var idleTimeout: TimeAmount
         var sendTimeout: TimeAmount
-        var connections: ConnectionsPerClient
+        package var connections: ConnectionsPerClient
+
+        package init(
+            maxHeaderBytes: Int, maxURLLength: Int, idleTimeout: TimeAmount, sendTimeout: TimeAmount, connections: ConnectionsPerClient
+        ) {
+            (self.maxHeaderBytes, self.maxURLLength, self.idleTimeout, self.sendTimeout, self.connections) =
+                (maxHeaderBytes, maxURLLength, idleTimeout, sendTimeout, connections)
+        }
 
         /// Counts a new connection against its client (given back when it closes) and bounds what
         /// NIO buffers for it.
@@ -47,7 +54,7 @@ struct GuardedHTTP1Channel: ServerChildChannel, HTTPChannelHandler {
 
     let inner: HTTP1Channel
     let limits: Limits
-    var responder: HTTPChannelHandler.Responder { inner.responder }
+    package var responder: HTTPChannelHandler.Responder { inner.responder }
 
     init(responder: @escaping HTTPChannelHandler.Responder, limits: Limits) {
         self.limits = limits
@@ -63,11 +70,11 @@ struct GuardedHTTP1Channel: ServerChildChannel, HTTPChannelHandler {
     }
 
     /// Builds the server with these limits.
-    static func builder(_ limits: Limits) -> HTTPServerBuilder {
+    package static func builder(_ limits: Limits) -> HTTPServerBuilder {
         HTTPServerBuilder { responder in GuardedHTTP1Channel(responder: responder, limits: limits) }
     }
 
-    func setup(channel: any Channel, logger: Logger) -> EventLoopFuture<Value> {
+    package func setup(channel: any Channel, logger: Logger) -> EventLoopFuture<Value> {
         do {
             let admission = try limits.admit(channel)
             return configure(channel: channel, logger: logger, admission: admission)
@@ -99,7 +106,7 @@ struct GuardedHTTP1Channel: ServerChildChannel, HTTPChannelHandler {
         }
     }
 
-    func handle(value: Value, logger: Logger) async {
+    package func handle(value: Value, logger: Logger) async {
         await inner.handle(value: value, logger: logger)
     }
 }
@@ -217,7 +224,7 @@ final class RequestDeadlineGuard: ChannelDuplexHandler, RemovableChannelHandler 
     private func refuse(_ context: ChannelHandlerContext, status: HTTPResponse.Status, reason: String) {
         refused = true
         deadline?.cancel()
-        let body = context.channel.allocator.buffer(data: EventPayloads.json(EventPayloads.Failure(error: reason)))
+        let body = context.channel.allocator.buffer(data: RefusalBody.json(reason))
         var head = HTTPResponse(status: status, headerFields: [.contentType: "application/json", .xContentTypeOptions: "nosniff", .contentLength: String(body.readableBytes)])
         // HTTP/2 has no `Connection` field: closing the stream is all.
         if maxPathLength == nil { head.headerFields[.connection] = "close" }

@@ -1,5 +1,5 @@
-import Logging
-import NIOConcurrencyHelpers
+package import Logging
+import Locking
 import NIOCore
 import Synchronization
 
@@ -9,9 +9,8 @@ import Synchronization
 /// transfer. Past the limit a new connection from the same address is answered 429 and closed.
 /// A trusted proxy's connections are not counted: they carry many clients.
 ///
-/// Lock order: a leaf. A pthread lock (NIO's), not `Synchronization.Mutex`: ThreadSanitizer sees
-/// through it (it reports every `Mutex` on Linux as a race), and this runs on every connection.
-final class ConnectionsPerClient: Sendable {
+/// Lock order: a leaf.
+package final class ConnectionsPerClient: Sendable {
     /// What a new connection gets.
     enum Admission: Equatable {
         /// Counted against `address`: give it back with `release` when the connection closes.
@@ -24,11 +23,11 @@ final class ConnectionsPerClient: Sendable {
 
     let limit: Int
     private let trusted: ClientAddress.TrustedProxies
-    private let open = NIOLockedValueBox<[String: Int]>([:])
+    private let open = Locked<[String: Int]>([:])
     private let refusals = Atomic<Int>(0)
     private let logger: Logger
 
-    init(limit: Int, trusted: ClientAddress.TrustedProxies, logger: Logger) {
+    package init(limit: Int, trusted: ClientAddress.TrustedProxies, logger: Logger) {
         (self.limit, self.trusted, self.logger) = (limit, trusted, logger)
     }
 
@@ -38,7 +37,7 @@ final class ConnectionsPerClient: Sendable {
         if !trusted.isEmpty, trusted.contains(peerAddress) { return .uncounted }
         // An IPv6 /64 is one client, however many of its addresses it connects from.
         let address = ClientAddress.group(peerAddress)
-        let admitted = open.withLockedValue { open in
+        let admitted = open.withLock { open in
             let count = open[address, default: 0]
             guard count < limit else { return false }
             open[address] = count + 1
@@ -57,7 +56,7 @@ final class ConnectionsPerClient: Sendable {
 
     /// Gives back the place of a connection that `admit` counted.
     func release(_ address: String) {
-        open.withLockedValue { open in
+        open.withLock { open in
             guard let count = open[address] else { return }
             open[address] = count > 1 ? count - 1 : nil
         }
@@ -65,7 +64,7 @@ final class ConnectionsPerClient: Sendable {
 
     /// Connections open now from `address` (counted ones).
     func openConnections(from address: String) -> Int {
-        open.withLockedValue { $0[address, default: 0] }
+        open.withLock { $0[address, default: 0] }
     }
 
     /// Connections refused since start.

@@ -1,8 +1,8 @@
 import NIOCore
 import NIOEmbedded
 import Logging
-@testable import PhotoWeb
 import Testing
+@testable import PhotoTransport
 
 /// HTTP/2 streams counted per client across its connections (`--streams-per-client`): each stream
 /// (a channel) holds a place until it closes, a client is its `ConnectionsPerClient` key (an IPv6

@@ -1,26 +1,26 @@
-import Hummingbird
-import HummingbirdCore
-import Logging
-import NIOCore
+package import Hummingbird
+package import HummingbirdCore
+package import Logging
+package import NIOCore
 import NIOHTTP2
 import NIOSSL
 
 /// HTTPS: TLS with the certificate store's current context (so a renewed certificate is used from
 /// the next connection on), then, by ALPN, the guarded HTTP/1.1 channel or the guarded HTTP/2
 /// connection. The connection counts against its client once, before the handshake.
-struct SecureHTTPChannel: ServerChildChannel, HTTPChannelHandler {
-    struct Value: ServerChildChannelValue {
+package struct SecureHTTPChannel: ServerChildChannel, HTTPChannelHandler {
+    package struct Value: ServerChildChannelValue {
         let negotiated: EventLoopFuture<NIONegotiatedHTTPVersion<GuardedHTTP1Channel.Value, GuardedHTTP2Connection.Value>>
-        let channel: any Channel
+        package let channel: any Channel
     }
 
     let http1: GuardedHTTP1Channel
     let http2: GuardedHTTP2Connection
     let certificates: CertificateStore
-    var responder: HTTPChannelHandler.Responder { http1.responder }
+    package var responder: HTTPChannelHandler.Responder { http1.responder }
 
     /// Builds the server: HTTP/1.1 and HTTP/2 over TLS, with these limits.
-    static func builder(
+    package static func builder(
         _ limits: GuardedHTTP1Channel.Limits, maxConcurrentStreams: Int, streamsPerClient: Int, certificates: CertificateStore
     ) -> HTTPServerBuilder {
         // One budget for every connection of the server.
@@ -34,7 +34,7 @@ struct SecureHTTPChannel: ServerChildChannel, HTTPChannelHandler {
         }
     }
 
-    func setup(channel: any Channel, logger: Logger) -> EventLoopFuture<Value> {
+    package func setup(channel: any Channel, logger: Logger) -> EventLoopFuture<Value> {
         let admission: ConnectionsPerClient.Admission
         do {
             admission = try http1.limits.admit(channel)
@@ -53,7 +53,7 @@ struct SecureHTTPChannel: ServerChildChannel, HTTPChannelHandler {
         }
     }
 
-    func handle(value: Value, logger: Logger) async {
+    package func handle(value: Value, logger: Logger) async {
         do {
             switch try await value.negotiated.get() {
             case .http1_1(let connection): await http1.handle(value: connection, logger: logger)

@@ -43,7 +43,7 @@ final class RequestLineGuard: ChannelInboundHandler, RemovableChannelHandler {
 /// the connection closed: `{"error": …}` as every other refusal.
 enum RawAnswer {
     static func send(status: String, headers: String = "", error: String, on context: ChannelHandlerContext) {
-        let body = EventPayloads.json(EventPayloads.Failure(error: error))
+        let body = RefusalBody.json(error)
         let head = "HTTP/1.1 \(status)\r\ncontent-type: application/json\r\nx-content-type-options: nosniff\r\ncontent-length: \(body.count)\r\n\(headers)connection: close\r\n\r\n"
         var buffer = context.channel.allocator.buffer(capacity: head.utf8.count + body.count)
         buffer.writeString(head)

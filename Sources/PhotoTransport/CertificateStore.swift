@@ -1,5 +1,5 @@
 import Foundation
-import NIOConcurrencyHelpers
+import Locking
 import NIOSSL
 
 /// The PEM files HTTPS is served with (`--tls-cert`, `--tls-key`).
@@ -20,23 +20,23 @@ public struct TLSFiles: Sendable, Equatable {
 /// (a file half written, a key that does not match) keeps the context in use.
 ///
 /// Lock order: a leaf (a context is built before the lock is taken).
-final class CertificateStore: Sendable {
-    let files: TLSFiles
-    private let context: NIOLockedValueBox<NIOSSLContext>
+package final class CertificateStore: Sendable {
+    package let files: TLSFiles
+    private let context: Locked<NIOSSLContext>
 
     /// Reads the files; throws why they cannot be served.
-    init(files: TLSFiles) throws(TLSSetupError) {
+    package init(files: TLSFiles) throws(TLSSetupError) {
         self.files = files
-        context = NIOLockedValueBox(try Self.makeContext(files))
+        context = Locked(try Self.makeContext(files))
     }
 
     /// The context a connection accepted now gets.
-    var current: NIOSSLContext { context.withLockedValue { $0 } }
+    var current: NIOSSLContext { context.withLock { $0 } }
 
     /// Reads the files again and serves them to new connections; on failure the old ones stay.
-    func reload() throws(TLSSetupError) {
+    package func reload() throws(TLSSetupError) {
         let fresh = try Self.makeContext(files)
-        context.withLockedValue { $0 = fresh }
+        context.withLock { $0 = fresh }
     }
 
     /// TLS 1.2 or later, ALPN `h2` then `http/1.1`, the chain and key from `files`.

@@ -1,15 +1,15 @@
 import Foundation
-import NIOCore
+package import NIOCore
 
 /// Who a request comes from, for per-client limits: the peer's address, or, when the peer is a
 /// trusted proxy (the compose edge), the last address it put in `X-Forwarded-For`.
-struct ClientAddress {
+package struct ClientAddress {
     /// Addresses or CIDR prefixes (`10.0.0.0/8`, `::1`) whose `X-Forwarded-For` is believed.
-    struct TrustedProxies: Sendable {
+    package struct TrustedProxies: Sendable {
         private let prefixes: [(bytes: [UInt8], bits: Int)]
 
         /// Parses the list, saying which entry is not an address.
-        init(_ entries: [String]) throws(ConfigurationError) {
+        package init(_ entries: [String]) throws(ConfigurationError) {
             prefixes = try entries.map { entry throws(ConfigurationError) in
                 let parts = entry.split(separator: "/", maxSplits: 1).map(String.init)
                 guard let bytes = ClientAddress.bytes(of: parts[0]) else {
@@ -41,7 +41,7 @@ struct ClientAddress {
     }
 
     /// The client of a request from `peer` with these `X-Forwarded-For` values.
-    static func of(peer: SocketAddress?, forwardedFor: String?, trusted: TrustedProxies) -> String {
+    package static func of(peer: SocketAddress?, forwardedFor: String?, trusted: TrustedProxies) -> String {
         let peerAddress = address(of: peer)
         guard !trusted.isEmpty, trusted.contains(peerAddress), let forwardedFor else { return peerAddress }
         // The proxy appends the address it saw last; earlier entries are the client's own claims.

@@ -4,7 +4,7 @@ extension ClientAddress {
     /// The key a client's limits are counted under: an IPv4 address as it is, an IPv6 address by
     /// its /64 (`2001:db8:1:2::/64`), the prefix one subscriber is given, so that the addresses of one
     /// network count as one client however many of them it uses.
-    static func group(_ address: String) -> String {
+    package static func group(_ address: String) -> String {
         var v6 = in6_addr()
         guard !address.contains("."), inet_pton(AF_INET6, address, &v6) == 1 else { return address }
         let bytes = withUnsafeBytes(of: &v6) { Array($0) }

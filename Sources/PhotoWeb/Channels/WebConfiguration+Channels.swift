@@ -1,4 +1,4 @@
-extension ServerConfiguration {
+extension WebConfiguration {
     /// How the list's viewers are kept: dropped one by one when their streams are gone; others'
     /// operations reach them in batches (a crowd's timelines never hold up the rows a viewer waits for).
     var listChannel: PhotoChannel.Settings {

@@ -6,26 +6,26 @@ import Locking
 /// none is forgotten, so memory follows the clients holding places now.
 ///
 /// Lock order: a leaf.
-final class ClientPlaces: Sendable {
+package final class ClientPlaces: Sendable {
     /// What the places are, for messages ("viewers", "labs").
-    let kind: String
+    package let kind: String
     /// Places one client holds at most.
-    let perClient: Int
+    package let perClient: Int
     private let held = Locked<[String: Int]>([:])
 
-    init(_ kind: String, perClient: Int) {
+    package init(_ kind: String, perClient: Int) {
         self.kind = kind
         self.perClient = max(1, perClient)
     }
 
     /// A client's fair share of `total` places: a quarter, so that at least four clients share
     /// them, and at least `floor`.
-    static func fairShare(of total: Int, floor: Int = 1) -> Int {
+    package static func fairShare(of total: Int, floor: Int = 1) -> Int {
         max(floor, total / 4)
     }
 
     /// Takes a place for `client` (already grouped); false when it holds its share.
-    func take(_ client: String) -> Bool {
+    package func take(_ client: String) -> Bool {
         held.withLock { held in
             let count = held[client, default: 0]
             guard count < perClient else { return false }
@@ -35,7 +35,7 @@ final class ClientPlaces: Sendable {
     }
 
     /// Gives back a place `take` gave `client`.
-    func give(_ client: String) {
+    package func give(_ client: String) {
         held.withLock { held in
             guard let count = held[client] else { return }
             held[client] = count > 1 ? count - 1 : nil
@@ -43,14 +43,7 @@ final class ClientPlaces: Sendable {
     }
 
     /// The places `client` holds now.
-    func count(_ client: String) -> Int {
+    package func count(_ client: String) -> Int {
         held.withLock { $0[client, default: 0] }
-    }
-
-    /// The 429 for a client that holds its share.
-    func refusal(_ client: String) -> APIError {
-        .tooManyRequests(
-            "\(client) holds \(perClient) \(kind), a client's most (a fair share of the server's); close one first",
-            retryAfter: 10)
     }
 }

@@ -1,28 +1,18 @@
-import Foundation
 public import Logging
 public import PhotoPipeline
+public import PhotoTransport
 
-/// Every setting of `classic-photos serve`, with documented defaults: one value, read once at start,
-/// used by `main` and the tests alike.
-public struct ServerConfiguration: Sendable {
+/// The web layer's settings (listening, request limits, viewers, labs, TLS), with documented
+/// defaults: `PhotoServer`'s configuration holds them beside each other layer's own.
+public struct WebConfiguration: Sendable {
     /// Address to listen on: an IPv4 or IPv6 address (`::` for every address). Default 127.0.0.1.
     public var host: String = "127.0.0.1"
     /// Port to listen on; 0 picks a free one. Default 8080.
     public var port: UInt16 = 8080
     /// Path prefix the page uses for its links when served under a sub-path. Default "" (the root).
     public var basePath: String = ""
-    /// A data source (plist or JSON; a file path or an http(s) URL). Default nil: the built-in sample origin.
-    public var source: String?
-    /// A folder of the user's own images to serve as the origin instead of the samples.
-    public var photosDirectory: String?
     /// How work is driven. Default: `Defaults.strategy`.
     public var strategy: SchedulingStrategy = Defaults.strategy
-    /// Queue widths, thumbnail size, memory budget, download and decode limits.
-    public var pipeline = PipelineConfiguration()
-    /// The built-in sample origin: photo count, latency, bandwidth, folder.
-    public var sample: SampleSettings
-    /// Where generated sample photos are kept. Default `$XDG_CACHE_HOME/classic-photos` or `~/.cache/classic-photos`.
-    public var cacheDirectory: String
     /// The page's static files. Default `Public` (relative to the working directory).
     public var publicDirectory = "Public"
     /// The Mustache templates. Default `Templates`.
@@ -77,9 +67,6 @@ public struct ServerConfiguration: Sendable {
     public var trustedProxies: [String] = []
     /// A viewer that has not opened its event stream within this is forgotten. Default 10 s.
     public var viewerConnectTimeout: Duration = .seconds(10)
-    /// Resident memory past which the server does what the tutorial does on a memory warning: cancel
-    /// all queued work and empty the image cache. Default: the memory budget plus 512 MiB.
-    public var memoryLimitBytes: Int?
     /// Labs (`/lab`) running at once; one more gets 503. Default 4.
     public var maxLabs = 4
     /// Photos of the lab's browser lane (`/lab/images/...`) sent at once across all clients; one more
@@ -105,18 +92,9 @@ public struct ServerConfiguration: Sendable {
     public var streamsPerClient: Int?
     /// How much is logged. Default info.
     public var logLevel: Logger.Level = .info
-    /// PostgreSQL shared by several instances (`postgres://user:password@host:port/database`).
-    /// Default nil: everything stays in this process.
-    public var databaseURL: String?
-    /// This instance's name among the others: in `/healthz` and the edge's sticky cookie. Default:
-    /// random, different each start.
-    public var instanceName = "i" + String(UInt32.random(in: .min ... .max), radix: 16)
 
-    /// The defaults, with the cache under the user's cache folder.
-    public init() {
-        cacheDirectory = Self.defaultCacheDirectory()
-        sample = SampleSettings(directory: cacheDirectory)
-    }
+    /// The defaults.
+    public init() {}
 
     /// The connection cap in force: the configured one, or what the open-files limit leaves after
     /// the pipeline's own files and transfers (at least 64).
@@ -133,19 +111,18 @@ public struct ServerConfiguration: Sendable {
     /// Labs one client runs at most: the setting, or its fair share of `maxLabs`.
     public var effectiveLabsPerClient: Int { labsPerClient ?? ClientPlaces.fairShare(of: maxLabs) }
 
-    /// The resident memory that triggers a memory warning.
-    public var effectiveMemoryLimit: Int { memoryLimitBytes ?? pipeline.memoryBudgetBytes + 512 * 1024 * 1024 }
-
     /// Each lab lane's memory cache: the budget shared by the most lanes that may run at once, and at
     /// least 32 MiB (a lane keeps thumbnails, about 10 KB a photo, and originals only until filtered).
-    var labLaneMemoryBudget: Int { max(32 * 1_048_576, pipeline.memoryBudgetBytes / max(1, maxLabs * LabRequest.maxLanes)) }
+    func labLaneMemoryBudget(_ pipeline: PipelineConfiguration) -> Int {
+        max(32 * 1_048_576, pipeline.memoryBudgetBytes / max(1, maxLabs * LabRequest.maxLanes))
+    }
 
-    /// The process-wide bounds on transfers and filtrations. The server's list may take every permit
-    /// and always finds its own share free of lab work: all its transfers (`maxConcurrentTransfers`,
+    /// The process-wide bounds on transfers and filtrations for the list's `pipeline`. The list may
+    /// take every permit and always finds its own share free of lab work: all its transfers (`maxConcurrentTransfers`,
     /// so rows on screen never wait for a lab) and half the filter permits (at least one). Transfers
     /// hold no thread, so labs get `maxConcurrentDownloads` each on top; filtrations use the cores,
     /// so labs share the list's.
-    func makeSharedBounds() -> SharedBounds {
+    func makeSharedBounds(_ pipeline: PipelineConfiguration) -> SharedBounds {
         let downloads = max(1, pipeline.maxConcurrentDownloads), filters = max(1, pipeline.maxConcurrentFiltrations)
         let transfers = max(downloads, pipeline.maxConcurrentTransfers)
         return SharedBounds(
@@ -153,15 +130,5 @@ public struct ServerConfiguration: Sendable {
             // With one filter permit configured, labs get a second: the list's is never theirs.
             filtrations: WorkPermits(capacity: max(2, filters), reservedForHost: max(1, filters / 2)),
             holder: .host)
-    }
-
-    /// Where downloaded originals and sepia results are kept across restarts.
-    package var imageCacheDirectory: String { cacheDirectory + "/images" }
-
-    static func defaultCacheDirectory() -> String {
-        let environment = ProcessInfo.processInfo.environment
-        if let xdg = environment["XDG_CACHE_HOME"], !xdg.isEmpty { return xdg + "/classic-photos" }
-        if let home = environment["HOME"], !home.isEmpty { return home + "/.cache/classic-photos" }
-        return NSTemporaryDirectory() + "classic-photos"
     }
 }
