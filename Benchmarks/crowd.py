@@ -231,15 +231,15 @@ def person_jumps(url: str, tls: bool, jumps: int) -> list[float | None]:
         driver.quit()
 
 
-def warm(port: int, tls: bool) -> None:
-    """The crowd's rows made sepia before anyone comes (a demo URL's top rows are done by its first visitor)."""
+def warm(port: int, tls: bool, rows: range = range(0, TOP_ROWS)) -> None:
+    """The crowd's rows (`rows`) made sepia before anyone comes (a demo URL's top rows are done by its first visitor)."""
     async def run() -> None:
         connection = Connection(port, "127.0.0.1", tls)
         status, body = await connection.request("POST", "/api/viewers")
         viewer = json.loads(body)["viewer"]
         stream = SSEProtocol(f"/events?viewer={viewer}", port, lambda e: None)
         await asyncio.get_running_loop().create_connection(lambda: stream, HOST, port, ssl=UNVERIFIED if tls else None)
-        for first in range(0, TOP_ROWS, 10):
+        for first in range(rows.start, rows.stop, 10):
             await connection.request("POST", "/api/viewport", {"viewer": viewer, "scrolling": False, "first": first, "last": first + 9})
             deadline = time.monotonic() + 120
             while time.monotonic() < deadline:

@@ -9,6 +9,8 @@ steps, all N through one step before the next; the server's VmRSS is read after 
   stream       `GET /events/shared` on a second connection, held (its `stream` event read)
   join         the viewer joined to that stream (its snapshot read)
   thumbnails   its first screen's nine thumbnails on the first connection
+  traffic      another viewer has rows 100-299 made meanwhile: every visitor is sent their operations
+               (about 800 timeline events) and the totals, and keeps its replay history of them
 
   python3 Benchmarks/visitor_memory.py [--visitors 1000] [--settle 2]
 """
@@ -23,7 +25,7 @@ import resource
 import time
 
 from common import HOST, SSEProtocol, Server, log, rss_bytes, table
-from crowd import PHOTOS, ROWS_ON_SCREEN, Connection, address, warm
+from crowd import PHOTOS, ROWS_ON_SCREEN, TOP_ROWS, Connection, address, warm
 
 
 async def steps(port: int, pid: int, visitors: int, settle: float) -> list[tuple[str, int]]:
@@ -76,6 +78,9 @@ async def steps(port: int, pid: int, visitors: int, settle: float) -> list[tuple
                 await asyncio.gather(*(step(n) for n in range(first, min(visitors, first + 50))))
         await asyncio.sleep(settle)
         figures.append((name, rss_bytes(pid)))
+    await asyncio.to_thread(warm, port, False, range(TOP_ROWS, PHOTOS))
+    await asyncio.sleep(settle)
+    figures.append(("traffic", rss_bytes(pid)))
     for protocol, _, _ in streams:
         protocol.close()
     for each in connections:

@@ -23,7 +23,7 @@ struct EventBatchWriteTests {
         // Given a viewer's stream with twenty events queued before its writer runs, then closed
         let outbox = EventOutbox()
         let generation = outbox.attach(lastEventID: nil) { [] }
-        outbox.enqueue(contentsOf: (0..<20).map(photo))
+        outbox.enqueue(contentsOf: (0..<20).map { photo($0) })
         outbox.close()
 
         // When its writer writes them out
@@ -34,7 +34,7 @@ struct EventBatchWriteTests {
         // Then the connection got the retry line, then one write with all twenty, then the end
         let bodies = writes.all
         #expect(bodies.count == 2)
-        #expect(bodies.last.map(photoEvents) == 20)
+        #expect(bodies.last.map { photoEvents(in: $0) } == 20)
         #expect(writes.finished)
     }
 
@@ -45,7 +45,7 @@ struct EventBatchWriteTests {
         let session = try #require(viewers.create())
         let stream = SharedEventStream(maxViewers: 4)
         try stream.join(session, lastEventID: nil) {
-            [.init(name: .snapshot, data: Data("{}".utf8))] + (0..<20).map(photo)
+            [EventOutbox.Payload(name: .snapshot, data: Data("{}".utf8))] + (0..<20).map { photo($0) }
         }
 
         // When the stream's writer runs
@@ -69,7 +69,12 @@ struct EventBatchWriteTests {
 private final class BodyWrites: Sendable {
     private let bodies = Locked([String]())
     private let ended = Locked(false)
-    private let (counts, counted) = AsyncStream.makeStream(of: Int.self)
+    private let counts: AsyncStream<Int>
+    private let counted: AsyncStream<Int>.Continuation
+
+    init() {
+        (counts, counted) = AsyncStream.makeStream(of: Int.self)
+    }
 
     func record(_ buffer: ByteBuffer) {
         let count = bodies.withLock { bodies in

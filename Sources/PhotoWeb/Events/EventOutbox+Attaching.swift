@@ -1,4 +1,5 @@
 import Foundation
+import Locking
 
 extension EventOutbox {
     /// Starts a new stream (closing any earlier one). Replays what came after `lastEventID` when

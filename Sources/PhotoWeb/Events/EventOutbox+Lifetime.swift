@@ -1,4 +1,5 @@
 import Foundation
+import Locking
 
 extension EventOutbox {
     /// Stream `generation` ended (the client left or the write failed).

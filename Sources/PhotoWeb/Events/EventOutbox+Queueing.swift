@@ -1,4 +1,5 @@
 import Foundation
+import Locking
 
 extension EventOutbox {
     /// Queues an event for the viewer; closes its stream instead when too much is unsent.

@@ -1,4 +1,5 @@
 import Foundation
+import Locking
 
 extension EventOutbox {
     /// The next item for stream `generation`, waiting for one; nil when that stream is closed. An
