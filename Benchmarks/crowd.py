@@ -18,7 +18,7 @@ its requests and one for its stream).
 Printed per crowd size: visitors served (page 200 and a stream joined), refused (by status), streams
 lost (ended before the run did), the person's jumps p50 / p95 alone and under the crowd and their
 ratio, the crowd's report round trips p50 / p99, the server's resident memory per visitor (VmRSS with
-the crowd joined less before, over N), and its CPU per visitor-minute.
+the crowd joined less before, over N; and again at the end of its reading), and its CPU per visitor-minute.
 
   python3 Benchmarks/crowd.py [--visitors 1000,2000] [--seconds 40] [--tls]
 """
@@ -231,15 +231,15 @@ def person_jumps(url: str, tls: bool, jumps: int) -> list[float | None]:
         driver.quit()
 
 
-def warm(port: int, tls: bool) -> None:
-    """The crowd's rows made sepia before anyone comes (a demo URL's top rows are done by its first visitor)."""
+def warm(port: int, tls: bool, rows: range = range(0, TOP_ROWS)) -> None:
+    """The crowd's rows (`rows`) made sepia before anyone comes (a demo URL's top rows are done by its first visitor)."""
     async def run() -> None:
         connection = Connection(port, "127.0.0.1", tls)
         status, body = await connection.request("POST", "/api/viewers")
         viewer = json.loads(body)["viewer"]
         stream = SSEProtocol(f"/events?viewer={viewer}", port, lambda e: None)
         await asyncio.get_running_loop().create_connection(lambda: stream, HOST, port, ssl=UNVERIFIED if tls else None)
-        for first in range(0, TOP_ROWS, 10):
+        for first in range(rows.start, rows.stop, 10):
             await connection.request("POST", "/api/viewport", {"viewer": viewer, "scrolling": False, "first": first, "last": first + 9})
             deadline = time.monotonic() + 120
             while time.monotonic() < deadline:
@@ -281,6 +281,7 @@ def run(visitors: int, args, tls: tuple[Path, Path] | None) -> dict:
         while time.monotonic() - wall_start < args.seconds:
             time.sleep(0.5)
         cpu_used, wall = cpu_seconds(pid) - cpu_start, time.monotonic() - wall_start
+        rss_read = rss_bytes(pid)
         done.set()
         figures = [results.get(True, 120) for _ in processes]
         for process in processes:
@@ -288,6 +289,7 @@ def run(visitors: int, args, tls: tuple[Path, Path] | None) -> dict:
         rss_after = rss_bytes(pid)
     merged = {"visitors": visitors, "held": held, "join_s": join_s, "jumps": jumps, "cpu": cpu_used, "wall": wall,
               "rss_per_visitor": (rss_joined - rss_before) / visitors if visitors else 0,
+              "rss_read_per_visitor": (rss_read - rss_before) / visitors if visitors else 0,
               "rss_after": rss_after, "rss_before": rss_before, "refused": {}, "failed": [], "reports": []}
     for f in figures:
         for key in ("served", "lost", "report_errors", "thumbnails", "not_ready", "requests"):
@@ -337,7 +339,8 @@ def main() -> None:
             log(f"  not served: {line}")
         log(f"  {count}: joined in {crowd['join_s']:.0f} s; timeouts in jumps alone {alone['jumps'].count(None)}, "
             f"under the crowd {crowd['jumps'].count(None)}; reports refused {crowd['report_errors']}; thumbnails "
-            f"{crowd['thumbnails']} (not ready {crowd['not_ready']}); load {os.getloadavg()[0]:.2f}")
+            f"{crowd['thumbnails']} (not ready {crowd['not_ready']}); RSS per visitor after reading "
+            f"{crowd['rss_read_per_visitor'] / 1024:.1f} KB; load {os.getloadavg()[0]:.2f}")
     log(table(["visitors", "served", "refused", "failed", "streams lost", "jump p50/p95 alone ms", "under crowd ms",
                "ratio p50/p95", "reports p50/p99", "RSS/visitor", "CPU/visitor-min", "server cores", "crowd req"], rows))
 

@@ -30,11 +30,11 @@ struct ClientNumbersTests {
         let next = outbox.attach(lastEventID: .max) { [.init(name: .snapshot, data: Data("{}".utf8))] }
 
         // Then it starts again from a snapshot
-        guard case .event(let event) = await outbox.next(generation: next) else {
+        guard case .events(let events) = await outbox.next(generation: next) else {
             Issue.record("expected the snapshot")
             return
         }
-        #expect(event.name == .snapshot)
+        #expect(events.map(\.name) == [.snapshot])
     }
 
     @Test func theExtremesOverHTTPAreAnsweredAndTheServerServesOn() async throws {

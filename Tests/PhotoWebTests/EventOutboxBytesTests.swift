@@ -34,9 +34,14 @@ struct EventOutboxBytesTests {
         for _ in 0..<3 { outbox.enqueue(operation(1_000)) }
         #expect(!unsent.admitsNewStream)
 
-        // A read gives its bytes back; a stream that goes away, the rest
-        _ = await outbox.next(generation: generation)
-        #expect(unsent.bytes == 2_000 && unsent.admitsNewStream)
+        // A read takes what was queued and gives its bytes back; a stream that goes away, what it left
+        guard case .events(let read) = await outbox.next(generation: generation) else {
+            Issue.record("expected the events")
+            return
+        }
+        #expect(read.count == 3 && unsent.bytes == 0 && unsent.admitsNewStream)
+        for _ in 0..<2 { outbox.enqueue(operation(1_000)) }
+        #expect(unsent.bytes == 2_000)
         outbox.detach(generation: generation)
         #expect(unsent.bytes == 0)
 

@@ -27,7 +27,7 @@ struct StreamMuxTests {
 
         // Given a carry parked with its event (nobody takes from the mux)
         mux.carry(viewer, generation: 1)
-        let first = Task { await mux.deliver(event, of: viewer, generation: 1) }
+        let first = Task { await mux.deliver([event], of: viewer, generation: 1) }
         try await eventually { mux.queued == 1 }
         #expect(unsent.bytes >= event.data.count, "what waits in the mux counts in the budget")
 
@@ -35,7 +35,7 @@ struct StreamMuxTests {
         var carries: [Task<Bool, Never>] = [first]
         for generation in 2...1_001 {
             mux.carry(viewer, generation: generation)
-            carries.append(Task { await mux.deliver(event, of: viewer, generation: generation) })
+            carries.append(Task { await mux.deliver([event], of: viewer, generation: generation) })
         }
         try await eventually { mux.queued == 1 }
 
@@ -45,7 +45,7 @@ struct StreamMuxTests {
         #expect(unsent.bytes < 2 * event.data.count)
 
         // And the last one is handed over when the writer reads
-        guard case .event(let whose, _) = await mux.next() else { Issue.record("no event"); return }
+        guard case .events(let whose, _) = await mux.next() else { Issue.record("no event"); return }
         #expect(whose == viewer)
         #expect(await carries.last!.value)
         #expect(unsent.bytes == 0)
@@ -56,7 +56,7 @@ struct StreamMuxTests {
         let mux = StreamMux(unsent: unsent)
         let (viewer, event) = (viewer, event)
         mux.carry(viewer, generation: 3)
-        let carry = Task { await mux.deliver(event, of: viewer, generation: 3) }
+        let carry = Task { await mux.deliver([event], of: viewer, generation: 3) }
         try await eventually { mux.queued == 1 }
 
         mux.retire(viewer, generation: 2)  // an older carry's end changes nothing
@@ -64,7 +64,7 @@ struct StreamMuxTests {
         mux.retire(viewer, generation: 3)
         #expect(await carry.value == false)
         #expect(mux.queued == 0 && unsent.bytes == 0)
-        #expect(await mux.deliver(event, of: viewer, generation: 3) == false, "a retired carry delivers nothing more")
+        #expect(await mux.deliver([event], of: viewer, generation: 3) == false, "a retired carry delivers nothing more")
     }
 
     @Test func heartbeatsWaitOnceAndControlEventsPastTheirCapCutTheConnection() async throws {
@@ -90,7 +90,7 @@ struct StreamMuxTests {
         let carries = (0..<8).map { index in
             let viewer = ViewerID("v\(index)")
             mux.carry(viewer, generation: 1)
-            return Task { await mux.deliver(event, of: viewer, generation: 1) }
+            return Task { await mux.deliver([event], of: viewer, generation: 1) }
         }
         mux.post(.control("left", Data("{}".utf8)))
         try await eventually { mux.queued == 9 }

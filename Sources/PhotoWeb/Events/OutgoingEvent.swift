@@ -25,6 +25,10 @@ struct OutgoingEvent: Sendable {
     var data: Data
     var key: CoalescingKey?
 
+    /// About the bytes its lines add to its data on the wire (`id`, `event`, `data`, the blank line):
+    /// what a writer reserves, so a batch's buffer is allocated once.
+    static let framingBytes = 64
+
     /// Appends the bytes on the wire to `buffer`: written straight into the stream's write, not
     /// built apart and copied (a thousand streams write each event).
     func write(to buffer: inout ByteBuffer) {

@@ -129,13 +129,13 @@ final class SharedEventStream: Sendable {
         if idle { close() }
     }
 
-    /// Moves viewer `session`'s events into the mux one at a time until its outbox ends this
+    /// Moves viewer `session`'s events into the mux, what its outbox has ready as one item, until its outbox ends this
     /// generation (it left, joined elsewhere, was cut off or dropped) or the stream closes.
     private func carry(_ session: ViewerSession, generation: Int) async {
         carrying: while let item = await session.outbox.next(generation: generation) {
             switch item {
-            case .event(let event):
-                guard await mux.deliver(event, of: session.id, generation: generation) else { break carrying }
+            case .events(let events):
+                guard await mux.deliver(events, of: session.id, generation: generation) else { break carrying }
             case .heartbeat:
                 mux.post(.heartbeat)
             }

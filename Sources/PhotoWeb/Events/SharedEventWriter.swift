@@ -30,13 +30,15 @@ struct SharedEventWriter: Sendable {
         try await writer.write(ByteBuffer(data: Self.encoded(name: "stream", data: opened)))
         var lastWrite = ContinuousClock.now
         while let first = await mux.next() {
-            // What came meanwhile goes in the same write: one write per burst, not per event.
+            // What came meanwhile goes in the same write: one write per burst, not per event (each
+            // member's item already holds all its outbox had ready).
             var buffer = ByteBuffer()
+            buffer.reserveCapacity(first.bytes)
             var item: StreamMux.Item? = first
             while let current = item {
                 switch current {
-                case .event(let viewer, let event):
-                    Self.write(event, of: viewer, to: &buffer)
+                case .events(let viewer, let events):
+                    for event in events { Self.write(event, of: viewer, to: &buffer) }
                 case .control(let name, let data):
                     buffer.writeData(Self.encoded(name: name, data: data))
                 case .heartbeat:
@@ -45,7 +47,7 @@ struct SharedEventWriter: Sendable {
                         buffer.writeString(": ping\n\n")
                     }
                 }
-                item = buffer.readableBytes < ServerSentEventStream.batchBytes ? mux.nextIfReady() : nil
+                item = buffer.readableBytes < EventOutbox.batchBytes ? mux.nextIfReady() : nil
             }
             guard buffer.readableBytes > 0 else { continue }
             try await writer.write(buffer)

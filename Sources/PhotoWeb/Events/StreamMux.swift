@@ -3,7 +3,7 @@ import PhotoPipeline
 import Locking
 
 /// What several viewers' outboxes hand one shared stream's writer: each member delivers one item at
-/// a time and waits until the writer takes it, so the mux holds at most one item per member and the
+/// a time (the events its outbox had ready, together) and waits until the writer takes it, so the mux holds at most one item per member and the
 /// outboxes stay the place where unsent events are bounded and coalesced.
 ///
 /// One carry per member: a re-join names a newer generation of the viewer's outbox, and the item
@@ -13,8 +13,8 @@ import Locking
 final class StreamMux: Sendable {
     /// What the writer gets next.
     enum Item: Sendable {
-        /// Viewer `viewer`'s event.
-        case event(ViewerID, OutgoingEvent)
+        /// Viewer `viewer`'s events, taken from its outbox together: written together.
+        case events(ViewerID, [OutgoingEvent])
         /// A comment line, so proxies keep the connection and a gone client is noticed.
         case heartbeat
         /// A control event of the stream itself (`stream`, `left`): its name and JSON.
@@ -23,7 +23,7 @@ final class StreamMux: Sendable {
         /// About the bytes it takes on the wire, as counted in the unsent-bytes budget.
         var bytes: Int {
             switch self {
-            case .event(_, let event): event.data.count + 96
+            case .events(_, let events): events.reduce(0) { $0 + $1.data.count + 96 }
             case .heartbeat: 8
             case .control(let name, let data): name.count + data.count + 16
             }
@@ -85,11 +85,11 @@ final class StreamMux: Sendable {
         withdrawn.forEach { $0.resume(returning: false) }
     }
 
-    /// Hands viewer `viewer`'s event (from its outbox's `generation`) to the writer and waits until
-    /// it is taken; false once the stream has closed or a newer carry replaced this one (the item is
-    /// then dropped, and the carry stops).
-    func deliver(_ event: OutgoingEvent, of viewer: ViewerID, generation: Int) async -> Bool {
-        let item = Item.event(viewer, event)
+    /// Hands viewer `viewer`'s events (from its outbox's `generation`) to the writer as one item and
+    /// waits until it is taken; false once the stream has closed or a newer carry replaced this one
+    /// (the item is then dropped, and the carry stops).
+    func deliver(_ events: [OutgoingEvent], of viewer: ViewerID, generation: Int) async -> Bool {
+        let item = Item.events(viewer, events)
         return await withCheckedContinuation { (taken: CheckedContinuation<Bool, Never>) in
             let action: (writer: CheckedContinuation<Item?, Never>?, accepted: Bool?) = state.withLock { state in
                 if state.closed || state.carriers[viewer] != generation { return (nil, false) }
@@ -117,7 +117,7 @@ final class StreamMux: Sendable {
             case .control:
                 guard state.queuedControls < Self.maxQueuedControls else { return .overflow }
                 state.queuedControls += 1
-            case .event:
+            case .events:
                 break
             }
             state.queue.append(Waiting(item: item, carrier: nil))

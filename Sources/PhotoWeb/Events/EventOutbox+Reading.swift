@@ -1,0 +1,71 @@
+import Foundation
+import Locking
+
+extension EventOutbox {
+    /// The next item for stream `generation`, waiting for one; nil when that stream is closed. An
+    /// item holds every event queued when the writer comes for it (up to about `batchBytes`): what
+    /// came while it wrote the last one goes in one write, not one write per event.
+    func next(generation: Int) async -> Item? {
+        while true {
+            let wake = await withCheckedContinuation { (continuation: CheckedContinuation<Wake, Never>) in
+                let ready: Wake? = state.withLock { state in
+                    if let ready = take(for: generation, in: &state) { return ready }
+                    state.waiter = (generation, continuation)
+                    return nil
+                }
+                if let ready { continuation.resume(returning: ready) }
+            }
+            switch wake {
+            case .item(let item): return item
+            case .closed: return nil
+            case .woken: continue
+            }
+        }
+    }
+
+    /// Sends a comment line if the stream has been quiet since `idleSince`, so proxies and
+    /// browsers keep the connection and a dead client is noticed.
+    func heartbeatIfIdle(since idleSince: ContinuousClock.Instant) {
+        let waiter = state.withLock { state -> CheckedContinuation<Wake, Never>? in
+            guard state.attached, state.lastActivity <= idleSince else { return nil }
+            state.heartbeatDue = true
+            return wakeWaiter(in: &state)
+        }
+        waiter?.resume(returning: .woken)
+    }
+
+    /// What stream `generation`'s writer gets now: the queued events, else a due heartbeat; nil
+    /// when there is nothing (it waits). Under the lock.
+    private func take(for generation: Int, in state: inout State) -> Wake? {
+        guard state.generation == generation else { return .closed }
+        if state.pending.count > 0 {
+            var events: [OutgoingEvent] = []
+            events.reserveCapacity(state.pending.count)
+            var bytes = 0
+            while bytes < Self.batchBytes, let event = state.pending.popFirst() {
+                bytes += event.data.count
+                events.append(event)
+            }
+            settle(&state)
+            // Events keep the connection as a heartbeat would.
+            state.heartbeatDue = false
+            state.lastActivity = .now
+            return .item(.events(events))
+        }
+        if state.heartbeatDue {
+            state.heartbeatDue = false
+            state.lastActivity = .now
+            return .item(.heartbeat)
+        }
+        return state.closing ? .closed : nil
+    }
+
+    /// The current stream's waiting writer, taken when it has something to write (resume it, with
+    /// `.woken`, after the lock). Under the lock.
+    func wakeWaiter(in state: inout State) -> CheckedContinuation<Wake, Never>? {
+        guard let waiter = state.waiter, waiter.generation == state.generation,
+              state.pending.count > 0 || state.heartbeatDue else { return nil }
+        state.waiter = nil
+        return waiter.continuation
+    }
+}

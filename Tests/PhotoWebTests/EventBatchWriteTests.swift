@@ -1,0 +1,113 @@
+import Foundation
+import HTTPTypes
+import Hummingbird
+import Locking
+import NIOCore
+@testable import PhotoWeb
+import Testing
+
+/// Events queued together reach their connection in one write (one chunk, one syscall), on a viewer's
+/// own stream and on a shared one: a crowd's bursts cost a write each, not a write per event.
+@Suite("Events queued together are written at once")
+struct EventBatchWriteTests {
+    private func photo(_ index: Int) -> EventOutbox.Payload {
+        .init(name: .photo, data: Data(#"{"index":\#(index),"state":"filtered"}"#.utf8), photoIndex: index)
+    }
+
+    private func photoEvents(in body: String) -> Int {
+        body.components(separatedBy: "event: photo\n").count - 1
+    }
+
+    @Test(.timeLimit(.minutes(1)))
+    func aViewersStreamWritesEventsQueuedTogetherInOneWrite() async throws {
+        // Given a viewer's stream with twenty events queued before its writer runs, then closed
+        let outbox = EventOutbox()
+        let generation = outbox.attach(lastEventID: nil) { [] }
+        outbox.enqueue(contentsOf: (0..<20).map { photo($0) })
+        outbox.close()
+
+        // When its writer writes them out
+        let writes = BodyWrites()
+        var writer: any ResponseBodyWriter = RecordingBodyWriter(writes: writes)
+        try await ServerSentEventStream(outbox: outbox, generation: generation, retry: .seconds(1)).write(to: &writer)
+
+        // Then the connection got the retry line, then one write with all twenty, then the end
+        let bodies = writes.all
+        #expect(bodies.count == 2)
+        #expect(bodies.last.map { photoEvents(in: $0) } == 20)
+        #expect(writes.finished)
+    }
+
+    @Test(.timeLimit(.minutes(1)))
+    func aSharedStreamWritesAMembersReadyEventsInOneWrite() async throws {
+        // Given a shared stream whose member has a snapshot and twenty events ready when it joins
+        let viewers = TestViewers(maxViewers: 4, idleTimeout: .seconds(30))
+        let session = try #require(viewers.create())
+        let stream = SharedEventStream(maxViewers: 4)
+        try stream.join(session, lastEventID: nil) {
+            [EventOutbox.Payload(name: .snapshot, data: Data("{}".utf8))] + (0..<20).map { photo($0) }
+        }
+
+        // When the stream's writer runs
+        let writes = BodyWrites()
+        let writing = Task {
+            var writer: any ResponseBodyWriter = RecordingBodyWriter(writes: writes)
+            try await SharedEventWriter(stream: stream, retry: .seconds(1), heartbeat: .seconds(600)).write(to: &writer)
+        }
+
+        // Then after the retry line and the `stream` event, one write carries the snapshot and all twenty
+        let first = await writes.first(3)
+        #expect(first[1].contains("event: stream\n"))
+        #expect(first[2].contains("event: snapshot\n") && photoEvents(in: first[2]) == 20)
+        stream.close()
+        try await writing.value
+        #expect(writes.all.count == 3, "nothing was left for another write")
+    }
+}
+
+/// What a response body's writer handed its connection, write by write.
+private final class BodyWrites: Sendable {
+    private let bodies = Locked([String]())
+    private let ended = Locked(false)
+    private let counts: AsyncStream<Int>
+    private let counted: AsyncStream<Int>.Continuation
+
+    init() {
+        (counts, counted) = AsyncStream.makeStream(of: Int.self)
+    }
+
+    func record(_ buffer: ByteBuffer) {
+        let count = bodies.withLock { bodies in
+            bodies.append(String(buffer: buffer))
+            return bodies.count
+        }
+        counted.yield(count)
+    }
+
+    func finish() {
+        ended.withLock { $0 = true }
+    }
+
+    var all: [String] { bodies.withLock { $0 } }
+
+    var finished: Bool { ended.withLock { $0 } }
+
+    /// The first `count` writes, once they have been made.
+    func first(_ count: Int) async -> [String] {
+        for await made in counts where made >= count { break }
+        return Array(all.prefix(count))
+    }
+}
+
+/// A response body writer that records each write apart, as a connection would get them.
+private struct RecordingBodyWriter: ResponseBodyWriter {
+    let writes: BodyWrites
+
+    mutating func write(_ buffer: ByteBuffer) async throws {
+        writes.record(buffer)
+    }
+
+    consuming func finish(_ trailingHeaders: HTTPFields?) async throws {
+        writes.finish()
+    }
+}
