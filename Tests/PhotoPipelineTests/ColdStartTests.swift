@@ -42,7 +42,8 @@ struct ColdStartTests {
         let aborted = try await harness.origin.waitUntilServed("/p1.jpg")
         #expect(aborted.clientClosedEarly)
         // A restart would find nothing either
-        let reopened = PhotoPipeline(entries: harness.pipeline.entries, disk: await DiskCache.opening(directory, budget: 50_000_000))
+        let reopenedCache = await DiskCache.opening(directory, budget: 50_000_000)
+        let reopened = PhotoPipeline(entries: harness.pipeline.entries, disk: reopenedCache)
         #expect(reopened.record(0).state == .new)
 
         // When row 0 is wanted again, it is downloaded again from the origin and filtered again

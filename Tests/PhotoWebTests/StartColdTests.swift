@@ -77,15 +77,16 @@ struct StartColdTests {
 
     @Test func onlyThePresenterStartsColdAndOnlyWhileEveryoneElseFollows() async throws {
         try await WebHarness.with(photoCount: 12) { harness in
-            // Given a presenter and another viewer on the list that does not follow it
+            // Given a presenter and another viewer looking at rows of its own, not following it
             let presenter = try await harness.newViewer()
             let code = try await PresentationTests.present(presenter, harness)
             let other = try await harness.newViewer()
+            try await harness.report(other, scrolling: false, rows: 0...3)
 
             // Then the presenter is refused with the reason: the other would lose its work
             let refused = try await Self.startCold(code, as: presenter, harness)
             #expect(refused.status == 409)
-            #expect(refused.text.contains("1 other viewer is on the list without following"), "\(refused.text)")
+            #expect(refused.text.contains("1 other viewer is looking at the list without following"), "\(refused.text)")
 
             // When the other follows, neither the follow code, the follower nor a stranger can start it cold
             #expect(try await harness.post("/api/presentations/\(code)/followers", json: #"{"viewer": "\#(other)"}"#).status == 200)

@@ -30,8 +30,10 @@ def test_only_the_presenter_starts_cold_and_only_while_everyone_else_follows(sta
     code = json.loads(body)["code"]
     cold = f"/api/presentations/{code}/cold-starts"
 
-    # A stranger on the list who does not follow: even the presenter is refused, with the reason
+    # A stranger looking at rows of its own, not following: even the presenter is refused, with the reason
     stranger = new_viewer(server)
+    status, _, body = post(server, "/api/viewport", {"viewer": stranger, "scrolling": False, "first": 0, "last": 3})
+    assert status == 204, body
     status, _, body = post(server, cold, {"viewer": presenter})
     assert status == 409 and b"would take away their work" in body, body
 

@@ -16,7 +16,7 @@ extension PhotoPipeline {
     @discardableResult
     public func startCold() -> Int? {
         guard canStartCold else { return nil }
-        let changed = update { state, effects in
+        let changed: Int = update { state, effects in
             for operation in state.pending.removeAll() {
                 // What they still deliver (a preview, a thumbnail, an original, bytes to resume from) would refill the list.
                 operation.discardResults()

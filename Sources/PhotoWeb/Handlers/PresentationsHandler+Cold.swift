@@ -18,7 +18,7 @@ extension PresentationsHandler {
             among: context.viewers.all(in: context.list), presenter: presenter.id, followers: followers)
         guard bystanders.isEmpty else {
             throw APIError.conflict(
-                "\(bystanders.count) other viewer\(bystanders.count == 1 ? " is" : "s are") on the list without following this "
+                "\(bystanders.count) other viewer\(bystanders.count == 1 ? " is" : "s are") looking at the list without following this "
                 + "presentation: starting cold would take away their work. Ask them to open the follow link, or wait until they leave")
         }
         guard pipeline.canStartCold else {

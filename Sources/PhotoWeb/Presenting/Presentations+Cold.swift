@@ -17,11 +17,13 @@ extension Presentations {
     }
 
     /// Those of `viewers` (the list's) that would lose their work: neither the presenter nor one of
-    /// its `followers`, not gone, and with a stream (a page that went away, or reloaded, sees nothing).
-    /// Asks sessions and outboxes: call it with no lock held.
+    /// its `followers`, not gone, with rows of their own on screen (they reported a viewport) and a
+    /// stream (a page that went away, or reloaded, sees nothing; a script that never reported has no
+    /// rows to lose). Asks sessions, controllers and outboxes: call it with no lock held.
     static func bystanders(among viewers: [ViewerSession], presenter: ViewerID, followers: Set<ViewerID>) -> [ViewerSession] {
         viewers.filter { viewer in
-            viewer.id != presenter && !followers.contains(viewer.id) && !viewer.isClosed && viewer.outbox.detachedSince == nil
+            viewer.id != presenter && !followers.contains(viewer.id) && !viewer.isClosed
+                && viewer.existingController?.visibleRows != nil && viewer.outbox.detachedSince == nil
         }
     }
 
