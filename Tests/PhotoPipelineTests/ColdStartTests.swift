@@ -48,10 +48,10 @@ struct ColdStartTests {
 
         // When row 0 is wanted again, it is downloaded again from the origin and filtered again
         controller.loadImagesForOnscreenRows(0...0)
-        try await harness.origin.waitUntilRequested("/p0.jpg")
-        #expect(harness.origin.requestCount("/p0.jpg") == 2)
         #expect(harness.pipeline.record(0).state != .filtered)
         again.openAll()
+        let fetched = try await harness.origin.waitUntilServed("/p0.jpg", times: 2)
+        #expect(!fetched.clientClosedEarly && fetched.bytesSent == photo.count)
         try await harness.recorder.wait(for: "photo 0 filtered again") { events in
             events.count { if case .photo(0, .filtered) = $0.kind { true } else { false } } >= 2
         }

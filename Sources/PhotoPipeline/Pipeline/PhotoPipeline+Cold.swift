@@ -1,3 +1,5 @@
+import Locking
+
 /// Starting cold (issue 37): the list as a server with an empty cache would show it, without a
 /// restart, so a demo shows the rows load again. The memory warning's reset, and more: the results
 /// store is emptied too, and failures the work met are forgotten (those of the list's own entries stay).

@@ -1,3 +1,4 @@
+import Locking
 import PhotoPipeline
 
 /// Starting the list cold for a presentation's audience (issue 37): only its presenter may, only while
