@@ -55,6 +55,8 @@ listView = createListView({
 
 presenting = attachPresenting({
   store, list, button: $('present-button'), bar: $('presentation-bar'), viewport, reporter, rowHeight,
+  // The list started cold: the images this page loaded are not the server's any more.
+  onColdStart: () => { images.forget(); listView.render(); viewport.reportVisible(); },
 });
 
 const photoViewer = createPhotoViewer({ store, dialog: $('viewer'), returnTo: list });

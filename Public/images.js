@@ -186,7 +186,16 @@ export function createImages({ store, onLoaded }) {
     refresh(near);
   }
 
+  /** Forgets every image loaded (the list started cold): rows show placeholders until the server has them again. */
+  function forget() {
+    queue.clear();
+    loaded.clear();
+    failures.clear();
+    shownPartial.clear();
+  }
+
   return {
+    forget,
     srcFor,
     refresh,
     retryFailed,

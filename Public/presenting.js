@@ -3,14 +3,17 @@
 // a follower's page (opened by `?follow=CODE`) moves where the presenter is, sends no viewport
 // reports of its own while it follows (the server does the presenter's work once for everyone),
 // and goes its own way at the first scroll of its own (a wheel, a touch, a key, the scrollbar),
-// with a bar to follow again. `?present` starts presenting at once.
+// with a bar to follow again. `?present` starts presenting at once. "Start cold" (the presenter's
+// only) empties the list's caches for everyone who watches, and every page of the presentation starts
+// over: its rows back to placeholders, loaded again from the presenter's rows.
 
 import { url } from './config.js';
 
 const SCROLL_KEYS = new Set(['ArrowUp', 'ArrowDown', 'PageUp', 'PageDown', 'Home', 'End', ' ']);
 
-/** Wires the Present button and the presentation bar. `reportVisible()` reports this page's own rows. */
-export function attachPresenting({ store, list, button, bar, viewport, reporter, rowHeight }) {
+/** Wires the Present button and the presentation bar. `reportVisible()` reports this page's own rows;
+ * `onColdStart()` makes the page start over (it forgets the images it loaded). */
+export function attachPresenting({ store, list, button, bar, viewport, reporter, rowHeight, onColdStart = () => {} }) {
   const params = new URLSearchParams(location.search);
   const state = {
     role: params.get('follow') ? 'follower' : null,
@@ -21,6 +24,8 @@ export function attachPresenting({ store, list, button, bar, viewport, reporter,
     link: null,
     moves: [], // page clock of each move applied (the latest 50), for the browser tests
     last: null,
+    coldStarts: null, // the presentation's cold starts this page knows of (null: none heard yet)
+    startedOver: 0, // how many times this page started over, for the browser tests
   };
 
   function render() {
@@ -46,6 +51,10 @@ export function attachPresenting({ store, list, button, bar, viewport, reporter,
       link.addEventListener('focus', () => link.select());
       text.append(link);
       actions.push(action('Copy link', 'copy-link', () => navigator.clipboard && navigator.clipboard.writeText(link.value)));
+      const cold = action('Start cold', 'start-cold', startCold);
+      cold.title = 'Empty the server\'s caches: every row loads again, on your screen and your followers\''
+        + ' (only while everyone on the server follows you)';
+      actions.push(cold);
       actions.push(action('Stop presenting', 'stop-presenting', stopPresenting));
     } else if (state.ended) {
       text.textContent = 'The presentation has ended. You are on your own from here.';
@@ -84,10 +93,38 @@ export function attachPresenting({ store, list, button, bar, viewport, reporter,
     render();
   }
 
+  /** Asks the server to start the list cold; a refusal (others would lose their work, too soon) is said. */
+  async function startCold() {
+    if (state.role !== 'presenter') return;
+    const response = await fetch(url(`/api/presentations/${state.code}/cold-starts`), {
+      method: 'POST', headers: { 'Content-Type': 'application/json' }, cache: 'no-store',
+      body: JSON.stringify({ viewer: store.state.viewer }),
+    });
+    const body = await response.json().catch(() => ({}));
+    if (!response.ok) {
+      store.setNotice('presentation', 'Could not start cold: ' + (body.error || response.status), 'error');
+      return;
+    }
+    store.setNotice('presentation', null);
+    // Its own cold start starts this page over even before it heard a count.
+    if (state.coldStarts == null) state.coldStarts = body.coldStarts - 1;
+    heardColdStarts(body.coldStarts);
+  }
+
+  /** The presentation started cold `count` times: a larger count than this page knew starts it over. */
+  function heardColdStarts(count) {
+    if (!Number.isInteger(count)) return;
+    const known = state.coldStarts;
+    state.coldStarts = known == null ? count : Math.max(known, count);
+    if (known == null || count <= known) return;
+    state.startedOver += 1;
+    onColdStart();
+  }
+
   async function stopPresenting() {
     if (state.role !== 'presenter') return;
     const code = state.code;
-    Object.assign(state, { role: null, code: null, link: null, followers: 0 });
+    Object.assign(state, { role: null, code: null, link: null, followers: 0, coldStarts: null });
     render();
     await fetch(url(`/api/presentations/${code}?viewer=${encodeURIComponent(store.state.viewer)}`), { method: 'DELETE', cache: 'no-store' });
   }
@@ -130,6 +167,7 @@ export function attachPresenting({ store, list, button, bar, viewport, reporter,
 
   /** A `presentation` event: the count for a presenter; the presenter's place, or its end, for a follower. */
   function onPresentation(data) {
+    if (data.code === state.code && data.role === state.role && !data.ended) heardColdStarts(data.coldStarts);
     if (data.role === 'presenter' && state.role === 'presenter' && data.code === state.code) {
       state.followers = data.followers;
       render();
@@ -164,12 +202,17 @@ export function attachPresenting({ store, list, button, bar, viewport, reporter,
      * (or goes on alone if the presentation is gone); a presenter's presentation went with the old one. */
     renewed() {
       if (state.role === 'follower' && state.following) followAgain();
-      else if (state.role === 'presenter') { Object.assign(state, { role: null, code: null, link: null, followers: 0 }); render(); }
+      else if (state.role === 'presenter') { Object.assign(state, { role: null, code: null, link: null, followers: 0, coldStarts: null }); render(); }
     },
     /** Whether this page's reports are held (it follows a presenter). */
     get following() { return state.following; },
     /** Starts presenting once the page has its viewer (`?present`). */
     startIfAsked() { if (params.has('present') && !state.role) startPresenting(); },
-    get state() { return { role: state.role, code: state.code, following: state.following, followers: state.followers, ended: state.ended, link: state.link, last: state.last, moves: state.moves.slice() }; },
+    get state() {
+      return {
+        role: state.role, code: state.code, following: state.following, followers: state.followers, ended: state.ended,
+        link: state.link, last: state.last, moves: state.moves.slice(), coldStarts: state.coldStarts, startedOver: state.startedOver,
+      };
+    },
   };
 }

@@ -129,6 +129,22 @@ public final class DiskCache: Sendable {
         return evicted
     }
 
+    /// Forgets every file (a cold start) and returns once they are deleted: the deletion is queued
+    /// behind the writes handed over before, so none of those is left on disk; a later write is kept.
+    public func removeAll() {
+        state.withLock { state in
+            state.entries.removeAll()
+            state.writing.removeAll()
+            state.totalBytes = 0
+        }
+        writer.sync {
+            let manager = FileManager.default
+            for name in (try? manager.contentsOfDirectory(atPath: directory.path)) ?? [] {
+                try? manager.removeItem(at: directory.appendingPathComponent(name))
+            }
+        }
+    }
+
     /// Waits until every queued write is on disk (shutdown).
     public func flush() {
         writer.sync {}

@@ -78,6 +78,15 @@ struct ImageStore {
         return restingStatesBefore(losing: memory.removeAll())
     }
 
+    /// Forgets everything kept (a cold start): memory, the bytes kept for resuming, and the mirror of
+    /// the results store (emptied once the lock is released); see `keep`.
+    mutating func removeAll() -> [Int: PhotoRecordState] {
+        partials.removeAll()
+        let before = restingStatesBefore(losing: Array(onDisk.keys) + memory.removeAll())
+        onDisk.removeAll()
+        return before
+    }
+
     // MARK: Disk
 
     /// Records that `key` is being written to the results store under `name`.

@@ -20,6 +20,9 @@ public protocol ResultStoring: Sendable {
     func write(_ data: Data, for name: String) -> [String]
     /// Waits until every write is kept (shutdown).
     func flush()
+    /// Forgets every result (a cold start), including those of writes handed over before; returns once
+    /// they are gone. May block on I/O; never under a lock.
+    func removeAll()
     /// Calls `handler` with names that turn out not to be held after all (a write that failed later,
     /// a file found damaged); never under the store's lock.
     func whenLost(_ handler: @escaping @Sendable ([String]) -> Void)
@@ -32,6 +35,9 @@ extension ResultStoring {
     /// A store whose writes are settled when `write` returns never loses a name later.
     public func whenLost(_ handler: @escaping @Sendable ([String]) -> Void) {}
     public var writeProblem: String? { nil }
+    /// A store shared with other instances keeps what they made: the pipeline never starts cold on
+    /// shared work (`PhotoPipeline.canStartCold`), so it never asks one.
+    public func removeAll() {}
 }
 
 extension DiskCache: ResultStoring {}

@@ -69,6 +69,9 @@ struct Effects: Sendable {
         calls.append(call)
     }
 
+    /// How many events were stamped so far.
+    var eventCount: Int { events.count }
+
     /// Stamps an event now.
     mutating func publish(_ kind: PipelineEvent.Kind) {
         events.append(transport.stamp(kind))

@@ -9,19 +9,21 @@ extension PhotoPipeline {
     /// Reads the disk on the calling thread: from async code use `loadImage`.
     public func image(_ variant: ImageVariant, of index: Int) throws(PipelineError) -> CachedImage {
         if let image = try imageInMemory(variant, of: index) { return image }
-        return try keep(results?.read(diskKey(index, variant)), as: variant, of: index)
+        let readAt = coldStarts
+        return try keep(results?.read(diskKey(index, variant)), as: variant, of: index, readAt: readAt)
     }
 
     /// `image(_:of:)` for async callers: a disk read happens on a Dispatch thread, never on the
     /// cooperative pool.
     public func loadImage(_ variant: ImageVariant, of index: Int) async throws(PipelineError) -> CachedImage {
         if let image = try imageInMemory(variant, of: index) { return image }
-        guard let results else { return try keep(nil, as: variant, of: index) }
+        let readAt = coldStarts
+        guard let results else { return try keep(nil, as: variant, of: index, readAt: readAt) }
         let name = diskKey(index, variant)
         let data = await withCheckedContinuation { continuation in
             DispatchQueue.global().async { continuation.resume(returning: results.read(name)) }
         }
-        return try keep(data, as: variant, of: index)
+        return try keep(data, as: variant, of: index, readAt: readAt)
     }
 
     /// How many requests wait now for thumbnails on their way (`readyThumbnail`).
@@ -85,13 +87,14 @@ extension PhotoPipeline {
     }
 
     /// Puts bytes read back from disk into the memory cache, or counts the miss (and forgets a
-    /// file the results store no longer has).
-    private func keep(_ data: Data?, as variant: ImageVariant, of index: Int) throws(PipelineError) -> CachedImage {
+    /// file the results store no longer has). Bytes read before the list started cold (`readAt`, its
+    /// cold starts when the read began) are a miss: the list has forgotten them.
+    func keep(_ data: Data?, as variant: ImageVariant, of index: Int, readAt: Int) throws(PipelineError) -> CachedImage {
         let image = data.map { CachedImage(data: $0) }
         let key = ImageCache.Key(index: index, variant: variant)
         let kept: Result<CachedImage, PipelineError> = update { state, effects in
             defer { effects.publishStateChanges(in: state) }
-            guard let image else {
+            guard let image, state.coldStarts == readAt else {
                 state.store.countMiss()
                 if state.store.isOnDisk(key) { effects.storeChanged(state.store.forgetOnDisk([diskKey(index, variant)])) }
                 return .failure(.notAvailable(index: index, variant: variant, state: state.photoState(of: index)))

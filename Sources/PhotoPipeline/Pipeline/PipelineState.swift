@@ -24,6 +24,8 @@ struct PipelineState {
     var census = StateCensus()
     /// Previews of photos still downloading, from the bytes arrived so far.
     var arrived = ArrivedPreviews()
+    /// How many times the list started cold: a disk read begun before the last one is not kept.
+    var coldStarts = 0
 
     /// Photo `index`'s state: failed, else what runs for it, else what the store holds of it (or
     /// what another instance working on it said, when that is further on).

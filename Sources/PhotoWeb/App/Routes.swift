@@ -38,6 +38,7 @@ enum Routes {
         routes.post("/api/presentations", use: presentations.start)
         routes.delete("/api/presentations/:code", use: presentations.end)
         routes.post("/api/presentations/:code/followers", use: presentations.follow)
+        routes.post("/api/presentations/:code/cold-starts", use: presentations.startCold)
         routes.get("/api/photos", use: PhotosHandler(context: context).handle)
         routes.get("/api/stats", use: StatsHandler(context: context).handle)
         routes.post("/api/photos/:index/retry", use: RetryHandler(context: context).handle)

@@ -41,7 +41,7 @@ struct PresentationsHandler: Sendable {
     }
 
     /// The viewer a body `{"viewer": ID}` names, or the 4xx saying what is wrong.
-    private func viewer(in request: Request) async throws -> ViewerSession {
+    func viewer(in request: Request) async throws -> ViewerSession {
         let body = try await request.body(limit: context.configuration.maxRequestBodyBytes)
         guard let fields = (try? JSONSerialization.jsonObject(with: body)) as? [String: Any] else {
             throw APIError.badRequest("body must be a JSON object {\"viewer\": ID}")

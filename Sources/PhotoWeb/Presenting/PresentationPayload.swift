@@ -15,6 +15,9 @@ struct PresentationPayload: Encodable, Equatable, Sendable {
     var scrolling: Bool
     /// The presenter stopped presenting or left: a follower keeps its place and goes on alone.
     var ended: Bool
+    /// How many times the presenter started the list cold: a page that hears a larger count than it
+    /// knew forgets the images it loaded and starts over (its rows come back as `new`).
+    var coldStarts: Int
 
     /// The event, ready to enqueue; only the latest is sent to a slow reader.
     var event: EventOutbox.Payload {

@@ -18,16 +18,20 @@ final class Presentations: Sendable {
         /// How often followers are handed the list's events (`FollowerRelay`): a follower's screen
         /// shows the presenter's rows (each row's latest state), not every progress step of every row.
         var followerPace: Duration = .milliseconds(40)
+        /// The least time between two cold starts of the list (`Presentations+Cold`), whoever asks.
+        var coldStartInterval: Duration = .seconds(10)
     }
 
-    private struct Presentation {
+    struct Presentation {
         let code: FollowCode
         let presenter: ViewerSession
         var followers: [ViewerID: ViewerSession] = [:]
         var position: PresenterPosition?
+        /// How many times its presenter started the list cold: a page that hears a larger count starts over.
+        var coldStarts = 0
     }
 
-    private struct State {
+    struct State {
         var byCode: [FollowCode: Presentation] = [:]
         var codeOfPresenter: [ViewerID: FollowCode] = [:]
         var codeOfFollower: [ViewerID: FollowCode] = [:]
@@ -36,13 +40,15 @@ final class Presentations: Sendable {
         /// Codes that ended lately, oldest first, so a late follower is told "ended", not "no such".
         var ended: [FollowCode] = []
         var endedSet: Set<FollowCode> = []
+        /// When the list last started cold (by any presenter).
+        var lastColdStart: ContinuousClock.Instant?
     }
 
     /// Ended codes remembered: enough for the links of a day's talks, bounded whatever a client does.
     static let endedRemembered = 1_024
 
     let settings: Settings
-    private let state = Locked(State())
+    let state = Locked(State())
     /// The presenter's queues last sent to each presentation's followers (encoded). Lock order: a leaf.
     private let sentQueues = Locked([FollowCode: Data]())
 
@@ -188,20 +194,6 @@ final class Presentations: Sendable {
         return [payload?.event, queues].compactMap { $0 }
     }
 
-    /// A presentation's presenter and followers, as a tick sees them.
-    struct Audience {
-        let code: FollowCode
-        let presenter: ViewerSession
-        let followers: [ViewerSession]
-    }
-
-    /// The `queues` event of `presenter`'s queues now (its followers' panels show them).
-    static func queues(of presenter: ViewerSession) -> EventOutbox.Payload? {
-        guard let controller = presenter.existingController else { return nil }
-        return EventOutbox.Payload(
-            name: .queues, data: EventPayloads.json(EventPayloads.Queues(controller.queueStatus, strategy: controller.strategy)))
-    }
-
     /// Each follower's presenter now (a copy that costs nothing until the registry changes): the
     /// forwarder tells a follower of its presenter's work as `mine`, and serves followers last.
     func presenterOfFollowers() -> [ViewerID: ViewerID] {
@@ -251,21 +243,21 @@ final class Presentations: Sendable {
     }
 
     /// News for a presentation's presenter only: how many follow it now.
-    private static func presenterNews(_ presentation: Presentation) -> PresentationNews {
+    static func presenterNews(_ presentation: Presentation) -> PresentationNews {
         var news = PresentationNews()
         news.presenter = presentation.presenter
         news.presenterUpdate = presenterPayload(presentation)
         return news
     }
 
-    private static func presenterPayload(_ presentation: Presentation, ended: Bool = false) -> PresentationPayload {
+    static func presenterPayload(_ presentation: Presentation, ended: Bool = false) -> PresentationPayload {
         PresentationPayload(
             code: presentation.code.rawValue, role: .presenter, followers: presentation.followers.count,
             first: presentation.position?.rows.lowerBound, last: presentation.position?.rows.upperBound,
-            scrolling: presentation.position?.scrolling ?? false, ended: ended)
+            scrolling: presentation.position?.scrolling ?? false, ended: ended, coldStarts: presentation.coldStarts)
     }
 
-    private static func followerPayload(_ presentation: Presentation, ended: Bool) -> PresentationPayload {
+    static func followerPayload(_ presentation: Presentation, ended: Bool) -> PresentationPayload {
         var payload = presenterPayload(presentation, ended: ended)
         payload.role = .follower
         return payload
