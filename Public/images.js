@@ -192,6 +192,7 @@ export function createImages({ store, onLoaded }) {
     loaded.clear();
     failures.clear();
     shownPartial.clear();
+    earlyShown.clear();
   }
 
   return {
