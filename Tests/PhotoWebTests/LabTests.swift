@@ -145,21 +145,12 @@ struct LabTests {
         }
         let origin = try TestOrigin(routes: routes)
         defer { gate.openAll(); origin.stop() }
-        let source = NSTemporaryDirectory() + "classic-photos-lab-source-\(UUID().uuidString).json"
-        let list = Dictionary(uniqueKeysWithValues: (0..<12).map { (String(format: "p%02d", $0), origin.url("/p\($0).jpg")) })
-        try JSONSerialization.data(withJSONObject: list).write(to: URL(fileURLWithPath: source))
-        defer { try? FileManager.default.removeItem(atPath: source) }
-
-        try await WebHarness.with(configure: {
-            $0.source = source
-            // The list's photos are on a loopback origin: named, as an operator would with --allow-source-host.
-            $0.pipeline.transferLimits.allowedSources = AllowedSources(entries: [AllowedSources.Entry(origin: origin.url("/"))!])
+        let photos = Dictionary(uniqueKeysWithValues: (0..<12).map { (String(format: "p%02d", $0), "/p\($0).jpg") })
+        try await WebHarness.with(origin: origin, photos: photos, configure: {
             $0.pipeline.maxConcurrentDownloads = 2
             // The labs' pages never open their streams: they must outlive the test, not end and give their permits back.
             $0.web.labIdleTimeout = .seconds(3_600)
             $0.web.viewerConnectTimeout = .seconds(3_600)
-            // Held transfers must not fail as stalled either: the labs hold their permits until the end.
-            $0.pipeline.transferLimits.lowSpeedTime = .seconds(3_600)
         }) { harness in
             // When four labs of two eager lanes each want the 8 held photos (a lane starts at its first report)
             for _ in 0..<4 {

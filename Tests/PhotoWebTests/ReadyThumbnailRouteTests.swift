@@ -19,15 +19,7 @@ struct ReadyThumbnailRouteTests {
         let photo = Array(try JPEGEncoder.encode(SamplePhoto.make(seed: 4, width: 640, height: 427), quality: 85))
         let origin = try TestOrigin(routes: ["/p0.jpg": .gated(bytes: photo, firstBytes: photo.count / 2, gate: gate)])
         defer { gate.openAll(); origin.stop() }
-        let source = NSTemporaryDirectory() + "classic-photos-ready-thumbnail-\(UUID().uuidString).json"
-        try JSONSerialization.data(withJSONObject: ["p0": origin.url("/p0.jpg")]).write(to: URL(fileURLWithPath: source))
-        defer { try? FileManager.default.removeItem(atPath: source) }
-
-        try await WebHarness.with(configure: {
-            $0.source = source
-            $0.pipeline.transferLimits.allowedSources = AllowedSources(entries: [AllowedSources.Entry(origin: origin.url("/"))!])
-            $0.pipeline.transferLimits.lowSpeedTime = .seconds(3_600)
-        }) { harness in
+        try await WebHarness.with(origin: origin, photos: ["p0": "/p0.jpg"]) { harness in
             // And a viewer with the photo on screen, its download under way
             let viewer = try await harness.newViewer()
             let stream = try await EventStreamReader(port: harness.application.port, target: "/events?viewer=\(viewer)")

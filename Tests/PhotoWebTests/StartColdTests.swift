@@ -28,16 +28,7 @@ struct StartColdTests {
         ])
         let again = OriginGate()
         defer { held.openAll(); again.openAll(); origin.stop() }
-        let source = NSTemporaryDirectory() + "classic-photos-cold-\(UUID().uuidString).json"
-        try JSONSerialization.data(withJSONObject: ["p0": origin.url("/p0.jpg"), "p1": origin.url("/p1.jpg")])
-            .write(to: URL(fileURLWithPath: source))
-        defer { try? FileManager.default.removeItem(atPath: source) }
-
-        try await WebHarness.with(configure: {
-            $0.source = source
-            $0.pipeline.transferLimits.allowedSources = AllowedSources(entries: [AllowedSources.Entry(origin: origin.url("/"))!])
-            $0.pipeline.transferLimits.lowSpeedTime = .seconds(3_600)
-        }) { harness in
+        try await WebHarness.with(origin: origin, photos: ["p0": "/p0.jpg", "p1": "/p1.jpg"]) { harness in
             // And a presenter on both rows, followed by one viewer that has seen row 0 filtered
             let presenter = try await harness.newViewer()
             let code = try await PresentationTests.present(presenter, harness)

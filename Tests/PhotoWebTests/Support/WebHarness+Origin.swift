@@ -1,0 +1,25 @@
+import Foundation
+import HTTPTransfer
+import PhotoPipeline
+import PhotoServer
+import TestOrigin
+
+extension WebHarness {
+    /// Runs `body` against a fresh server whose list is `photos` (name -> path on `origin`), the origin
+    /// allowed as an operator allows one (`--allow-source-host`) and its held transfers never failed as
+    /// stalled (a test's gate holds them as long as it needs).
+    static func with(
+        origin: TestOrigin, photos: [String: String], configure: (inout ServerConfiguration) -> Void = { _ in },
+        _ body: (WebHarness) async throws -> Void
+    ) async throws {
+        let source = NSTemporaryDirectory() + "classic-photos-source-\(UUID().uuidString).json"
+        try JSONSerialization.data(withJSONObject: photos.mapValues { origin.url($0) }).write(to: URL(fileURLWithPath: source))
+        defer { try? FileManager.default.removeItem(atPath: source) }
+        try await with(configure: {
+            $0.source = source
+            $0.pipeline.transferLimits.allowedSources = AllowedSources(entries: [AllowedSources.Entry(origin: origin.url("/"))!])
+            $0.pipeline.transferLimits.lowSpeedTime = .seconds(3_600)
+            configure(&$0)
+        }, body)
+    }
+}
