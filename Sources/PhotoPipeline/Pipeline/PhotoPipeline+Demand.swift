@@ -109,7 +109,11 @@ extension PhotoPipeline {
         let record = self.record(index, in: state)
         let download = state.pending.downloadsInProgress[index]
         let needsDownload = photoState == .new && download == nil
-        var filtration = state.pending.filtrationsInProgress[index]
+        // A filtration left from an earlier download (it failed, or the photo's bytes are gone) is not
+        // given the new one's bytes: it may already have looked for them, and would end with nothing
+        // to filter while they were lost (a retry right after a failure stayed `downloaded`). It ends
+        // on its own; the new download hands its bytes to a filtration of its own.
+        var filtration = needsDownload ? nil : state.pending.filtrationsInProgress[index]
         var madeFiltration: ImageFiltration?
         if filtration == nil {
             let made = ImageFiltration(
