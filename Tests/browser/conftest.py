@@ -48,6 +48,7 @@ class EventStream:
     """A viewer's `GET /events` read line by line from a socket, as the page's EventSource does."""
 
     def __init__(self, server: "Server", viewer: str, timeout: float = 60):
+        self.timeout = timeout
         self.sock = socket.create_connection(("127.0.0.1", server.port), timeout=timeout)
         self.sock.sendall(f"GET /events?viewer={viewer} HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n\r\n".encode())
         self.buffer = b""
@@ -73,9 +74,14 @@ class EventStream:
                 name = None
 
     def wait_for(self, predicate, what: str):
+        # Bounded as a whole, not only per read: the stream's heartbeats keep every read short, so a
+        # wait for an event that never comes would otherwise never end.
+        deadline = time.monotonic() + self.timeout
         for name, data in self.events():
             if predicate(name, data):
                 return name, data
+            if time.monotonic() > deadline:
+                pytest.fail(f"no {what} within {self.timeout:.0f} s on the event stream")
         pytest.fail(f"the event stream ended before {what}")
 
     def close(self):
