@@ -69,14 +69,20 @@ def start_cold_server(name, start_server, session_dir, tmp_path):
     return origin, start_server(name, photo_count=PHOTOS, latency_ms=20, bandwidth=20_000_000, source=str(source))
 
 
+def open_presenter(driver, server) -> Page:
+    """A page that presents (`?present`), once its share link is there."""
+    page = Page(driver, server).open("/?present")
+    wait_for(driver, lambda d: d.execute_script(STATE)["link"], 30, "presenting never started")
+    return page
+
+
 def test_start_cold_sends_the_followers_rows_back_to_placeholders_and_they_fill_again(
         start_server, session_dir, tmp_path, make_driver):
     origin, cold_server = start_cold_server("cold", start_server, session_dir, tmp_path)
     presenter_driver, follower_driver = make_driver(), make_driver()
     try:
         # Given a presenter and a follower, both showing the top rows in sepia
-        presenter = Page(presenter_driver, cold_server).open("/?present")
-        wait_for(presenter_driver, lambda d: d.execute_script(STATE)["link"], 30, "presenting never started")
+        presenter = open_presenter(presenter_driver, cold_server)
         follower_open(follower_driver, presenter.js(STATE)["link"])
         follower = Page(follower_driver, cold_server)
         wait_for(presenter_driver, lambda d: d.execute_script(STATE)["followers"] == 1, 30, "the presenter never saw its follower")
@@ -116,8 +122,7 @@ def test_start_cold_is_refused_with_the_reason_while_someone_does_not_follow(
     presenter_driver, other_driver = make_driver(), make_driver()
     try:
         # Given a presenter, and someone else on the server looking at the list on their own
-        presenter = Page(presenter_driver, cold_server).open("/?present")
-        wait_for(presenter_driver, lambda d: d.execute_script(STATE)["link"], 30, "presenting never started")
+        presenter = open_presenter(presenter_driver, cold_server)
         other = Page(other_driver, cold_server).open("/")
         other.wait_filtered(0, 2)
 
