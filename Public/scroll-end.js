@@ -3,8 +3,10 @@
 // once, then nothing until the next). So, per input (gaps measured by Benchmarks/person_input.py):
 // - wheel notches: the run ends once no notch has come for WHEEL_STILL_MS (a run of notches 100 ms
 //   apart shows gaps up to about 180 ms through a loaded machine; a slow reader's are 400-600 ms);
-// - a trackpad (small, precise deltas every frame, then its momentum): TRACKPAD_STILL_MS (one a frame
-//   from the hardware; up to about 100 ms apart through CDP on a loaded machine);
+// - a trackpad (small, precise deltas every frame, then its momentum): TRACKPAD_GAPS times the largest
+//   gap its events have shown so far, within TRACKPAD_QUICKEST_MS...TRACKPAD_STILL_MS (one a frame from
+//   the hardware, 16-33 ms through CDP on a quiet machine; up to about 100 ms on a loaded one, where the
+//   wait grows with them);
 // - a finger: never while it touches; its fling ends at `scrollend` (the momentum's end), or after
 //   TOUCH_STILL_MS of stillness;
 // - the scrollbar: never while the button is held on it; the release ends it at once;
@@ -16,8 +18,17 @@
 export const STILLNESS_MS = 150;
 /** Time without a notch that ends a run of wheel notches. */
 export const WHEEL_STILL_MS = 220;
-/** Time without a trackpad's wheel event that ends its scroll (it sends one a frame, momentum too). */
+/** The longest time without a trackpad's wheel event that ends its scroll (it sends one a frame,
+ * momentum too): the wait before its second event, and its bound. */
 export const TRACKPAD_STILL_MS = 180;
+/** The shortest: a trackpad whose events came a frame apart has stopped after this. */
+export const TRACKPAD_QUICKEST_MS = 100;
+/** A trackpad's scroll ends after this many times the largest gap between its events so far. */
+export const TRACKPAD_GAPS = 3;
+
+/** The stillness that ends a trackpad's scroll whose events have come at most `gap` ms apart. */
+export const trackpadStill = (gap) => (gap > 0
+  ? Math.min(TRACKPAD_STILL_MS, Math.max(TRACKPAD_QUICKEST_MS, TRACKPAD_GAPS * gap)) : TRACKPAD_STILL_MS);
 /** Quiet time that ends a finger's scroll when the browser did not say its end. */
 const TOUCH_STILL_MS = 500;
 /** Input this long before a scroll began still made it (a wheel event comes a frame before its scroll). */
@@ -38,7 +49,7 @@ export function createScrollEnd({ target, position, onEnd }) {
   let lastScroll = 0;
   let lastScrollEnd = -Infinity; // the browser's `scrollend` after the last scroll event
   let lastInput = -Infinity;
-  let wheel = { at: -Infinity, still: 0, count: 0 }; // the current run of wheel events
+  let wheel = { at: -Infinity, still: 0, count: 0, gap: 0 }; // the current run of wheel events
   let touching = 0;
   let lastTouch = -Infinity;
   let onScrollbar = false;
@@ -86,8 +97,12 @@ export function createScrollEnd({ target, position, onEnd }) {
   const input = () => { lastInput = performance.now(); };
   target.addEventListener('wheel', (event) => {
     const now = performance.now();
-    const still = isPrecise(event) ? TRACKPAD_STILL_MS : WHEEL_STILL_MS;
-    wheel = now - wheel.at < still ? { at: now, still, count: wheel.count + 1 } : { at: now, still, count: 1 };
+    const precise = isPrecise(event);
+    // A run goes on while each event comes within the stillness the run's events so far allow.
+    const goesOn = now - wheel.at < (precise ? wheel.still : WHEEL_STILL_MS);
+    const gap = precise && goesOn ? Math.max(wheel.gap, now - wheel.at) : 0;
+    const still = precise ? trackpadStill(gap) : WHEEL_STILL_MS;
+    wheel = { at: now, still, count: goesOn ? wheel.count + 1 : 1, gap };
     lastInput = now;
   }, { passive: true });
   target.addEventListener('keydown', input, { passive: true });

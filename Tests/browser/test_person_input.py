@@ -17,10 +17,12 @@ from test_reading import RECORD_REPORTS
 
 WHEEL_STILL_MS = 220  # Public/scroll-end.js
 TRACKPAD_STILL_MS = 180
+TRACKPAD_QUICKEST_MS = 100
+TRACKPAD_GAPS = 3
 
 # What the page does during a movement: when the badge showed, when the list's input came.
 WATCH = """
-    window.__watch = { badge: [], inputs: { wheel: [], keydown: [], touchmove: [] } };
+    window.__watch = { badge: [], inputs: { wheel: [], keydown: [], touchmove: [] }, deltas: [] };
     const queue = document.getElementById('dl-queue');
     new MutationObserver(() => {
         if (queue.classList.contains('is-suspended')) window.__watch.badge.push(performance.now());
@@ -29,6 +31,7 @@ WATCH = """
     for (const type of Object.keys(window.__watch.inputs)) {
         list.addEventListener(type, () => window.__watch.inputs[type].push(performance.now()), { passive: true });
     }
+    list.addEventListener('wheel', (event) => window.__watch.deltas.push(event.deltaY), { passive: true });
 """
 
 
@@ -89,6 +92,23 @@ def largest_gap(times: list[float]) -> float:
     return max((b - a for a, b in zip(times, times[1:])), default=0.0)
 
 
+def wheel_split(times: list[float], deltas: list[float]) -> str | None:
+    """Where Public/scroll-end.js would have ended a run of wheel events early, the same rule: a notch's
+    run ends after WHEEL_STILL_MS without one; a trackpad's (precise deltas) after TRACKPAD_GAPS times its
+    largest gap so far, within TRACKPAD_QUICKEST_MS...TRACKPAD_STILL_MS."""
+    def trackpad_still(gap):
+        return min(TRACKPAD_STILL_MS, max(TRACKPAD_QUICKEST_MS, TRACKPAD_GAPS * gap)) if gap > 0 else TRACKPAD_STILL_MS
+    at, still, gap = None, 0.0, 0.0
+    for number, (now, delta) in enumerate(zip(times, deltas)):
+        if at is not None and now - at >= still:
+            return f"wheel event {number} came {now - at:.0f} ms after the one before, past its {still:.0f} ms"
+        precise = abs(delta) < 50 or delta != int(delta)
+        gap = max(gap, now - at) if precise and at is not None else 0.0
+        still = trackpad_still(gap) if precise else WHEEL_STILL_MS
+        at = now
+    return None
+
+
 def check_movement(page: Page, server, before: dict, worked_before: set[int], moved_at_least: int):
     """The outcome of one movement: badge during it, one stop, nothing started for rows only passed,
     nothing cancelled, the rows where it stopped loaded."""
@@ -117,7 +137,11 @@ def check_movement(page: Page, server, before: dict, worked_before: set[int], mo
 def run(page: Page, server, move, moved_at_least: int, inputs: str | None = None, still_ms: float = 0):
     before, worked_before = server.stats(), worked(server)
     move()
-    if inputs:
+    if inputs == "wheel":
+        split = wheel_split(page.js("return window.__watch.inputs.wheel"), page.js("return window.__watch.deltas"))
+        if split:
+            raise PaceMissed(split)
+    elif inputs:
         times = page.js("return window.__watch.inputs[arguments[0]]", inputs)
         gap = largest_gap(times)
         if gap >= still_ms:
