@@ -11,23 +11,28 @@ final class SampleMaker: Sendable {
     /// What is known of each photo number. Lock order: a leaf (nothing is called under it).
     private struct State {
         var made: Set<Int> = []
-        /// Photos being made now, with who waits for each.
-        var making: [Int: [CheckedContinuation<Void, any Error>]] = [:]
+        /// Photos being made now, with who waits for each (a number per wait, to withdraw it).
+        var making: [Int: [(wait: Int, continuation: CheckedContinuation<Void, any Error>)]] = [:]
+        var lastWait = 0
         var stopped = false
         var failure: String?
     }
 
     private let directory: URL
     private let files: [Int: String]
+    /// A photo's bytes for its number and file name (the sample's own; a test may hold it).
+    private let draw: @Sendable (_ number: Int, _ file: String) throws -> Data
     private let state = Locked(State())
     /// Follows the background pass: `(done, total)` after each photo missing at its start is on disk (or being made), whoever made it.
     private let progress: (@Sendable (_ made: Int, _ total: Int) -> Void)?
 
     /// A maker for `files` (photo number -> file name) in `directory`; those already on disk count as made.
-    init(directory: URL, files: [Int: String], progress: (@Sendable (_ made: Int, _ total: Int) -> Void)?) throws {
+    init(directory: URL, files: [Int: String], progress: (@Sendable (_ made: Int, _ total: Int) -> Void)?,
+         draw: @escaping @Sendable (_ number: Int, _ file: String) throws -> Data = { try SampleLibrary.render(number: $0, file: $1) }) throws {
         self.directory = directory
         self.files = files
         self.progress = progress
+        self.draw = draw
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
         Self.removeInterruptedWrites(in: directory)
         let present = Set((try? FileManager.default.contentsOfDirectory(atPath: directory.path)) ?? [])
@@ -92,25 +97,40 @@ final class SampleMaker: Sendable {
     }
 
     /// Returns once photo `number` is on disk: at once when made, after the maker making it now, or
-    /// after making it here (on a Dispatch thread, never on the caller's).
+    /// after making it here (on a Dispatch thread, never on the caller's). A cancelled caller stops
+    /// waiting at once (a server's shutdown cannot wait for the background's nice-19 thread on a busy
+    /// machine); the photo is still made.
     func ensure(_ number: Int) async throws {
         guard files[number] != nil else { return }
-        try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Void, any Error>) in
-            let mine = state.withLock { state -> Bool? in
-                if state.made.contains(number) { return nil }
-                if state.making[number] != nil {
-                    state.making[number]?.append(continuation)
-                    return false
+        let wait = state.withLock { state in
+            state.lastWait += 1
+            return state.lastWait
+        }
+        try await withTaskCancellationHandler {
+            try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Void, any Error>) in
+                enum Decision { case made, cancelled, waits, makes }
+                let decision = state.withLock { state -> Decision in
+                    if state.made.contains(number) { return .made }
+                    // Cancelled before this wait was written down: the handler found nothing to withdraw.
+                    if Task.isCancelled { return .cancelled }
+                    let makes = state.making[number] == nil
+                    state.making[number, default: []].append((wait, continuation))
+                    return makes ? .makes : .waits
                 }
-                state.making[number] = [continuation]
-                return true
+                switch decision {
+                case .made: continuation.resume()
+                case .cancelled: continuation.resume(throwing: CancellationError())
+                case .waits: break
+                case .makes:
+                    DispatchQueue.global(qos: .userInitiated).async { [self] in finish(number, render(number)) }
+                }
             }
-            switch mine {
-            case nil: continuation.resume()
-            case false?: break
-            case true?:
-                DispatchQueue.global(qos: .userInitiated).async { [self] in finish(number, render(number)) }
+        } onCancel: {
+            let withdrawn = state.withLock { state -> CheckedContinuation<Void, any Error>? in
+                guard let position = state.making[number]?.firstIndex(where: { $0.wait == wait }) else { return nil }
+                return state.making[number]?.remove(at: position).continuation
             }
+            withdrawn?.resume(throwing: CancellationError())
         }
     }
 
@@ -128,18 +148,18 @@ final class SampleMaker: Sendable {
 
     /// Records the outcome for `number` and wakes whoever waits for it, after the lock.
     private func finish(_ number: Int, _ outcome: Result<Void, SampleOriginError>) {
-        let waiting = state.withLock { state -> [CheckedContinuation<Void, any Error>] in
+        let waiting = state.withLock { state in
             if case .failure(let error) = outcome { state.failure = state.failure ?? error.description } else { state.made.insert(number) }
             return state.making.removeValue(forKey: number) ?? []
         }
-        for continuation in waiting { continuation.resume(with: outcome.mapError { $0 }) }
+        for (_, continuation) in waiting { continuation.resume(with: outcome.mapError { $0 }) }
     }
 
     /// Renders and writes photo `number` (a second of CPU at most: run it off the cooperative pool).
     private func render(_ number: Int) -> Result<Void, SampleOriginError> {
         guard let file = files[number] else { return .success(()) }
         do {
-            try SampleLibrary.render(number: number, file: file).write(to: directory.appendingPathComponent(file), options: .atomic)
+            try draw(number, file).write(to: directory.appendingPathComponent(file), options: .atomic)
             return .success(())
         } catch {
             return .failure(.generationFailed("\(file): \(error)"))

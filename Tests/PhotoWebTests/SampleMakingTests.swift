@@ -88,6 +88,38 @@ struct SampleMakingTests {
         #expect(second == 0)
     }
 
+    @Test func aCancelledWaitForAPhotoBeingMadeEndsAtOnceAndThePhotoIsStillMade() async throws {
+        // Given a maker whose drawing of photo 0 is held until the test opens its gate
+        let folder = try Self.emptyFolder()
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let gate = DispatchSemaphore(value: 0)
+        let (drawing, drew) = AsyncStream.makeStream(of: Void.self)
+        let maker = try SampleMaker(directory: folder, files: [0: "photo-000.jpg"], progress: nil) { number, _ in
+            drew.yield()
+            gate.wait()
+            return Data("photo \(number)".utf8)
+        }
+        // And two requests waiting for it: the first one's drawing it, the second waits for the first
+        let first = Task { try await maker.ensure(0) }
+        var started = drawing.makeAsyncIterator()
+        _ = await started.next()
+        let second = Task { try await maker.ensure(0) }
+
+        // When both are cancelled (a server shutting down) while the drawing is held
+        second.cancel()
+        first.cancel()
+
+        // Then both stop waiting at once, with CancellationError (a wait that ignored it would hang here)
+        await #expect(throws: CancellationError.self) { try await second.value }
+        await #expect(throws: CancellationError.self) { try await first.value }
+
+        // And the photo is still made: once the drawing ends, a later request finds it on disk
+        gate.signal()
+        try await maker.ensure(0)
+        #expect(maker.missing == 0)
+        #expect(try Data(contentsOf: folder.appendingPathComponent("photo-000.jpg")) == Data("photo 0".utf8))
+    }
+
     private static func emptyFolder() throws -> URL {
         let folder = FileManager.default.temporaryDirectory.appendingPathComponent("sample-making-\(UUID())")
         try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
