@@ -16,9 +16,12 @@ WHOLE_ROWS = """
         .map((r) => r.getBoundingClientRect()).filter((r) => r.top >= list.top - 0.5 && r.bottom <= bottom + 0.5).length;
 """
 
+# Whole on screen, and inside the panel's box when it is in the panel (not cut by the panel's own scroll).
 ON_SCREEN = """
-    const r = document.querySelector(arguments[0]).getBoundingClientRect();
-    return r.height > 0 && r.top >= 0 && r.bottom <= innerHeight && r.left >= 0 && r.right <= innerWidth;
+    const element = document.querySelector(arguments[0]), r = element.getBoundingClientRect();
+    const panel = element.closest('#panel'), box = panel ? panel.getBoundingClientRect() : { top: 0, bottom: innerHeight };
+    return r.height > 0 && r.top >= Math.max(0, box.top) && r.bottom <= Math.min(innerHeight, box.bottom)
+        && r.left >= 0 && r.right <= innerWidth;
 """
 
 
