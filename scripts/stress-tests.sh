@@ -48,8 +48,10 @@ for run in $(seq "$runs"); do
         echo "run $run: passed"
     else
         failed=$((failed + 1))
-        names=$(grep -oE '✘ Test [^ ]+' "$log" | sed 's/✘ Test //' | sort -u | tr '\n' ' ')
-        echo "run $run: FAILED ${names:-(no test named: see $log)}"
+        # (no match is a crash or a hang: grep's status must not end the script under pipefail)
+        names=$({ grep -oE '✘ Test [^ ]+' "$log" || true; } | sed 's/✘ Test //' | sort -u | tr '\n' ' ')
+        crash=$(grep -m1 -E 'Fatal error|Program crashed' "$log" || true)
+        echo "run $run: FAILED ${names:-(no test named: see $log)} ${crash}"
         for name in $names; do failures[$name]=$((${failures[$name]:-0} + 1)); done
     fi
 done

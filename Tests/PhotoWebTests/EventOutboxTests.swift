@@ -43,6 +43,26 @@ struct EventOutboxTests {
         #expect(events[0].id < events[1].id && outbox.pendingCount == 0)
     }
 
+    @Test func aWriterWaitingForEventsStopsWhenItsTaskIsCancelled() async {
+        // Given a stream's writer waiting on an outbox nobody closes (a stopping server cancels its
+        // connections; a stream attached after the viewers were told must not hold the stop)
+        let outbox = EventOutbox()
+        let generation = outbox.attach(lastEventID: nil) { [] }
+        let writer = Task { await outbox.next(generation: generation) }
+        // When its task is cancelled (before or while it waits: both end the same)
+        writer.cancel()
+        // Then the wait ends with the stream's end (a wait that ignored it would hang here)
+        #expect(await writer.value == nil)
+        // And the outbox still serves the viewer's next stream
+        let next = outbox.attach(lastEventID: nil) { [] }
+        outbox.enqueue(photo(1, "filtered"))
+        guard case .events(let events) = await outbox.next(generation: next) else {
+            Issue.record("no events for the next stream")
+            return
+        }
+        #expect(events.count == 1)
+    }
+
     @Test func aBatchPastTheLimitCutsTheStreamOffAsOneByOneWould() async {
         let outbox = EventOutbox(limit: 10, historySize: 4)
         let generation = outbox.attach(lastEventID: nil) { [] }

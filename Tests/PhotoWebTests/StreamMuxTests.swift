@@ -51,6 +51,16 @@ struct StreamMuxTests {
         #expect(unsent.bytes == 0)
     }
 
+    @Test func theWriterWaitingForItemsStopsWhenItsTaskIsCancelled() async throws {
+        // Given a shared stream's writer waiting on an empty mux nobody closes
+        let mux = StreamMux(unsent: UnsentEventBytes(budget: .max))
+        let writer = Task { await mux.next() }
+        // When its task is cancelled (a stopping server cancels its connections)
+        writer.cancel()
+        // Then the wait ends (a wait that ignored it would hang here)
+        #expect(await writer.value == nil)
+    }
+
     @Test func aCarryOfALeftViewerIsToldNoAndItsItemUncounted() async throws {
         let unsent = UnsentEventBytes(budget: .max)
         let mux = StreamMux(unsent: unsent)

@@ -2,18 +2,30 @@ import Foundation
 import Locking
 
 extension EventOutbox {
-    /// The next item for stream `generation`, waiting for one; nil when that stream is closed. An
-    /// item holds every event queued when the writer comes for it (up to about `batchBytes`): what
-    /// came while it wrote the last one goes in one write, not one write per event.
+    /// The next item for stream `generation`, waiting for one; nil when that stream is closed or the
+    /// waiting task is cancelled (a stopping server cancels its connections: a stream nobody closed
+    /// must not hold the stop). An item holds every event queued when the writer comes for it (up to
+    /// about `batchBytes`): what came while it wrote the last one goes in one write, not one per event.
     func next(generation: Int) async -> Item? {
         while true {
-            let wake = await withCheckedContinuation { (continuation: CheckedContinuation<Wake, Never>) in
-                let ready: Wake? = state.withLock { state in
-                    if let ready = take(for: generation, in: &state) { return ready }
-                    state.waiter = (generation, continuation)
-                    return nil
+            let wake = await withTaskCancellationHandler {
+                await withCheckedContinuation { (continuation: CheckedContinuation<Wake, Never>) in
+                    let ready: Wake? = state.withLock { state in
+                        if let ready = take(for: generation, in: &state) { return ready }
+                        // Cancelled before it waited: the handler below found no waiter to end.
+                        if Task.isCancelled { return .closed }
+                        state.waiter = (generation, continuation)
+                        return nil
+                    }
+                    if let ready { continuation.resume(returning: ready) }
                 }
-                if let ready { continuation.resume(returning: ready) }
+            } onCancel: {
+                let waiter = state.withLock { state -> CheckedContinuation<Wake, Never>? in
+                    guard let waiter = state.waiter, waiter.generation == generation else { return nil }
+                    state.waiter = nil
+                    return waiter.continuation
+                }
+                waiter?.resume(returning: .closed)
             }
             switch wake {
             case .item(let item): return item

@@ -133,27 +133,34 @@ final class StreamMux: Sendable {
         }
     }
 
-    /// The next item, waiting for one; nil once the stream has closed.
+    /// The next item, waiting for one; nil once the stream has closed, or when the waiting task is
+    /// cancelled (a stopping server cancels its connections: the stream must not hold the stop).
     func next() async -> Item? {
-        await withCheckedContinuation { (writer: CheckedContinuation<Item?, Never>) in
-            enum Ready { case closed, item(Waiting) }
-            let ready: Ready? = state.withLock { state in
-                if state.closed { return .closed }
-                guard !state.queue.isEmpty else {
-                    state.waiter = writer
-                    return nil
+        await withTaskCancellationHandler {
+            await withCheckedContinuation { (writer: CheckedContinuation<Item?, Never>) in
+                enum Ready { case closed, item(Waiting) }
+                let ready: Ready? = state.withLock { state in
+                    if state.closed { return .closed }
+                    guard !state.queue.isEmpty else {
+                        // Cancelled before it waited: the handler below found no waiter to end.
+                        if Task.isCancelled { return .closed }
+                        state.waiter = writer
+                        return nil
+                    }
+                    let first = state.queue.removeFirst()
+                    uncount(first, in: &state)
+                    return .item(first)
                 }
-                let first = state.queue.removeFirst()
-                uncount(first, in: &state)
-                return .item(first)
+                switch ready {
+                case nil: break
+                case .closed: writer.resume(returning: nil)
+                case .item(let waiting):
+                    waiting.carrier?.taken.resume(returning: true)
+                    writer.resume(returning: waiting.item)
+                }
             }
-            switch ready {
-            case nil: break
-            case .closed: writer.resume(returning: nil)
-            case .item(let waiting):
-                waiting.carrier?.taken.resume(returning: true)
-                writer.resume(returning: waiting.item)
-            }
+        } onCancel: {
+            state.withLock { $0.waiter.take() }?.resume(returning: nil)
         }
     }
 
