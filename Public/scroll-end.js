@@ -3,9 +3,9 @@
 // once, then nothing until the next). So, per input (gaps measured by Benchmarks/person_input.py):
 // - wheel notches: the run ends once no notch has come for WHEEL_STILL_MS (a run of notches 100 ms
 //   apart shows gaps up to about 180 ms through a loaded machine; a slow reader's are 400-600 ms);
-// - a trackpad (small, precise deltas every frame, then its momentum): TRACKPAD_GAPS times the largest
+// - a trackpad (small, precise deltas every frame, then its momentum): twice the largest
 //   gap its events have shown so far, within TRACKPAD_QUICKEST_MS...TRACKPAD_STILL_MS (one a frame from
-//   the hardware, 16-33 ms through CDP on a quiet machine; up to about 100 ms on a loaded one, where the
+//   the hardware; 30 ms apart at p50 and 50-60 at most through CDP, up to about 100 ms on a loaded machine, where the
 //   wait grows with them);
 // - a finger: never while it touches; its fling ends at `scrollend` (the momentum's end), or after
 //   TOUCH_STILL_MS of stillness;
@@ -23,8 +23,9 @@ export const WHEEL_STILL_MS = 220;
 export const TRACKPAD_STILL_MS = 180;
 /** The shortest: a trackpad whose events came a frame apart has stopped after this. */
 export const TRACKPAD_QUICKEST_MS = 100;
-/** A trackpad's scroll ends after this many times the largest gap between its events so far. */
-export const TRACKPAD_GAPS = 3;
+/** A trackpad's scroll ends after this many times the largest gap between its events so far (CDP
+ * delivers a synthesized trackpad 30 ms apart at p50, 50-60 at most on a loaded machine). */
+export const TRACKPAD_GAPS = 2;
 
 /** The stillness that ends a trackpad's scroll whose events have come at most `gap` ms apart. */
 export const trackpadStill = (gap) => (gap > 0

@@ -18,7 +18,7 @@ from test_reading import RECORD_REPORTS
 WHEEL_STILL_MS = 220  # Public/scroll-end.js
 TRACKPAD_STILL_MS = 180
 TRACKPAD_QUICKEST_MS = 100
-TRACKPAD_GAPS = 3
+TRACKPAD_GAPS = 2
 
 # What the page does during a movement: when the badge showed, when the list's input came.
 WATCH = """
