@@ -25,6 +25,8 @@ struct ViewportHandler: Sendable {
     func handle(_ request: Request, context requestContext: PhotoRequestContext) async throws -> Response {
         let report = try Self.parse(try await request.body(limit: context.configuration.maxRequestBodyBytes))
         let session = try context.session(report.viewer)
+        // A lab follower's watcher is refused; a presented lab's driver has its place told to its followers.
+        try context.labs.presentations.reported(report, by: session)
         let pipeline = try session.channel.loadedPipeline()
         if let rows = report.rows, rows.upperBound >= pipeline.entries.count {
             throw APIError.unprocessable("rows \(rows.lowerBound)...\(rows.upperBound) are past the end of the list (\(pipeline.entries.count) photos, last row \(pipeline.entries.count - 1))")
