@@ -106,8 +106,9 @@ extension LabPresentations {
         let (labIDs, watchers) = state.withLock { state in
             (state.byCode.values.filter { $0.lab != nil }.map(\.labID), Array(state.watchers.values))
         }
-        let goneLabs = Set(labIDs.filter { !isRunning($0) })
+        // Watchers first: one closed because its lab ended is then seen with its lab gone, not as a follower that left.
         let closed = Set(watchers.filter(\.isClosed).map(\.id))
+        let goneLabs = Set(labIDs.filter { !isRunning($0) })
         let news = state.withLock { state -> [LabPresentationNews] in
             closed.forEach { state.watchers[$0] = nil }
             var news: [LabPresentationNews] = []
@@ -123,9 +124,11 @@ extension LabPresentations {
                     news.append(Self.end(presentation, in: &state))
                     continue
                 }
+                // Watchers of the running run all dropped: the page left (a run that ended closed its own).
                 let left = presentation.followers.values.filter { follower in
                     now - follower.lastSeen >= Self.followerTimeout
-                        || (!follower.watchers.isEmpty && follower.watchers.allSatisfy { $0.map { closed.contains($0.id) } ?? true })
+                        || (presentation.lab != nil && follower.run == presentation.run && !follower.watchers.isEmpty
+                            && follower.watchers.allSatisfy { $0.map { closed.contains($0.id) } ?? true })
                 }
                 guard !left.isEmpty else { continue }
                 left.forEach { presentation.followers[$0.key] = nil }
