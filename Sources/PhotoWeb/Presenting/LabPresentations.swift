@@ -85,6 +85,8 @@ final class LabPresentations: Sendable {
             guard let code = state.codeOfLab[previous], var presentation = state.byCode[code] else {
                 return .failure(.notFound("lab \(previous) presents nothing (its presentation ended, or never was)"))
             }
+            // The same lab again (a page that asks twice): the same run.
+            if previous == lab.id { return .success((code, presentation.followers.count, [])) }
             if let other = state.codeOfLab[lab.id], other != code {
                 return .failure(.conflict("lab \(lab.id) is presented already, under another follow link"))
             }
