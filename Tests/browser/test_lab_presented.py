@@ -5,8 +5,11 @@ presenter's do, a new run of the presenter's is followed, and stopping presentin
 keeps what it shows. A wrong follow link is a page saying so."""
 from __future__ import annotations
 
+from selenium.webdriver.common.action_chains import ActionChains
 from selenium.webdriver.common.by import By
+from selenium.webdriver.common.keys import Keys
 
+from gestures import wheel
 from test_lab import TRACE_TIMEOUT, wait_for
 
 PRESENTATION = "return classicPhotosLab.presentation"
@@ -26,6 +29,19 @@ def open_follower(driver, link: str, run: int = 1) -> None:
         "const p = classicPhotosLab.presentation;"
         f"return p.role === 'follower' && p.run === {run} && classicPhotosLab.lanes.length > 0"), 30,
         "the follow link never showed the presenter's lanes")
+
+
+def scroll_lanes(driver, delta: float) -> int:
+    """A wheel of three notches over the lanes, and its stop; the row at the lanes' top then."""
+    stops = driver.execute_script("return classicPhotosLab.lanes[0].stops.length")
+    x, y = driver.execute_script("""
+        const r = document.querySelector('.lane-scroller').getBoundingClientRect();
+        return [r.left + r.width / 2, (Math.max(r.top, 0) + Math.min(r.bottom, innerHeight)) / 2];
+    """)
+    wheel(driver, x, y, notches=3, interval_s=0.05, delta=delta)
+    wait_for(driver, lambda d: d.execute_script("return classicPhotosLab.lanes[0].stops.length") > stops, 30,
+             "the lanes' scroll never stopped")
+    return driver.execute_script("return classicPhotosLab.firstRow")
 
 
 def follower_view(server, driver) -> dict:
@@ -86,6 +102,20 @@ def test_a_follower_watches_the_presenters_lab_run_live_and_is_told_when_it_stop
         assert mine["stops"] == theirs["stops"] == later["stops"] and len(mine["stops"]) >= 3, (mine["stops"], theirs["stops"])
         for figure in FIGURES:
             assert theirs[figure] <= mine[figure] <= later[figure], (figure, theirs[figure], mine[figure], later[figure])
+
+    # When the follower presses Esc it stops following: the presenter's scroll by hand no longer moves it
+    assert "Following the presenter" in follower.find_element(By.ID, "lab-presentation").text
+    ActionChains(follower).send_keys(Keys.ESCAPE).perform()
+    wait_for(follower, lambda d: d.execute_script(PRESENTATION)["following"] is False, 10, "Esc did not stop following")
+    own = follower.execute_script("return classicPhotosLab.firstRow")
+    moved = scroll_lanes(presenter, -240)
+    assert moved != own
+    wait_for(follower, lambda d: d.execute_script(PRESENTATION)["last"]["first"] == moved, 30, "the follower never heard the move")
+    assert follower.execute_script("return classicPhotosLab.firstRow") == own
+    # And "Follow again" takes it to where the presenter is now
+    follower.find_element(By.CSS_SELECTOR, "#lab-presentation [data-action=follow-again]").click()
+    wait_for(follower, lambda d: d.execute_script("return classicPhotosLab.firstRow") == moved, 30,
+             f"following again did not go to the presenter's row {moved}")
 
     # When the presenter runs the lab again (a new cold run), the follower follows the new run
     presenter.find_element(By.ID, "run").click()
