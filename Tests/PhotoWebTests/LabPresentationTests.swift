@@ -156,3 +156,59 @@ struct LabPresentationTests {
         }
     }
 }
+
+/// The tick of lab presentations, on a clock the test moves: a run's lab that ended keeps its followers
+/// while the presenter may come back, then the presentation ends; a follower not heard from is dropped.
+@Suite("The lab presented: followers that left and presenters that did not come back", .serialized)
+struct LabPresentationTickTests {
+    @Test func aPresentationWaitsOutTheGapForTheNextRunThenEnds() async throws {
+        try await WebHarness.with(configure: { LabPresentationTests.patient(&$0) }) { harness in
+            let presentations = harness.application.web.context.labs.presentations
+            let lab = try await LabPresentationTests.lab(harness)
+            let code = try #require(try await harness.post("/api/labs/\(lab.id)/presentation", json: "").json["code"] as? String)
+            let key = try #require(try await LabPresentationTests.follow(code, harness)["follower"] as? String)
+            let view = "/api/lab-presentations/\(code)/followers/\(key)"
+
+            // When the presenter's lab ends and a tick sees it: its follower stays (its watchers went with the run)
+            #expect(try await harness.request(.DELETE, "/api/labs/\(lab.id)").status == 204)
+            let ended = ContinuousClock.now
+            presentations.tick(isRunning: { harness.application.web.context.labs.lab($0) != nil }, now: ended)
+            let waiting = try await harness.request(.GET, view)
+            #expect(waiting.status == 200 && waiting.json["lab"] == nil && waiting.json["followers"] as? Int == 1, "\(waiting.text)")
+
+            // Then just short of the gap it still runs; past it, it ends and says so
+            presentations.tick(isRunning: { _ in false }, now: ended + LabPresentations.gap - .seconds(1))
+            #expect(presentations.exists(try #require(FollowCode(parsing: code))) == true)
+            presentations.tick(isRunning: { _ in false }, now: ended + LabPresentations.gap)
+            #expect(presentations.exists(try #require(FollowCode(parsing: code))) == false)
+            let gone = try await harness.request(.GET, view)
+            #expect(gone.status == 404 && gone.text.contains("ended"), "\(gone.text)")
+        }
+    }
+
+    @Test func aFollowerNotHeardFromIsDroppedAndThePresenterHearsOneFewer() async throws {
+        try await WebHarness.with(configure: { LabPresentationTests.patient(&$0) }) { harness in
+            let presentations = harness.application.web.context.labs.presentations
+            let lab = try await LabPresentationTests.lab(harness)
+            let code = try #require(try await harness.post("/api/labs/\(lab.id)/presentation", json: "").json["code"] as? String)
+            let presenter = try await EventStreamReader(port: harness.application.port, target: "/events?viewer=\(try #require(lab.viewers[0]))")
+            let joined = try await LabPresentationTests.follow(code, harness)
+            let key = try #require(joined["follower"] as? String)
+            let watchers = LabPresentationTests.watchers(in: joined).compactMap { $0 }
+            _ = try await presenter.next { $0.name == "presentation" && $0.json["followers"] as? Int == 1 }
+
+            // A tick within the timeout keeps it; one past it drops it, its watchers with it
+            presentations.tick(isRunning: { _ in true }, now: .now + LabPresentations.followerTimeout - .seconds(5))
+            #expect(try await harness.request(.GET, "/api/lab-presentations/\(code)/followers/\(key)").status == 200)
+            presentations.tick(isRunning: { _ in true }, now: .now + LabPresentations.followerTimeout + .seconds(1))
+            #expect(try await harness.request(.GET, "/api/lab-presentations/\(code)/followers/\(key)").status == 404)
+            let told = try await presenter.next { $0.name == "presentation" && $0.json["followers"] as? Int == 0 }
+            #expect(told.json["role"] as? String == "presenter")
+            // And its watchers are gone
+            for watcher in watchers {
+                #expect(harness.application.web.context.viewers.session(.init(watcher)) == nil)
+                #expect(try await harness.post("/api/viewport", json: #"{"viewer": "\#(watcher)", "scrolling": true}"#).status == 404)
+            }
+        }
+    }
+}

@@ -100,7 +100,7 @@ extension LabPresentations {
 
     /// Each tick: presentations whose lab ended (`isRunning` says which run) wait `gap` for the
     /// presenter's next run, then end; followers whose page left (not heard from for `followerTimeout`,
-    /// or their watchers dropped) are dropped; closed watchers are forgotten.
+    /// or their watchers dropped) are dropped with their watchers; closed watchers are forgotten.
     func tick(isRunning: (String) -> Bool, now: ContinuousClock.Instant = .now) {
         // Labs and sessions are asked with no lock held.
         let (labIDs, watchers) = state.withLock { state in
@@ -109,9 +109,10 @@ extension LabPresentations {
         // Watchers first: one closed because its lab ended is then seen with its lab gone, not as a follower that left.
         let closed = Set(watchers.filter(\.isClosed).map(\.id))
         let goneLabs = Set(labIDs.filter { !isRunning($0) })
-        let news = state.withLock { state -> [LabPresentationNews] in
+        let (news, dropped) = state.withLock { state -> ([LabPresentationNews], [ViewerSession]) in
             closed.forEach { state.watchers[$0] = nil }
             var news: [LabPresentationNews] = []
+            var dropped: [ViewerSession] = []
             for var presentation in Array(state.byCode.values) {
                 if goneLabs.contains(presentation.labID), presentation.lab != nil {
                     Self.unplace(presentation, in: &state)
@@ -131,14 +132,19 @@ extension LabPresentations {
                             && follower.watchers.allSatisfy { $0.map { closed.contains($0.id) } ?? true })
                 }
                 guard !left.isEmpty else { continue }
-                left.forEach { presentation.followers[$0.key] = nil }
+                for follower in left {
+                    presentation.followers[follower.key] = nil
+                    dropped += follower.watchers.compactMap { $0 }
+                }
+                dropped.forEach { state.watchers[$0.id] = nil }
                 state.byCode[presentation.code] = presentation
                 var told = LabPresentationNews()
                 told.tellPresenter(of: presentation)
                 news.append(told)
             }
-            return news
+            return (news, dropped)
         }
+        dropped.forEach { viewers.remove($0.id)?.close() }
         news.forEach { $0.deliver() }
     }
 
