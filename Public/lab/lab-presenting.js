@@ -10,8 +10,9 @@ import { url } from '../config.js';
 
 const SCROLL_KEYS = new Set(['ArrowUp', 'ArrowDown', 'PageUp', 'PageDown', 'Home', 'End', ' ']);
 
-/** The bar and the Present button of the lab page. `lab()` is the presenter's running lab (its id). */
-export function createLabPresenting({ bar, button, lab }) {
+/** The bar and the Present button of the lab page. `lab()` is the presenter's running lab (its id);
+ * `say(text)` tells the person what went wrong. */
+export function createLabPresenting({ bar, button, lab, say = () => {} }) {
   const params = new URLSearchParams(location.search);
   const state = {
     role: params.get('follow') ? 'follower' : null,
@@ -24,6 +25,7 @@ export function createLabPresenting({ bar, button, lab }) {
     run: 0,
     last: null, // where the presenter is: {first, last, scrolling}
     moves: 0,
+    movedAt: null, // wall clock of the last move applied, for the browser tests
   };
   let follower = null; // a follower's hooks: move(position), stop(), view()
 
@@ -144,6 +146,7 @@ export function createLabPresenting({ bar, button, lab }) {
     if (!same && state.following && follower) {
       state.moves += 1;
       follower.move(position);
+      state.movedAt = Date.now();
     }
   }
 
@@ -201,7 +204,13 @@ export function createLabPresenting({ bar, button, lab }) {
   document.addEventListener('keydown', (event) => {
     if (event.key === 'Escape' && state.role === 'follower' && state.following) breakAway();
   });
-  if (button) button.addEventListener('click', () => (state.role === 'presenter' ? stopPresenting() : startPresenting()));
+  if (button) {
+    button.addEventListener('click', async () => {
+      if (state.role === 'presenter') { stopPresenting(); return; }
+      const error = await startPresenting();
+      if (error) say(`Could not present the lab: ${error}`);
+    });
+  }
   render();
 
   return {
@@ -209,8 +218,8 @@ export function createLabPresenting({ bar, button, lab }) {
     get isFollower() { return state.role === 'follower'; },
     get asksToPresent() { return params.has('present'); },
     get state() {
-      const { role, code, following, followers, ended: over, link, run, last, moves } = state;
-      return { role, code, following, followers, ended: over, link, run, last, moves };
+      const { role, code, following, followers, ended: over, link, run, last, moves, movedAt } = state;
+      return { role, code, following, followers, ended: over, link, run, last, moves, movedAt };
     },
   };
 }

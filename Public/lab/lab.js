@@ -37,6 +37,7 @@ let playing = false;
 let lastLabId = null;
 const presenting = createLabPresenting({
   bar: document.getElementById('lab-presentation'), button: document.getElementById('present'), lab: () => lab,
+  say: (text) => { status.textContent = text; },
 });
 
 const say = (text) => { status.textContent = text; };

@@ -86,6 +86,10 @@ def test_a_follower_watches_the_presenters_lab_run_live_and_is_told_when_it_stop
     top = presenter.execute_script("return classicPhotosLab.firstRow")
     wait_for(follower, lambda d: d.execute_script("return classicPhotosLab.firstRow") == top, 30,
              f"the follower's lanes never came to the presenter's last stop (row {top})")
+    stopped_at = presenter.execute_script(
+        "const stops = classicPhotosLab.lanes[0].stops; return Date.now() - (performance.now() - stops[stops.length - 1].at)")
+    moved_at = follower.execute_script(PRESENTATION)["movedAt"]
+    print(f"presenter's last stop -> follower's lanes moved: {moved_at - stopped_at:.0f} ms (wall clocks of two browsers)")
     # And its lanes show the presenter's rows done, without a report of their own
     def shown(driver):
         return [lane["states"][top:top + 3] for lane in driver.execute_script("return classicPhotosLab.lanes")]
