@@ -25,8 +25,6 @@ struct ViewportHandler: Sendable {
     func handle(_ request: Request, context requestContext: PhotoRequestContext) async throws -> Response {
         let report = try Self.parse(try await request.body(limit: context.configuration.maxRequestBodyBytes))
         let session = try context.session(report.viewer)
-        // A lab follower's watcher is refused; a presented lab's driver has its place told to its followers.
-        try context.labs.presentations.reported(report, by: session)
         let pipeline = try session.channel.loadedPipeline()
         if let rows = report.rows, rows.upperBound >= pipeline.entries.count {
             throw APIError.unprocessable("rows \(rows.lowerBound)...\(rows.upperBound) are past the end of the list (\(pipeline.entries.count) photos, last row \(pipeline.entries.count - 1))")
@@ -35,6 +33,8 @@ struct ViewportHandler: Sendable {
         if let rows = report.rows, rows.count > Self.maxVisibleRows {
             throw APIError.unprocessable("at most \(Self.maxVisibleRows) rows can be on screen at once (got \(rows.count), rows \(rows.lowerBound)...\(rows.upperBound))")
         }
+        // A lab follower's watcher is refused; a presented lab's driver has its place told to its followers.
+        try context.labs.presentations.reported(report, by: session)
         session.receive(report, on: pipeline, .init(
             presentations: context.presentations, firstScreens: context.firstScreens, defaultStrategy: context.configuration.strategy))
         return .empty(.noContent, headers: [.cacheControl: "no-store"])

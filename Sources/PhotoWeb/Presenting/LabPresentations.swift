@@ -62,9 +62,6 @@ final class LabPresentations: Sendable {
         self.viewers = viewers
     }
 
-    /// Presentations running now.
-    var count: Int { state.withLock { $0.byCode.count } }
-
     /// Presents `lab` (the same presentation again when it presents it already).
     func start(_ lab: Lab) -> (code: FollowCode, followers: Int) {
         state.withLock { state in
