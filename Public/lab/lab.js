@@ -6,7 +6,7 @@
 // trace's first step): a trace on a lab that has worked already starts a cold one, so its verdict does
 // not depend on how long the person read first. Its figures are frozen at its end (what the lanes do
 // after is shown apart). The scripted traces drive that same scroller; "Run again" ends the lab and
-// starts a cold one.
+// starts a cold one. The lab can be presented, and a follower's page shows the presenter's run (lab-presenting.js).
 
 import { config, url } from '../config.js';
 import { createLane } from './lanes.js';
@@ -14,6 +14,9 @@ import { createLabViewport } from './lab-viewport.js';
 import { TRACE_NAMES, allSteps, traceSteps } from './traces.js';
 import { laneFigures, showLive, showSummary } from './summary.js';
 import { createStopClock } from './stops.js';
+import { createLabPresenting } from './lab-presenting.js';
+import { exposeLab } from './lab-probe.js';
+import { followPresenter } from './lab-follower.js';
 
 const { rowHeight } = config;
 /** A trace moves on from a stop whose rows are not all done after this long, as the benchmark does. */
@@ -30,6 +33,12 @@ performance.setResourceTimingBufferSize(100000);
 
 let lab = null;
 let playing = false;
+/** The id of the last lab this page ran: its next run carries a presentation on from it. */
+let lastLabId = null;
+const presenting = createLabPresenting({
+  bar: document.getElementById('lab-presentation'), button: document.getElementById('present'), lab: () => lab,
+  say: (text) => { status.textContent = text; },
+});
 
 const say = (text) => { status.textContent = text; };
 
@@ -57,7 +66,8 @@ function endLab({ keepalive = false } = {}) {
   clearInterval(ended.ticker);
   clearInterval(ended.drawer);
   ended.lanes.forEach((lane) => lane.close());
-  fetch(url(`/api/labs/${ended.id}`), { method: 'DELETE', keepalive }).catch(() => {});
+  // A follower's run is the presenter's: only its own page ends it.
+  if (ended.id) fetch(url(`/api/labs/${ended.id}`), { method: 'DELETE', keepalive }).catch(() => {});
 }
 
 /** Starts a cold lab with the form's settings and shows its lanes; returns it (null if it did not start). */
@@ -86,11 +96,15 @@ async function startLab() {
     say(`The lab did not start: ${body.error || response.status}`);
     return null;
   }
-  return build(body);
+  const previous = lastLabId;
+  const current = build(body);
+  presenting.newRun(previous, current.id);
+  return current;
 }
 
-/** Lays out the lab `created` (the 201 body), its lanes waiting for the first report; returns it. */
-function build(created) {
+/** Lays out the lab `created` (the 201 body, or a follower's view of the presenter's run, `follower`),
+ * its lanes waiting for the first report; returns it. */
+function build(created, { follower = false } = {}) {
   const heads = document.createElement('div');
   heads.className = 'lane-heads';
   const scroller = document.createElement('div');
@@ -102,27 +116,37 @@ function build(created) {
   lists.className = 'lane-lists';
   scroller.append(lists);
   const current = {
-    id: created.lab, rows: created.photos, scroller, lanes: [], waiters: new Set(),
+    id: follower ? null : created.lab, follower, rows: created.photos, rowHeight, scroller, lanes: [], waiters: new Set(),
     // The rows that have been on screen in this lab: the browser lane's bytes on any other were wasted.
     seen: new Set(),
     // Whether a report was sent (the lanes have worked); the figures at the end of the last trace.
     reported: false, frozen: null,
   };
   const onChange = () => { current.clock.changed(); current.waiters.forEach((wake) => wake()); };
-  const onGone = (reason) => { if (lab === current) say(`The lab ended on the server (${reason}). Run it again.`); };
-  current.lanes = created.lanes.map((spec) => createLane(spec, { rows: created.photos, rowHeight, run: created.lab, onChange, onGone }));
+  const onGone = (reason) => {
+    if (lab !== current) return;
+    // A follower's watchers go with the presenter's run: its view says what comes next.
+    if (follower) refresh(current);
+    else say(`The lab ended on the server (${reason}). Run it again.`);
+  };
+  const { onPresentation } = presenting;
+  current.lanes = created.lanes.map((spec) => createLane(spec, { rows: created.photos, rowHeight, run: created.lab, onChange, onGone, onPresentation }));
   current.clock = createStopClock(current.lanes.map((lane) => lane.model));
   heads.style.setProperty('--lanes', String(current.lanes.length));
   lists.style.setProperty('--lanes', String(current.lanes.length));
   current.lanes.forEach((lane) => { heads.append(lane.head); lists.append(lane.list); });
   lanesRoot.replaceChildren(heads, scroller);
   lab = current;
-  current.viewport = createLabViewport({ scroller, rows: created.photos, rowHeight, onReport: (payload) => report(current, payload) });
+  if (!follower) lastLabId = current.id;
+  // A follower reports nothing: its lanes watch the presenter's, whose scroll moves them.
+  const onReport = follower ? () => {} : (payload) => report(current, payload);
+  current.viewport = createLabViewport({ scroller, rows: created.photos, rowHeight, onReport });
+  if (follower) presenting.watchOwnInput(scroller);
   current.ticker = setInterval(() => refresh(current), 1000);
   current.drawer = setInterval(() => {
     if (!document.hidden) current.lanes.forEach((lane) => lane.timeline && lane.timeline.draw());
   }, 200);
-  say(`Lab running: ${current.lanes.map((lane) => lane.name).join(', ')}; ${created.photos} photos, ` +
+  if (!follower) say(`Lab running: ${current.lanes.map((lane) => lane.name).join(', ')}; ${created.photos} photos, ` +
     `${created.latencyMs} ms latency, ${(created.bandwidth / 1e6).toFixed(1)} MB/s per transfer. ` +
     'Every lane waits, cold, for your first scroll or a trace.');
   return current;
@@ -150,9 +174,14 @@ function untilStopped(current) {
 
 /** Every lane's figures now (one GET /api/labs/ID for the server lanes). */
 async function figures(current) {
-  const response = await fetch(url(`/api/labs/${current.id}`), { cache: 'no-store' });
-  if (!response.ok) return null;
-  const report = await response.json();
+  let report = null;
+  if (current.follower) {
+    report = await presenting.fetchView();
+  } else {
+    const response = await fetch(url(`/api/labs/${current.id}`), { cache: 'no-store' });
+    if (response.ok) report = await response.json();
+  }
+  if (!report || lab !== current) return null;
   return current.lanes.map((lane, index) => laneFigures(lane, report.lanes[index], current.seen));
 }
 
@@ -258,33 +287,13 @@ async function play(name) {
   section.scrollIntoView({ block: 'nearest' });
 }
 
-// For the browser tests and the curious: each lane's stops on the page's clock, its reports, and
-// the browser lane's Resource Timing.
-window.classicPhotosLab = Object.freeze({
-  get id() { return lab ? lab.id : null; },
-  get playing() { return playing; },
-  get lanes() {
-    return lab ? lab.lanes.map((lane) => ({
-      strategy: lane.spec.strategy,
-      stops: lane.model.state.stops.map(({ first, last, at, ms, abandoned, notDone, bound }) => ({ first, last, at, ms, abandoned, notDone, bound })),
-      shared: lane.events ? lane.events.shared : null,
-      reports: lane.reporter ? { sent: lane.reporter.sent, acknowledged: lane.reporter.acknowledged, errors: lane.reporter.errors } : null,
-    })) : [];
-  },
-  browserTimings() {
-    const lane = lab && lab.lanes.find((candidate) => candidate.timings);
-    return lane ? lane.timings().map(({ index, entry }) => ({
-      index, name: entry.name, startTime: entry.startTime, requestStart: entry.requestStart,
-      responseEnd: entry.responseEnd, protocol: entry.nextHopProtocol,
-    })) : [];
-  },
-});
-
+exposeLab({ lab: () => lab, playing: () => playing, presenting });
 form.addEventListener('submit', (event) => {
   event.preventDefault();
   if (!playing) startLab();
 });
 traceButtons.forEach((button) => button.addEventListener('click', () => play(button.dataset.trace)));
 // A page that leaves ends its lab at once (the server would notice within seconds anyway).
-addEventListener('pagehide', () => endLab({ keepalive: true }));
-startLab();
+addEventListener('pagehide', () => { presenting.leave(); endLab({ keepalive: true }); });
+if (presenting.isFollower) followPresenter({ presenting, form, summary, rowHeight, lab: () => lab, build, endLab, stopped, say });
+else startLab().then(() => presenting.asksToPresent && presenting.startPresenting());

@@ -40,8 +40,9 @@ function createRows(rows, rowHeight) {
 }
 
 /** Makes lane `spec` ({viewer, strategy, prefetch, images}) of a lab run `run` over `rows` rows;
- * `onChange()` when one of its rows shows its final image. */
-export function createLane(spec, { rows, rowHeight, run, onChange, onGone }) {
+ * `onChange()` when one of its rows shows its final image; `onPresentation(data)` each `presentation`
+ * event on a server lane's stream (a presented lab's news). */
+export function createLane(spec, { rows, rowHeight, run, onChange, onGone, onPresentation }) {
   const name = laneName(spec);
   const head = document.createElement('section');
   head.className = 'lane-head';
@@ -76,6 +77,6 @@ export function createLane(spec, { rows, rowHeight, run, onChange, onGone }) {
   if (timeline) head.append(timeline.element);
   const lane = spec.strategy === 'browser'
     ? browserLane(spec, { images, store, model, run })
-    : serverLane(spec, { images, store, model, timeline, onGone });
+    : serverLane(spec, { images, store, model, timeline, onGone, onPresentation });
   return Object.assign(lane, { spec, name, head, list, timeline, store, model, figures: head.querySelector('[data-figures]'), since: head.querySelector('[data-since]') });
 }

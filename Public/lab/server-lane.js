@@ -12,8 +12,8 @@ const FINAL = new Set(['filtered', 'failed']);
 
 /** Runs lane `spec` ({viewer, strategy, prefetch}): its rows' states go to `store`, the final
  * images shown in `images` to `model`, its operations to `timeline`; `onGone(reason)` when the
- * server no longer knows its viewer. */
-export function serverLane(spec, { images, store, model, timeline, onGone }) {
+ * server no longer knows its viewer; `onPresentation(data)` each `presentation` event. */
+export function serverLane(spec, { images, store, model, timeline, onGone, onPresentation }) {
   // Only a row's final image is ever given to its <img>: its load, or its failure, is the row shown.
   images.forEach((img, index) => {
     const settle = () => model.markShown(index);
@@ -35,6 +35,7 @@ export function serverLane(spec, { images, store, model, timeline, onGone }) {
     store,
     onOperation: (op) => timeline.add(op),
     onGone: (reason) => onGone(`${spec.strategy} lane: ${reason}`),
+    onPresentation,
   });
   const reporter = createReporter({ store, isBlocked: () => false, onUnknownViewer: (reason) => onGone(reason) });
   events.connect();

@@ -4,7 +4,8 @@ import Mustache
 
 /// `GET /lab`: the lab page (`Templates/lab.mustache`), which starts its lab with `POST /api/labs`.
 /// When `--max-labs` labs run already it answers 503 with the same page saying the lab is busy
-/// and when to try again.
+/// and when to try again. `?follow=CODE` opens the page of a presented lab's follower (never busy: it
+/// runs no lab), or a page saying the presentation ended or never was.
 struct LabPageHandler: Sendable {
     let context: AppContext
     private let page: Data
@@ -44,8 +45,22 @@ struct LabPageHandler: Sendable {
     }
 
     func handle(_ request: Request, context requestContext: PhotoRequestContext) async throws -> Response {
+        if let follow = request.queryValue("follow") {
+            // A follower runs no lab of its own: never busy. A code that names no running presentation
+            // gets a page saying so, never a lab of its own nor someone else's.
+            let code = FollowCode(parsing: follow)
+            switch code.flatMap(context.labs.presentations.exists) {
+            case true?: return Self.html(page, for: request)
+            case false?: throw refused(.notFound("this presentation has ended"), request)
+            case nil: throw refused(.notFound("no such presentation: check the follow link"), request)
+            }
+        }
         guard context.labs.count < context.configuration.maxLabs else { throw Busy(page: busyPage) }
         return Self.html(page, for: request)
+    }
+
+    private func refused(_ error: APIError, _ request: Request) -> any Error {
+        RefusedPage(error, for: request, context: context) ?? error
     }
 
     private static func html(_ page: Data, for request: Request) -> Response {

@@ -33,6 +33,8 @@ struct ViewportHandler: Sendable {
         if let rows = report.rows, rows.count > Self.maxVisibleRows {
             throw APIError.unprocessable("at most \(Self.maxVisibleRows) rows can be on screen at once (got \(rows.count), rows \(rows.lowerBound)...\(rows.upperBound))")
         }
+        // A lab follower's watcher is refused; a presented lab's driver has its place told to its followers.
+        try context.labs.presentations.reported(report, by: session)
         session.receive(report, on: pipeline, .init(
             presentations: context.presentations, firstScreens: context.firstScreens, defaultStrategy: context.configuration.strategy))
         return .empty(.noContent, headers: [.cacheControl: "no-store"])

@@ -36,6 +36,8 @@ final class LabRegistry: Sendable {
     let logger: Logger
     /// The labs each client runs.
     let places: ClientPlaces
+    /// The labs presented now, and their followers' watchers.
+    let presentations: LabPresentations
 
     private struct State {
         var labs: [String: Lab] = [:]
@@ -57,6 +59,7 @@ final class LabRegistry: Sendable {
         self.logger = logger
         imageTransfers = LabImageTransfers(limit: settings.maxImageTransfers)
         places = ClientPlaces("labs", perClient: settings.labsPerClient)
+        presentations = LabPresentations(viewers: viewers)
     }
 
     /// Labs running now.
@@ -188,11 +191,13 @@ final class LabRegistry: Sendable {
         ids.forEach { end($0) }
     }
 
-    /// Ends the labs whose page left: a lane's viewer was dropped (or left). Called on each tick.
+    /// Ends the labs whose page left: a lane's viewer was dropped (or left). Called on each tick, with
+    /// the presentations' (a presentation whose lab ended waits for its presenter's next run, then ends).
     func endAbandoned() {
         let labs = state.withLock { Array($0.labs.values) }
         for lab in labs where lab.isAbandoned(in: viewers) {
             end(lab.id)
         }
+        presentations.tick(isRunning: { self.lab($0) != nil })
     }
 }
