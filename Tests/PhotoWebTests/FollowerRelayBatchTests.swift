@@ -140,4 +140,12 @@ struct FollowerRelayBatchTests {
         running.cancel()
         await running.value
     }
+
+    @Test func thePaceGrowsWithTheAudience() {
+        // A hand-on is a write per follower: a thousand are handed on less often than ten
+        let relay = FollowerRelay(pace: .milliseconds(40), pacePerFollower: .microseconds(250))
+        #expect(relay.pace(for: 0) == .milliseconds(40))
+        #expect(relay.pace(for: 100) == .milliseconds(40))
+        #expect(relay.pace(for: 1_000) == .milliseconds(250))
+    }
 }

@@ -9,8 +9,8 @@ extension FollowerRelay {
         var rung = false
     }
 
-    /// Waits until the pace has passed since the wait began, or a move is told, or the task is cancelled.
-    func waitForHandOn() async {
+    /// Waits until `pace` has passed since the wait began, or a move is told, or the task is cancelled.
+    func waitForHandOn(pace: Duration) async {
         await withTaskGroup(of: Void.self) { group in
             group.addTask { [self] in
                 // Cancelled once the wait is over: only a whole pace rings.
