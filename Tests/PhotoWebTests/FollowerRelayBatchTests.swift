@@ -1,5 +1,6 @@
 import Foundation
 import Hummingbird
+import Logging
 import PhotoPipeline
 @testable import PhotoWeb
 import Testing
@@ -147,5 +148,31 @@ struct FollowerRelayBatchTests {
         #expect(relay.pace(for: 0) == .milliseconds(40))
         #expect(relay.pace(for: 100) == .milliseconds(40))
         #expect(relay.pace(for: 1_000) == .milliseconds(250))
+    }
+
+    @Test(.timeLimit(.minutes(1)))
+    func theTotalsReachAFollowerWithItsRelaysBatchAndOthersAtOnce() async throws {
+        // Given a list channel with a presenter and one follower, both with streams
+        let registry = ViewerRegistry(maxViewers: 8)
+        let presentations = Presentations()
+        let channel = PhotoChannel(
+            library: PhotoLibrary(), viewers: registry, settings: .init(heartbeat: .seconds(15), idleTimeout: .seconds(30), connectTimeout: .seconds(30)),
+            totals: ServerTotals(cluster: nil, unsent: nil), presentations: presentations, logger: Logger(label: "test"))
+        let presenter = try #require(registry.create(in: channel))
+        let follower = try #require(registry.create(in: channel))
+        let (code, _) = try presentations.start(by: presenter)
+        _ = try presentations.follow(code, by: follower)
+        let generations = [presenter, follower].map { $0.outbox.attach(lastEventID: nil) { [] } }
+
+        // When the channel's totals are sent to both
+        channel.sendToAll(.init(name: .stats, data: Data(#"{"viewers":2}"#.utf8)), [presenter, follower])
+
+        // Then the presenter has them now; the follower with the relay's next hand-on
+        #expect(presenter.outbox.pendingCount == 1)
+        #expect(follower.outbox.pendingCount == 0)
+        let relay = try #require(channel.followerRelay)
+        relay.handOn(to: [follower], presenters: presentations.presenterOfFollowers())
+        let events = await ready(follower.outbox, generations[1])
+        #expect(events == [#"stats {"viewers":2}"#])
     }
 }
