@@ -40,9 +40,9 @@ final class FollowerRelay: Sendable {
 
     /// The least time between two hand-ons of rows' events (a move is handed on at once).
     let pace: Duration
-    /// The pace grows by this per follower: a hand-on is a write per follower (a syscall and a
-    /// flush on a loopback socket cost about 40 us on this machine), so a thousand followers are
-    /// handed on every 250 ms (a fifth of a core at most), a hundred every 40 ms.
+    /// The pace grows by this per follower: a hand-on is a write and a flush per follower (with a
+    /// thousand at 40 ms, NIO's writes were 30% of the server's CPU in perf), so a thousand followers
+    /// are handed on every 250 ms, a hundred every 40 ms (BENCHMARKS, issue 37's last section).
     let pacePerFollower: Duration
     /// Items one pace may gather: far more than a busy list makes (hundreds a second).
     let limit: Int
