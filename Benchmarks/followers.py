@@ -19,6 +19,8 @@ import argparse
 import asyncio
 import json
 import multiprocessing
+import os
+import subprocess
 import random
 import re
 import resource
@@ -133,7 +135,14 @@ async def run(followers: int, stops: list[int], args) -> dict:
         joined_s = time.monotonic() - started
         rss_followed = rss_bytes(pid)
 
-        # The presenter's jumps, each once the one before is done
+        # The presenter's jumps, each once the one before is done (recorded by perf if asked, followed only)
+        recording = None
+        if args.perf and followers:
+            recording = subprocess.Popen(["perf", "record", "-g", "-p", str(pid), "-o", args.perf],
+                                         stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+            await asyncio.sleep(1)
+        load_before = os.getloadavg()[0]
+        cpu_jumps = cpu_seconds(pid)
         visible, sent_at = [], {}
         for first in stops:
             rows = range(first, first + ROWS_PER_STOP)
@@ -144,6 +153,10 @@ async def run(followers: int, stops: list[int], args) -> dict:
                 await asyncio.sleep(0.005)
             visible.append(max(presenter.done.get(r, deadline) for r in rows) - sent_at[first])
         await asyncio.sleep(0.5)  # the last moves on their way (measured, not awaited per follower)
+        cpu_jumps = cpu_seconds(pid) - cpu_jumps
+        if recording:
+            recording.send_signal(2)
+            recording.wait(60)
         stats = server.stats()
         done.set()
         moves: dict[int, list[float]] = {}
@@ -161,7 +174,8 @@ async def run(followers: int, stops: list[int], args) -> dict:
             "received": received, "expected": followers * len(stops),
             "downloads": stats["downloads"], "filtrations": stats["filtrations"],
             "rss_per_follower": (rss_followed - rss_before) / followers if followers else 0,
-            "cpu_s": cpu_seconds(pid) - cpu_before,
+            "cpu_s": cpu_seconds(pid) - cpu_before, "cpu_jumps_s": cpu_jumps,
+            "load": (load_before, os.getloadavg()[0]),
         }
 
 
@@ -178,6 +192,7 @@ def main() -> None:
     parser.add_argument("--latency-ms", type=int, default=150)
     parser.add_argument("--bandwidth", type=int, default=2_000_000)
     parser.add_argument("--seed", type=int, default=37)
+    parser.add_argument("--perf", metavar="FILE", help="perf record -g the followed server during its jumps into FILE")
     parser.add_argument("--follower-processes", type=int, default=2,
                         help="processes the followers are spread over, apart from the presenter's")
     args = parser.parse_args()
@@ -209,7 +224,9 @@ def main() -> None:
           f"p50 {ms(p50(delays))}, p95 {ms(p95(delays))}, p99 {ms(percentile(delays, 99))}")
     print(f"{args.followers} followers joined (page + stream each) in {followed['joined_s']:.1f} s; server RSS "
           f"{followed['rss_per_follower'] / 1024:.1f} KB per follower; server CPU during the run {followed['cpu_s']:.1f} s "
-          f"(alone {alone['cpu_s']:.1f} s)")
+          f"(alone {alone['cpu_s']:.1f} s); during the jumps {followed['cpu_jumps_s']:.1f} s (alone {alone['cpu_jumps_s']:.1f} s)")
+    print(f"load average (1 min) at the jumps' start -> end: alone {alone['load'][0]:.1f} -> {alone['load'][1]:.1f}, "
+          f"followed {followed['load'][0]:.1f} -> {followed['load'][1]:.1f}")
 
 
 if __name__ == "__main__":

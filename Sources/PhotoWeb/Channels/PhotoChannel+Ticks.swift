@@ -7,7 +7,7 @@ extension PhotoChannel {
             let stats = stats(of: pipeline)
             if noteSent(stats) {
                 let payload = EventOutbox.Payload(name: .stats, data: EventPayloads.json(stats))
-                sessions.forEach { $0.outbox.enqueue(payload) }
+                sendToAll(payload, sessions)
             }
             for session in sessions {
                 if let queues = session.queuesIfChanged() {

@@ -3,9 +3,11 @@ import PhotoPipeline
 
 /// A channel's events for the followers of its presentations, gathered as the forwarder meets them
 /// and handed on once a pace: the updates of one row folded to the latest, then each follower given
-/// the batch in one step (its rows only, its presenter's operations marked `mine`). So a thousand
-/// followers cost a thousand short steps per pace rather than per event, and the forwarder, which
-/// serves the viewers that drive work, never waits for an audience.
+/// its batch in one step (its presenter's moves and news first, the rows near it, its presenter's
+/// operations marked `mine`, then the rows a move brought near). So a thousand followers cost a
+/// thousand writes per pace rather than per event or per move, and the forwarder, which serves the
+/// viewers that drive work, never waits for an audience. A move is handed on at once, not at the
+/// pace's end (`FollowerRelay+Waking`), with what was gathered meanwhile.
 ///
 /// Lock order: a leaf. Outboxes, sessions and the registry are called after it is released.
 final class FollowerRelay: Sendable {
@@ -16,63 +18,67 @@ final class FollowerRelay: Sendable {
         case operation(others: EventOutbox.Payload, own: EventOutbox.Payload, viewers: Set<ViewerID>)
     }
 
-    private struct Gathered {
+    struct Gathered {
         var items: [Item] = []
+        /// What followers are told of their presentations (`tell`), in order.
+        var told: [Told] = []
         /// More came in one pace than `limit`: followers start again from a snapshot instead.
         var overflowed = false
         /// Who was handed the last batch: one of them that no longer follows (it broke away, or its
         /// presentation ended) still gets this one's rows, gathered while the forwarder passed it by.
         var lastRecipients: [ViewerSession] = []
+
+        /// Whether one more item or news fits in this pace; marks the pace overflowed when not.
+        mutating func makeRoom(limit: Int) -> Bool {
+            guard !overflowed else { return false }
+            guard items.count + told.count >= limit else { return true }
+            items = []
+            overflowed = true
+            return false
+        }
     }
 
+    /// The least time between two hand-ons of rows' events (a move is handed on at once).
     let pace: Duration
+    /// The pace grows by this per follower: a hand-on is a write and a flush per follower (with a
+    /// thousand at 40 ms, NIO's writes were 30% of the server's CPU in perf), so a thousand followers
+    /// are handed on every 250 ms, a hundred every 40 ms (BENCHMARKS, issue 37's last section).
+    let pacePerFollower: Duration
     /// Items one pace may gather: far more than a busy list makes (hundreds a second).
     let limit: Int
-    private let gathered = Locked(Gathered())
+    let gathered = Locked(Gathered())
+    /// The relay's wait for its next hand-on (`FollowerRelay+Waking`). Lock order: a leaf.
+    let alarm = Locked(Alarm())
 
-    init(pace: Duration, limit: Int = 20_000) {
+    init(pace: Duration, pacePerFollower: Duration = .microseconds(250), limit: Int = 20_000) {
         self.pace = pace
+        self.pacePerFollower = pacePerFollower
         self.limit = limit
     }
 
     /// Gathers `item` for the next hand-on.
     func add(_ item: Item) {
         gathered.withLock { gathered in
-            guard !gathered.overflowed else { return }
-            if gathered.items.count >= limit {
-                gathered.items = []
-                gathered.overflowed = true
-            } else {
-                gathered.items.append(item)
-            }
+            if gathered.makeRoom(limit: limit) { gathered.items.append(item) }
         }
     }
 
-    /// Hands what was gathered on to `followers` (each follower's presenter in `presenters`), and to
-    /// those of the last hand-on that follow no more.
-    func handOn(to followers: [ViewerSession], presenters: [ViewerID: ViewerID]) {
-        let taken = gathered.withLock { gathered -> Gathered in
+    /// Tells `told`'s followers its news with the next hand-on, which is at once when `now` (a move:
+    /// the followers' screens wait for it), else at the pace's end (the presenter's queues).
+    func tell(_ told: Told, now: Bool) {
+        guard !told.followers.isEmpty else { return }
+        gathered.withLock { gathered in
+            // Past the limit the told news is dropped with the rows: a snapshot carries both.
+            if gathered.makeRoom(limit: limit) { gathered.told.append(told) }
+        }
+        if now { wake() }
+    }
+
+    /// Takes what was gathered since the last hand-on; `followers` are its recipients.
+    func take(for followers: [ViewerSession]) -> Gathered {
+        gathered.withLock { gathered in
             defer { gathered = Gathered(lastRecipients: followers) }
             return gathered
-        }
-        let recipients = followers + taken.lastRecipients.filter { presenters[$0.id] == nil }
-        if taken.overflowed {
-            recipients.forEach { $0.outbox.requireSnapshot() }
-            return
-        }
-        guard !taken.items.isEmpty, !recipients.isEmpty else { return }
-        let items = Self.folded(taken.items)
-        for follower in recipients {
-            // One that follows no more is sent rows' states only: the forwarder may have sent it some
-            // of these operations already, and a row's latest state twice is harmless.
-            let presenter = presenters[follower.id]
-            let batch = items.compactMap { item -> EventOutbox.Payload? in
-                switch item {
-                case .payload(let payload): payload
-                case .operation(let others, let own, let viewers): presenter.map { viewers.contains($0) ? own : others }
-                }
-            }
-            follower.outbox.enqueue(contentsOf: follower.wanted(batch))
         }
     }
 
@@ -92,12 +98,21 @@ final class FollowerRelay: Sendable {
         }
     }
 
-    /// Hands on once a pace until cancelled: `audience` says who follows now.
+    /// The pace for `followers` followers.
+    func pace(for followers: Int) -> Duration {
+        max(pace, pacePerFollower * followers)
+    }
+
+    /// Hands on once a pace (longer for more followers), and at once after a move, until cancelled:
+    /// `audience` says who follows now.
     func run(audience: @Sendable () -> (followers: [ViewerSession], presenters: [ViewerID: ViewerID])) async {
+        var current = pace
         while !Task.isCancelled {
-            do { try await Task.sleep(for: pace) } catch { return }
+            await waitForHandOn(pace: current)
+            guard !Task.isCancelled else { return }
             let (followers, presenters) = audience()
             handOn(to: followers, presenters: presenters)
+            current = pace(for: followers.count)
         }
     }
 }

@@ -9,18 +9,30 @@ struct PresentationNews: Sendable {
     /// Where the presenter is: the followers' rows of interest move there.
     var position: PresenterPosition?
 
-    /// Tells each one. A follower is sent the move first (it scrolls at once), then the rows that came
-    /// into its interest, which fill in as they arrive.
+    /// Tells each one. The followers are told through their channel's `FollowerRelay`, at once: each
+    /// gets the move first (it scrolls at once), then the rows that came into its interest, which fill
+    /// in as they arrive, with what else the relay has for it, in one write.
     func deliver(on pipeline: PhotoPipeline?) {
+        if let followerUpdate, let relay = followers.first?.channel.followerRelay {
+            relay.tell(.init(
+                followers: followers, payload: followerUpdate.event, whileFollowing: !followerUpdate.ended,
+                rows: position?.rows, pipeline: pipeline), now: true)
+        } else {
+            deliverEach(on: pipeline)
+        }
+        if let presenter, let presenterUpdate {
+            presenter.outbox.enqueue(presenterUpdate.event)
+        }
+    }
+
+    /// The followers' part of `deliver` on a channel without a relay: each told on its own.
+    private func deliverEach(on pipeline: PhotoPipeline?) {
         if let followerUpdate {
             let event = followerUpdate.event
             for follower in followers { follower.outbox.enqueue(event) }
         }
         if let position, let pipeline, !followers.isEmpty {
             ViewerSession.moveInterest(of: followers, to: position.rows, margin: ViewerSession.followerMargin, on: pipeline)
-        }
-        if let presenter, let presenterUpdate {
-            presenter.outbox.enqueue(presenterUpdate.event)
         }
     }
 }

@@ -283,7 +283,7 @@ extension Presentations {
         sentQueues.withLock { sent in sent = sent.filter { live.contains($0.key) } }
         for audience in audiences {
             guard let queues = Self.queues(of: audience.presenter), queuesChanged(audience.code, to: queues.data) else { continue }
-            audience.followers.forEach { $0.outbox.enqueue(queues) }
+            FollowerRelay.tell(queues, to: audience.followers)
         }
     }
 }
