@@ -53,34 +53,18 @@ extension FollowerRelay {
 
     /// Moves each of `sessions` that has a move in `moves` to its rows, and returns for each the
     /// current state of the rows newly inside (it missed their updates while they were outside).
-    /// The records are read, and each row's event encoded, once for all of them.
+    /// The records are read, and each row's event encoded, once per pipeline for all of them.
     static func moveInterest(of sessions: [ViewerSession], _ moves: [ViewerID: Told]) -> [ViewerID: [EventOutbox.Payload]] {
-        var newcomers: [(ViewerID, PhotoPipeline, [Int])] = []
+        var newcomers: [ObjectIdentifier: (pipeline: PhotoPipeline, rows: [(ViewerID, [Int])])] = [:]
         for session in sessions {
-            guard let move = moves[session.id], let rows = move.rows, let pipeline = move.pipeline else { continue }
-            let count = pipeline.entries.count
-            guard count > 0 else { continue }
-            let clamped = min(rows.lowerBound, count - 1)...min(rows.upperBound, count - 1)
-            let indices = session.follow(clamped, rowCount: count, margin: ViewerSession.followerMargin)
-            if !indices.isEmpty { newcomers.append((session.id, pipeline, indices)) }
+            guard let move = moves[session.id], let rows = move.rows, let pipeline = move.pipeline,
+                  let indices = session.moveInterest(to: rows, margin: ViewerSession.followerMargin, rowCount: pipeline.entries.count)
+            else { continue }
+            newcomers[ObjectIdentifier(pipeline), default: (pipeline, [])].rows.append((session.id, indices))
         }
-        var arriving: [ViewerID: [EventOutbox.Payload]] = [:]
         // One pipeline per channel, so one read; grouped all the same.
-        for group in Dictionary(grouping: newcomers, by: { ObjectIdentifier($0.1) }).values {
-            guard let pipeline = group.first?.1, let low = group.compactMap({ $0.2.first }).min(),
-                  let high = group.compactMap({ $0.2.last }).max() else { continue }
-            let records = pipeline.records(in: low...high)
-            var payloads: [Int: EventOutbox.Payload] = [:]
-            for (id, _, indices) in group {
-                arriving[id] = indices.map { index in
-                    if let payload = payloads[index] { return payload }
-                    let record = records[index - low]
-                    let payload = EventOutbox.Payload.photo(record.index, record.state, record: record)
-                    payloads[index] = payload
-                    return payload
-                }
-            }
+        return newcomers.values.reduce(into: [:]) { arriving, group in
+            arriving.merge(ViewerSession.arrivals(group.rows, on: group.pipeline)) { first, _ in first }
         }
-        return arriving
     }
 }

@@ -10,25 +10,40 @@ extension ViewerSession {
     /// rows newly inside (it missed their updates while they were outside, or its snapshot did not
     /// cover them). The records are read, and each row's event encoded, once for all of them.
     static func moveInterest(of sessions: [ViewerSession], to rows: ClosedRange<Int>, margin: Int, on pipeline: PhotoPipeline) {
-        let count = pipeline.entries.count
-        guard count > 0 else { return }
-        let rows = min(rows.lowerBound, count - 1)...min(rows.upperBound, count - 1)
-        let newcomers = sessions.map { ($0, $0.follow(rows, rowCount: count, margin: margin)) }.filter { !$0.1.isEmpty }
-        guard let low = newcomers.compactMap({ $0.1.first }).min(), let high = newcomers.compactMap({ $0.1.last }).max() else { return }
+        let newcomers = sessions.compactMap { session in
+            session.moveInterest(to: rows, margin: margin, rowCount: pipeline.entries.count).map { (session.id, $0) }
+        }
+        let arriving = arrivals(newcomers, on: pipeline)
+        for session in sessions {
+            if let batch = arriving[session.id] { session.outbox.enqueue(contentsOf: batch) }
+        }
+    }
+
+    /// Moves this viewer's rows of interest around `rows` (clamped to the list of `rowCount` rows) and
+    /// returns the rows newly inside, or nil when there are none.
+    func moveInterest(to rows: ClosedRange<Int>, margin: Int, rowCount count: Int) -> [Int]? {
+        guard count > 0 else { return nil }
+        let indices = follow(min(rows.lowerBound, count - 1)...min(rows.upperBound, count - 1), rowCount: count, margin: margin)
+        return indices.isEmpty ? nil : indices
+    }
+
+    /// The current state of each viewer's rows in `newcomers` (rows of `pipeline`), as events: the
+    /// records are read in one go, and each row's event encoded once, shared by every viewer it goes to
+    /// (a presenter's followers all move the same way).
+    static func arrivals(_ newcomers: [(ViewerID, [Int])], on pipeline: PhotoPipeline) -> [ViewerID: [EventOutbox.Payload]] {
+        guard let low = newcomers.compactMap({ $0.1.first }).min(), let high = newcomers.compactMap({ $0.1.last }).max() else { return [:] }
         let records = pipeline.records(in: low...high)
-        // Each row's event encoded once, shared by every session it goes to (a presenter's followers
-        // all move the same way).
         var payloads = [Int: EventOutbox.Payload]()
-        for (session, indices) in newcomers {
-            let batch = indices.map { index in
-                let payload = payloads[index] ?? {
-                    let record = records[index - low]
-                    return .photo(record.index, record.state, record: record)
-                }()
+        var arriving = [ViewerID: [EventOutbox.Payload]]()
+        for (id, indices) in newcomers {
+            arriving[id] = indices.map { index in
+                if let payload = payloads[index] { return payload }
+                let record = records[index - low]
+                let payload = EventOutbox.Payload.photo(record.index, record.state, record: record)
                 payloads[index] = payload
                 return payload
             }
-            session.outbox.enqueue(contentsOf: batch)
         }
+        return arriving
     }
 }
