@@ -49,6 +49,47 @@ async def page_from(port: int, source: str, path: str) -> tuple[int, str]:
     return int(head.split()[1]), body.decode("utf-8", "replace")
 
 
+class MoveWatcher(asyncio.Protocol):
+    """One follower's stream, read only for its moves: each `presentation` event's arrival (the read it came
+    in) by the stop's first row. A follower's browser parses the rest on its own machine; here a thousand
+    share the server's two cores, so the rest is skipped unparsed (one search of the bytes per read) and
+    the move's time is the server's, not the audience's reading. A read that ends inside a move keeps it."""
+
+    MARK = b"event: presentation\ndata: "
+
+    def __init__(self, path: str, port: int, moves: dict[int, list[float]]):
+        self.request = f"GET {path} HTTP/1.1\r\nHost: {HOST}:{port}\r\nAccept: text/event-stream\r\n\r\n".encode()
+        self.moves = moves
+        self.tail = b""
+        self.transport = None
+
+    def connection_made(self, transport) -> None:
+        self.transport = transport
+        transport.write(self.request)
+
+    def data_received(self, data: bytes) -> None:
+        now = time.monotonic()
+        data = self.tail + data if self.tail else data
+        self.tail = b""
+        start = data.find(self.MARK)
+        while start >= 0:
+            end = data.find(b"\n", start + len(self.MARK))
+            if end < 0:
+                self.tail = data[start:]
+                break
+            first = json.loads(data[start + len(self.MARK):end]).get("first")
+            if first is not None:
+                self.moves.setdefault(first, []).append(now)
+            start = data.find(self.MARK, end)
+        else:
+            # The mark itself may be cut by this read: keep the bytes that could begin it.
+            self.tail = data[-len(self.MARK):] if len(data) >= len(self.MARK) else data
+
+    def close(self) -> None:
+        if self.transport:
+            self.transport.close()
+
+
 class Presenter:
     """The presenter's viewer and stream: when each row of a stop was last said filtered or failed."""
 
@@ -73,33 +114,27 @@ def follower_process(port: int, code: str, numbers: list[int], joined, done, res
     async def main() -> None:
         loop = asyncio.get_running_loop()
         moves: dict[int, list[float]] = {}
+        cpu = [0.0]
         streams = []
-
-        def follower_events(event) -> None:
-            # Only moves are timed: skip the JSON of every other event (a browser would parse them,
-            # on its own machine).
-            if event.name == "presentation":
-                data = json.loads(event.data)
-                if data.get("first") is not None:
-                    moves.setdefault(data["first"], []).append(event.arrived)
 
         async def join(n: int) -> None:
             status, html = await page_from(port, address(n), f"/?follow={code}")
             if status != 200:
                 raise RuntimeError(f"follower {n}: GET /?follow= -> {status}: {html[:200]}")
             follower = re.search(r'data-viewer="([^"]+)"', html).group(1)
-            protocol = SSEProtocol(f"/events?viewer={follower}", port, follower_events)
+            protocol = MoveWatcher(f"/events?viewer={follower}", port, moves)
             await loop.create_connection(lambda: protocol, HOST, port, local_addr=(address(n), 0))
             streams.append(protocol)
 
         for batch in range(0, len(numbers), 50):
             await asyncio.gather(*(join(n) for n in numbers[batch:batch + 50]))
         joined.put(len(streams))
+        cpu[0] = time.process_time()
         while not done.is_set():
             await asyncio.sleep(0.05)
         for protocol in streams:
             protocol.close()
-        results.put(moves)
+        results.put((moves, time.process_time() - cpu[0]))
 
     asyncio.run(main())
 
@@ -160,18 +195,25 @@ async def run(followers: int, stops: list[int], args) -> dict:
         stats = server.stats()
         done.set()
         moves: dict[int, list[float]] = {}
+        followers_cpu = 0.0
         for _ in processes:
-            for first, arrivals in (await loop.run_in_executor(None, results.get, True, 120)).items():
+            process_moves, process_cpu = await loop.run_in_executor(None, results.get, True, 120)
+            followers_cpu += process_cpu
+            for first, arrivals in process_moves.items():
                 moves.setdefault(first, []).extend(arrivals)
         for process in processes:
             process.join(30)
         # CLOCK_MONOTONIC is the machine's: the followers' arrivals and the presenter's sends compare
         delays = [arrived - sent_at[first] for first, arrivals in moves.items() if first in sent_at for arrived in arrivals]
+        # Per move: its first follower's arrival (the server's own way plus one read) and the spread to the
+        # last (the fan-out over a thousand sockets and the followers' own reading)
+        firsts = [min(arrivals) - sent_at[first] for first, arrivals in moves.items() if first in sent_at and arrivals]
+        spreads = [max(arrivals) - min(arrivals) for first, arrivals in moves.items() if first in sent_at and arrivals]
         received = sum(len(moves.get(first, [])) for first in stops)
         stream.close()
         return {
             "followers": followers, "joined_s": joined_s, "visible": visible, "delays": delays,
-            "received": received, "expected": followers * len(stops),
+            "followers_cpu_s": followers_cpu, "firsts": firsts, "spreads": spreads, "received": received, "expected": followers * len(stops),
             "downloads": stats["downloads"], "filtrations": stats["filtrations"],
             "rss_per_follower": (rss_followed - rss_before) / followers if followers else 0,
             "cpu_s": cpu_seconds(pid) - cpu_before, "cpu_jumps_s": cpu_jumps,
@@ -222,9 +264,13 @@ def main() -> None:
     delays = followed["delays"]
     print(f"follower moves received: {followed['received']} of {followed['expected']}; after the presenter's report was sent: "
           f"p50 {ms(p50(delays))}, p95 {ms(p95(delays))}, p99 {ms(percentile(delays, 99))}")
+    if followed["firsts"]:
+        print(f"each move's first follower after the report was sent: p50 {ms(p50(followed['firsts']))}, max "
+              f"{ms(max(followed['firsts']))}; its first to last follower: p50 {ms(p50(followed['spreads']))}, max "
+              f"{ms(max(followed['spreads']))}")
     print(f"{args.followers} followers joined (page + stream each) in {followed['joined_s']:.1f} s; server RSS "
           f"{followed['rss_per_follower'] / 1024:.1f} KB per follower; server CPU during the run {followed['cpu_s']:.1f} s "
-          f"(alone {alone['cpu_s']:.1f} s); during the jumps {followed['cpu_jumps_s']:.1f} s (alone {alone['cpu_jumps_s']:.1f} s)")
+          f"(alone {alone['cpu_s']:.1f} s); during the jumps {followed['cpu_jumps_s']:.1f} s (alone {alone['cpu_jumps_s']:.1f} s); the followers' own processes {followed['followers_cpu_s']:.1f} s")
     print(f"load average (1 min) at the jumps' start -> end: alone {alone['load'][0]:.1f} -> {alone['load'][1]:.1f}, "
           f"followed {followed['load'][0]:.1f} -> {followed['load'][1]:.1f}")
 
