@@ -8,14 +8,14 @@ extension PhotoChannel {
     /// theirs from the `followerRelay`, once a pace: the viewers that drive work never wait behind an audience.
     func forward(_ events: AsyncStream<PipelineEvent>, of pipeline: PhotoPipeline) async {
         var expected: UInt64?
+        var audience = ChannelAudience()
         for await event in events {
-            let presenters = presentations?.presenterOfFollowers() ?? [:]
-            let relay = presenters.isEmpty ? nil : followerRelay
-            let all = viewers.all(in: self)
-            let sessions = relay == nil ? all : all.filter { presenters[$0.id] == nil }
+            audience.refresh(for: self)
+            let relay = audience.hasFollowers ? followerRelay : nil
+            let sessions = audience.drivers
             if let expected, event.sequence != expected {
                 // The forwarder fell behind and events were dropped: everyone starts from a snapshot.
-                all.forEach { $0.outbox.requireSnapshot() }
+                audience.all.forEach { $0.outbox.requireSnapshot() }
             }
             expected = event.sequence + 1
             switch event.kind {

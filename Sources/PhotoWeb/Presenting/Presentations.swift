@@ -36,7 +36,11 @@ final class Presentations: Sendable {
         var codeOfPresenter: [ViewerID: FollowCode] = [:]
         var codeOfFollower: [ViewerID: FollowCode] = [:]
         /// Each follower's presenter: whose story its screen tells (read by the channel's forwarder).
-        var presenterOfFollower: [ViewerID: ViewerID] = [:]
+        var presenterOfFollower: [ViewerID: ViewerID] = [:] {
+            didSet { followersVersion &+= 1 }
+        }
+        /// Counts the changes to `presenterOfFollower`, so the forwarder works its audience out only then.
+        private(set) var followersVersion: UInt64 = 0
         /// Codes that ended lately, oldest first, so a late follower is told "ended", not "no such".
         var ended: [FollowCode] = []
         var endedSet: Set<FollowCode> = []
@@ -198,6 +202,11 @@ final class Presentations: Sendable {
     /// forwarder tells a follower of its presenter's work as `mine`, and serves followers last.
     func presenterOfFollowers() -> [ViewerID: ViewerID] {
         state.withLock { $0.presenterOfFollower }
+    }
+
+    /// Counts every change to who follows whom.
+    var followersVersion: UInt64 {
+        state.withLock { $0.followersVersion }
     }
 
     /// Where the presenter of `code` is, if it runs and has reported.

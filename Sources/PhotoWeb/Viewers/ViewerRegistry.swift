@@ -20,7 +20,16 @@ final class ViewerRegistry: Sendable {
     let streams: SharedStreams
     /// The viewers each client holds (lab lanes' and tests' viewers name no client).
     let places: ClientPlaces
-    private let sessions = Locked<[ViewerID: ViewerSession]>([:])
+    private let sessions = Locked(Members())
+
+    /// The viewers by id, and a count of the changes to them: a reader that keeps what it worked out
+    /// from them (the forwarder's audience) works it out again only when the count moved.
+    private struct Members {
+        var byID: [ViewerID: ViewerSession] = [:] {
+            didSet { version &+= 1 }
+        }
+        private(set) var version: UInt64 = 0
+    }
 
     init(
         maxViewers: Int, viewersPerClient: Int? = nil, sharedStreamsPerClient: Int = .max,
@@ -54,9 +63,9 @@ final class ViewerRegistry: Sendable {
     private func create(in channel: PhotoChannel, client: String?) -> ViewerSession? {
         let session = ViewerSession(id: .random(), outbox: EventOutbox(unsent: unsent), channel: channel, client: client)
         for _ in 0..<2 {
-            let added = sessions.withLock { sessions in
-                guard sessions.count < maxViewers else { return false }
-                sessions[session.id] = session
+            let added = sessions.withLock { members in
+                guard members.byID.count < maxViewers else { return false }
+                members.byID[session.id] = session
                 return true
             }
             if added { return session }
@@ -86,26 +95,31 @@ final class ViewerRegistry: Sendable {
     }
 
     func session(_ id: ViewerID) -> ViewerSession? {
-        sessions.withLock { $0[id] }
+        sessions.withLock { $0.byID[id] }
     }
 
     /// Every viewer of every channel.
     var all: [ViewerSession] {
-        sessions.withLock { Array($0.values) }
+        sessions.withLock { Array($0.byID.values) }
+    }
+
+    /// Counts every change to the viewers (one added or removed, of any channel).
+    var version: UInt64 {
+        sessions.withLock { $0.version }
     }
 
     /// The viewers of `channel`.
     func all(in channel: PhotoChannel) -> [ViewerSession] {
-        sessions.withLock { $0.values.filter { $0.channel === channel } }
+        sessions.withLock { $0.byID.values.filter { $0.channel === channel } }
     }
 
     var count: Int {
-        sessions.withLock { $0.count }
+        sessions.withLock { $0.byID.count }
     }
 
     /// How many viewers `channel` has.
     func count(in channel: PhotoChannel) -> Int {
-        sessions.withLock { $0.values.reduce(0) { $0 + ($1.channel === channel ? 1 : 0) } }
+        sessions.withLock { $0.byID.values.reduce(0) { $0 + ($1.channel === channel ? 1 : 0) } }
     }
 
     /// Drops viewers whose stream has been gone longer than their channel's timeout; returns them.
@@ -118,21 +132,21 @@ final class ViewerRegistry: Sendable {
             let settings = session.channel.settings
             return session.outbox.closeIfIdle(now: now, timeout: settings.idleTimeout, connectTimeout: settings.connectTimeout)
         }
-        let dropped = released(sessions.withLock { sessions in idle.filter { sessions.removeValue(forKey: $0.id) != nil } })
+        let dropped = released(sessions.withLock { members in idle.filter { members.byID.removeValue(forKey: $0.id) != nil } })
         dropped.forEach { $0.close() }
         return dropped
     }
 
     /// Takes viewer `id` out (it said it leaves); returns it, to be closed by the caller.
     func remove(_ id: ViewerID) -> ViewerSession? {
-        sessions.withLock { $0.removeValue(forKey: id) }.map { released([$0])[0] }
+        sessions.withLock { $0.byID.removeValue(forKey: id) }.map { released([$0])[0] }
     }
 
     /// Takes `channel`'s viewers out (it ends); returns them, to be closed by the caller.
     func removeAll(in channel: PhotoChannel) -> [ViewerSession] {
-        released(sessions.withLock { sessions in
-            let leaving = sessions.values.filter { $0.channel === channel }
-            leaving.forEach { sessions[$0.id] = nil }
+        released(sessions.withLock { members in
+            let leaving = members.byID.values.filter { $0.channel === channel }
+            leaving.forEach { members.byID[$0.id] = nil }
             return leaving
         })
     }
@@ -140,9 +154,9 @@ final class ViewerRegistry: Sendable {
     /// Removes every viewer (shutdown); each shared stream ends once its viewers' last events are written.
     func removeAll() -> [ViewerSession] {
         streams.finishAll()
-        return released(sessions.withLock { sessions in
-            defer { sessions.removeAll() }
-            return Array(sessions.values)
+        return released(sessions.withLock { members in
+            defer { members.byID.removeAll() }
+            return Array(members.byID.values)
         })
     }
 
