@@ -44,7 +44,7 @@ const reporter = createReporter({
   isBlocked: () => (!!renewal && renewal.renewing) || (!!presenting && presenting.following),
   onUnknownViewer: (why) => renewal.renewViewer(why),
 });
-const viewport = createViewport({ store, list, reporter, rowHeight });
+const viewport = createViewport({ store, list, reporter, rowHeight, showsScroll: () => !!presenting && presenting.presenting });
 
 let listView = null;
 const images = createImages({ store, onLoaded: (index) => listView && listView.refreshRow(index) });

@@ -25,8 +25,9 @@ const REPORT_MS = config.reportIntervalMs;
 const BEGAN_REPORT_MS = 50;
 
 /** Creates the viewport of the scrolling element `list`; with `keepsRowInURL` (the list's) the URL
- * keeps the first visible row. */
-export function createViewport({ store, list, reporter, rowHeight, keepsRowInURL = true }) {
+ * keeps the first visible row. While `showsScroll()` (a presenter's page), a person's scroll tells
+ * the rows it shows every REPORT_MS as `showing`: its followers move with it, and nothing starts. */
+export function createViewport({ store, list, reporter, rowHeight, keepsRowInURL = true, showsScroll = () => false }) {
   let progressTimer = null; // the next report during a scroll
   let beganTimer = null; // the report that a scroll began
   let lastReportedFirst = null;
@@ -35,6 +36,8 @@ export function createViewport({ store, list, reporter, rowHeight, keepsRowInURL
   let keysHeld = false; // a key held down moves the list (auto-repeat): one scroll until released
   let startTop = 0; // where the scroll going on began
   let flickTold = false; // a person's scroll said it went more than a screen
+  let scrollTold = false; // the server was told this scroll began (a lone notch is not told)
+  let lastShownFirst = null; // the first row of the last `showing` told in this scroll
   let resizeTimer = null;
   // The list's scroll position and height as last seen (from scroll events and the resize
   // observer): reading them when asked would make the browser lay the page out at that moment.
@@ -102,12 +105,17 @@ export function createViewport({ store, list, reporter, rowHeight, keepsRowInURL
     if (store.state.scrolling) return;
     startTop = top;
     flickTold = false;
+    scrollTold = false;
+    lastShownFirst = null;
     store.setScrolling(true);
     const tell = () => {
       beganTimer = null;
       if (!store.state.scrolling) return;
       if (!keysHeld && scrollEnd.loneNotch()) beganTimer = setTimeout(tell, BEGAN_REPORT_MS);
-      else reporter.report({ scrolling: true });
+      else {
+        scrollTold = true;
+        reporter.report({ scrolling: true });
+      }
     };
     beganTimer = setTimeout(tell, BEGAN_REPORT_MS);
   }
@@ -119,9 +127,10 @@ export function createViewport({ store, list, reporter, rowHeight, keepsRowInURL
     const visible = visibleRange();
     if (!store.state.scrolling || !visible) return;
     if (keysHeld || scrollEnd.byPerson()) {
-      if (flickTold) return;
-      if (Math.abs(top - startTop) <= metrics().height + 2 * rowHeight) {
-        progressTimer = setTimeout(reportProgress, REPORT_MS);
+      if (flickTold || Math.abs(top - startTop) <= metrics().height + 2 * rowHeight) {
+        showScroll(visible);
+        // (held keys send no scroll events to arm it again)
+        if (!flickTold || (keysHeld && showsScroll())) progressTimer = setTimeout(reportProgress, REPORT_MS);
         return;
       }
       flickTold = true;
@@ -130,6 +139,16 @@ export function createViewport({ store, list, reporter, rowHeight, keepsRowInURL
     }
     lastReportedFirst = visible.first;
     reporter.report({ scrolling: true, first: visible.first, last: visible.last });
+  }
+
+  // A presenter's followers are shown where its person-made scroll is (no rows: nothing starts),
+  // once the server knows the scroll began (a lone notch's stop comes soon enough).
+  function showScroll(visible) {
+    if (!scrollTold || !showsScroll() || visible.first === lastShownFirst) return;
+    // A report with rows still waiting (a flick's) is not replaced: only the latest waits.
+    if (reporter.pending && reporter.pending.first != null) return;
+    lastShownFirst = visible.first;
+    reporter.report({ scrolling: true, showing: { first: visible.first, last: visible.last } });
   }
 
   function scrollEnded() {

@@ -59,6 +59,47 @@ struct PresentationTests {
         }
     }
 
+    @Test func whatAPresentersScrollShowsMovesItsFollowersAndStartsNothing() async throws {
+        try await WebHarness.with(photoCount: 60) { harness in
+            // Given a presenter at rows 0-3, its work done, and a follower there
+            let presenter = try await harness.newViewer()
+            let code = try await Self.present(presenter, harness)
+            try await harness.report(presenter, scrolling: false, rows: 0...3)
+            let presenterEvents = try await EventStreamReader(port: harness.application.port, target: "/events?viewer=\(presenter)")
+            // (the sample list fails row 1 on purpose: its queues going idle says all four are final)
+            _ = try await presenterEvents.next { event in
+                guard event.name == "queues" else { return false }
+                return ["download", "filtration"].allSatisfy { queue in
+                    let counts = event.json[queue] as? [String: Any]
+                    return counts?["executing"] as? Int == 0 && counts?["pending"] as? Int == 0
+                }
+            }
+            let page = try await harness.request(.GET, "/?follow=\(code)", headers: Self.browser)
+            let follower = try Self.viewer(inPage: page.text)
+            let events = try await EventStreamReader(port: harness.application.port, target: "/events?viewer=\(follower)")
+            _ = try await events.next(where: { $0.name == "presentation" && $0.json["first"] as? Int == 0 })
+            let started = harness.pipeline.stats.downloads.started
+
+            // When the presenter's person-made scroll passes rows 30-33 (it sends no rows until it stops)
+            let passing = try await harness.post("/api/viewport", json: #"{"viewer": "\#(presenter)", "scrolling": true, "showing": {"first": 30, "last": 33}}"#)
+            #expect(passing.status == 204, "\(passing.text)")
+
+            // Then the follower is moved there, told it is a scroll, and sent the rows' states
+            let moved = try await events.next(where: { $0.name == "presentation" && $0.json["first"] as? Int == 30 })
+            #expect(moved.json["last"] as? Int == 33 && moved.json["scrolling"] as? Bool == true)
+            _ = try await events.next(where: { $0.name == "photo" && $0.json["index"] as? Int == 31 })
+            // And the rows it passes start nothing: the presenter's queues are suspended, as for any scroll
+            _ = try await presenterEvents.next { event in
+                event.name == "queues" && ((event.json["download"] as? [String: Any])?["suspended"] as? Bool) == true
+            }
+            #expect(harness.pipeline.stats.downloads.started == started)
+
+            // When it stops there, its rows load
+            try await harness.report(presenter, scrolling: false, rows: 30...33)
+            try await presenterEvents.waitUntilFiltered(30...33)
+        }
+    }
+
     @Test func onAnEagerServerAFollowerStillAsksForNothing() async throws {
         try await WebHarness.with(photoCount: 60, configure: { $0.web.strategy = .eager }) { harness in
             let presenter = try await harness.newViewer()

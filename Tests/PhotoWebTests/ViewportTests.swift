@@ -22,6 +22,14 @@ struct ViewportTests {
         (#"{"viewer": "VIEWER", "scrolling": false, "first": -1, "last": 2}"#, 422, "must not be negative"),
         (#"{"viewer": "VIEWER", "scrolling": false, "first": 0, "last": 12}"#, 422, "past the end of the list"),
         (#"{"viewer": "nobody", "scrolling": false, "first": 0, "last": 1}"#, 404, "unknown viewer nobody"),
+        // What a person's scroll shows (told to a presenter's followers): only without rows, within the list
+        (#"{"viewer": "VIEWER", "scrolling": true, "first": 0, "last": 1, "showing": {"first": 0, "last": 1}}"#, 400, "leave out \"first\""),
+        (#"{"viewer": "VIEWER", "scrolling": false, "showing": {"first": 0, "last": 1}}"#, 400, "required when not scrolling"),
+        (#"{"viewer": "VIEWER", "scrolling": true, "showing": [0, 1]}"#, 400, "\"showing\" has the wrong type: an object"),
+        (#"{"viewer": "VIEWER", "scrolling": true, "showing": {"first": 1}}"#, 400, "\"showing\" has the wrong type"),
+        (#"{"viewer": "VIEWER", "scrolling": true, "showing": {"first": 3, "last": 1}}"#, 422, "is after \"showing.last\""),
+        (#"{"viewer": "VIEWER", "scrolling": true, "showing": {"first": -2, "last": 1}}"#, 422, "must not be negative"),
+        (#"{"viewer": "VIEWER", "scrolling": true, "showing": {"first": 5, "last": 12}}"#, 422, "past the end of the list"),
     ]
 
     @Test func malformedReportsGetA4xxWithAReasonAndTheServerCarriesOn() async throws {

@@ -1,6 +1,7 @@
 """Follow a presenter (issue 37), in two browsers against a real server: the presenter's share link opens
 a follower's page where the presenter is; the follower's list follows the presenter's jump with the
-presenter's rows at the top and sends no viewport report while it follows; a wheel of its own breaks
+presenter's rows at the top, and its wheel on the way as well as at its stop, and sends no viewport
+report while it follows; a wheel of its own breaks
 away, "Follow again" brings it back to where the presenter is now; the presenter stopping is told."""
 from __future__ import annotations
 
@@ -55,6 +56,21 @@ def test_a_follower_follows_the_presenters_jump_breaks_away_and_follows_again(st
     moved_at = follower.js("return Date.now() - (performance.now() - classicPhotos.presentation.moves.at(-1))")
     reported_at = presenter.js("return Date.now() - (performance.now() - classicPhotos.reports.lastAcknowledgedAt)")
     print(f"presenter's report acknowledged -> follower moved: {moved_at - reported_at:.0f} ms (wall clocks of two browsers)")
+
+    # When the presenter turns its wheel through many screens (a person's scroll, which reports no rows
+    # until it stops), the follower moves with it on the way, not only at the stop
+    trail_before = len(follower.js(STATE)["trail"])
+    px, py = gestures.center_of(presenter_driver, "#list")
+    gestures.wheel(presenter_driver, px, py, notches=16, interval_s=0.06)
+    presenter.wait_reported()
+    stop = presenter.visible_range()[0]
+    wait_for(follower_driver, lambda d: d.execute_script(STATE)["trail"][-1]["scrolling"] is False
+             and d.execute_script("return classicPhotos.visibleRange().first") == stop, 30,
+             f"the follower never stopped where the presenter did (row {stop})")
+    on_the_way = [m for m in follower.js(STATE)["trail"][trail_before:] if m["scrolling"]]
+    assert len({m["first"] for m in on_the_way} - {first}) >= 2, f"the follower moved only at the stop: {on_the_way}"
+    assert all(first <= m["first"] <= stop for m in on_the_way), (first, on_the_way, stop)
+    assert follower.js("return classicPhotos.reports.sent") == 0
 
     # When the follower turns its own wheel, it goes its own way and reports its own rows
     x, y = gestures.center_of(follower_driver, "#list")

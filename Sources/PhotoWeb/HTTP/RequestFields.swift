@@ -36,6 +36,7 @@ enum RequestFields {
         case "viewer": "a string"
         case "scrolling", "hidden": "true or false"
         case "strategy": "a string"
+        case "showing": "an object {\"first\": N, \"last\": M} of whole numbers"
         default: "a whole number"
         }
     }

@@ -7,7 +7,9 @@ import PhotoPipeline
 /// Scrolling suspends the viewer's queued work (the tutorial's `scrollViewWillBeginDragging`), except
 /// a reader's slow scroll reported with its rows, which keeps loading them and what lies ahead;
 /// a report with scrolling false runs `loadImagesForOnscreenRows` for rows first...last; `"hidden":
-/// true` (the tab cannot be seen) gives up the viewer's work until its next report with rows.
+/// true` (the tab cannot be seen) gives up the viewer's work until its next report with rows;
+/// `"showing": {"first", "last"}` with scrolling true and no rows (a presenter's page in a person's
+/// scroll) moves the presenter's followers there and starts nothing.
 ///
 /// The handler only translates HTTP: it parses and checks the report and hands it to the viewer's
 /// session (`ViewerSession.receive`), which owns the viewer's reaction to it.
@@ -26,12 +28,14 @@ struct ViewportHandler: Sendable {
         let report = try Self.parse(try await request.body(limit: context.configuration.maxRequestBodyBytes))
         let session = try context.session(report.viewer)
         let pipeline = try session.channel.loadedPipeline()
-        if let rows = report.rows, rows.upperBound >= pipeline.entries.count {
-            throw APIError.unprocessable("rows \(rows.lowerBound)...\(rows.upperBound) are past the end of the list (\(pipeline.entries.count) photos, last row \(pipeline.entries.count - 1))")
-        }
-        // Counted only now: the rows are within the list, so the count cannot overflow.
-        if let rows = report.rows, rows.count > Self.maxVisibleRows {
-            throw APIError.unprocessable("at most \(Self.maxVisibleRows) rows can be on screen at once (got \(rows.count), rows \(rows.lowerBound)...\(rows.upperBound))")
+        for rows in [report.rows, report.showing].compactMap(\.self) {
+            if rows.upperBound >= pipeline.entries.count {
+                throw APIError.unprocessable("rows \(rows.lowerBound)...\(rows.upperBound) are past the end of the list (\(pipeline.entries.count) photos, last row \(pipeline.entries.count - 1))")
+            }
+            // Counted only now: the rows are within the list, so the count cannot overflow.
+            if rows.count > Self.maxVisibleRows {
+                throw APIError.unprocessable("at most \(Self.maxVisibleRows) rows can be on screen at once (got \(rows.count), rows \(rows.lowerBound)...\(rows.upperBound))")
+            }
         }
         // A lab follower's watcher is refused; a presented lab's driver has its place told to its followers.
         try context.labs.presentations.reported(report, by: session)
@@ -60,13 +64,30 @@ struct ViewportHandler: Sendable {
         switch (try RequestFields.field("first", Int.self, in: fields), try RequestFields.field("last", Int.self, in: fields)) {
         case (nil, nil):
             guard scrolling else { throw .badRequest("\"first\" and \"last\" are required when not scrolling") }
-            return ViewportReport(viewer: viewer, scrolling: true, rows: nil, strategy: strategy)
+            return ViewportReport(viewer: viewer, scrolling: true, rows: nil, strategy: strategy, showing: try showing(in: fields))
         case (let first?, let last?):
+            guard fields["showing"] == nil || fields["showing"] is NSNull else {
+                throw .badRequest("\"showing\" is for a scroll that sends no rows: leave out \"first\" and \"last\" with it")
+            }
             guard first >= 0 else { throw .unprocessable("\"first\" must not be negative (got \(first))") }
             guard first <= last else { throw .unprocessable("\"first\" (\(first)) is after \"last\" (\(last))") }
             return ViewportReport(viewer: viewer, scrolling: scrolling, rows: first...last, strategy: strategy)
         default:
             throw .badRequest("\"first\" and \"last\" go together")
         }
+    }
+
+    /// The optional `"showing": {"first", "last"}` of a scroll reported without rows.
+    private static func showing(in fields: [String: Any]) throws(APIError) -> ClosedRange<Int>? {
+        struct Shown: Decodable {
+            let first: Int
+            let last: Int
+        }
+        guard let shown = try RequestFields.field("showing", Shown.self, in: fields) else { return nil }
+        guard shown.first >= 0 else { throw .unprocessable("\"showing.first\" must not be negative (got \(shown.first))") }
+        guard shown.first <= shown.last else {
+            throw .unprocessable("\"showing.first\" (\(shown.first)) is after \"showing.last\" (\(shown.last))")
+        }
+        return shown.first...shown.last
     }
 }

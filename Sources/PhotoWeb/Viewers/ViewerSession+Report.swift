@@ -29,8 +29,9 @@ extension ViewerSession {
             news.deliver(on: pipeline)
         }
         defer {
-            // A presenter's followers move with it, in the scroll as at its stops.
-            if !report.hidden, let news = presentations.moved(id, to: report.rows, scrolling: report.scrolling) {
+            // A presenter's followers move with it, in the scroll (its rows, or what a person's scroll
+            // shows) as at its stops.
+            if !report.hidden, let news = presentations.moved(id, to: report.rows ?? report.showing, scrolling: report.scrolling) {
                 news.deliver(on: pipeline)
             }
         }

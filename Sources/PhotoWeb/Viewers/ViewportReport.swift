@@ -10,4 +10,8 @@ struct ViewportReport: Equatable, Sendable {
     var strategy: SchedulingStrategy? = nil
     /// The tab is hidden: no rows of it are on screen.
     var hidden = false
+    /// The rows on screen in the middle of a person's scroll, which sends no rows until it stops (so
+    /// nothing starts for rows it passes): told only to the followers of a presenter, so their lists
+    /// move with the scroll, not only at its stop. Starts no work.
+    var showing: ClosedRange<Int>? = nil
 }
