@@ -26,9 +26,12 @@ import re
 import resource
 import time
 
-from common import HOST, SSEProtocol, Server, cpu_seconds, log, ms, new_viewer, percentile, post_viewport, rss_bytes, table
+from common import HOST, SSEProtocol, ahttp, Server, cpu_seconds, log, ms, new_viewer, percentile, post_viewport, rss_bytes, table
 
 ROWS_PER_STOP = 10
+# A presenter's wheel: what it shows, told this many times this far apart (a notch's `scrollend` each)
+WHEEL_STEPS = 15
+WHEEL_STEP_S = 0.06
 
 
 def address(n: int) -> str:
@@ -60,6 +63,7 @@ class MoveWatcher(asyncio.Protocol):
     def __init__(self, path: str, port: int, moves: dict[int, list[float]]):
         self.request = f"GET {path} HTTP/1.1\r\nHost: {HOST}:{port}\r\nAccept: text/event-stream\r\n\r\n".encode()
         self.moves = moves
+        self.seen: set[int] = set()
         self.tail = b""
         self.transport = None
 
@@ -78,7 +82,9 @@ class MoveWatcher(asyncio.Protocol):
                 self.tail = data[start:]
                 break
             first = json.loads(data[start + len(self.MARK):end]).get("first")
-            if first is not None:
+            # Each row's first move here only: a scroll's start is told at the rows it left (a move there again)
+            if first is not None and first not in self.seen:
+                self.seen.add(first)
                 self.moves.setdefault(first, []).append(now)
             start = data.find(self.MARK, end)
         else:
@@ -139,7 +145,7 @@ def follower_process(port: int, code: str, numbers: list[int], joined, done, res
     asyncio.run(main())
 
 
-async def run(followers: int, stops: list[int], args) -> dict:
+async def run(followers: int, stops: list[int], wheels: list[int], args) -> dict:
     server_args = ["--strategy", "visible", "--photo-count", str(args.photos), "--sample-latency-ms", str(args.latency_ms),
                    "--sample-bandwidth", str(args.bandwidth), "--max-viewers", str(max(5000, followers * 2))]
     with Server(server_args) as server:
@@ -187,8 +193,30 @@ async def run(followers: int, stops: list[int], args) -> dict:
             while not all(r in presenter.done for r in rows) and time.monotonic() < deadline:
                 await asyncio.sleep(0.005)
             visible.append(max(presenter.done.get(r, deadline) for r in rows) - sent_at[first])
-        await asyncio.sleep(0.5)  # the last moves on their way (measured, not awaited per follower)
         cpu_jumps = cpu_seconds(pid) - cpu_jumps
+
+        # The presenter's wheels: a scroll told, what it shows every WHEEL_STEP_S on the way (`showing`, no
+        # rows: nothing starts), then its stop on cold rows
+        cpu_wheels = cpu_seconds(pid)
+        wheeled, wheel_moves = [], set()
+        for stop in wheels:
+            await post_viewport(port, viewer, True)
+            for step in range(WHEEL_STEPS):
+                first = stop - 2 * (WHEEL_STEPS - step)
+                sent_at[first] = time.monotonic()
+                wheel_moves.add(first)
+                await ahttp("POST", port, "/api/viewport", {"viewer": viewer, "scrolling": True,
+                                                            "showing": {"first": first, "last": first + ROWS_PER_STOP - 1}})
+                await asyncio.sleep(WHEEL_STEP_S)
+            rows = range(stop, stop + ROWS_PER_STOP)
+            sent_at[stop] = time.monotonic()
+            await post_viewport(port, viewer, False, stop, stop + ROWS_PER_STOP - 1)
+            deadline = time.monotonic() + 120
+            while not all(r in presenter.done for r in rows) and time.monotonic() < deadline:
+                await asyncio.sleep(0.005)
+            wheeled.append(max(presenter.done.get(r, deadline) for r in rows) - sent_at[stop])
+        cpu_wheels = cpu_seconds(pid) - cpu_wheels
+        await asyncio.sleep(0.5)  # the last moves on their way (measured, not awaited per follower)
         if recording:
             recording.send_signal(2)
             recording.wait(60)
@@ -204,16 +232,19 @@ async def run(followers: int, stops: list[int], args) -> dict:
         for process in processes:
             process.join(30)
         # CLOCK_MONOTONIC is the machine's: the followers' arrivals and the presenter's sends compare
-        delays = [arrived - sent_at[first] for first, arrivals in moves.items() if first in sent_at for arrived in arrivals]
+        delays = [arrived - sent_at[first] for first, arrivals in moves.items()
+                  if first in sent_at and first not in wheel_moves for arrived in arrivals]
+        wheel_delays = [arrived - sent_at[first] for first, arrivals in moves.items() if first in wheel_moves for arrived in arrivals]
         # Per move: its first follower's arrival (the server's own way plus one read) and the spread to the
         # last (the fan-out over a thousand sockets and the followers' own reading)
         firsts = [min(arrivals) - sent_at[first] for first, arrivals in moves.items() if first in sent_at and arrivals]
         spreads = [max(arrivals) - min(arrivals) for first, arrivals in moves.items() if first in sent_at and arrivals]
-        received = sum(len(moves.get(first, [])) for first in stops)
+        received = sum(len(moves.get(first, [])) for first in [*stops, *wheels])
         stream.close()
         return {
             "followers": followers, "joined_s": joined_s, "visible": visible, "delays": delays,
-            "followers_cpu_s": followers_cpu, "firsts": firsts, "spreads": spreads, "received": received, "expected": followers * len(stops),
+            "followers_cpu_s": followers_cpu, "firsts": firsts, "spreads": spreads, "received": received, "expected": followers * (len(stops) + len(wheels)),
+            "wheeled": wheeled, "wheel_delays": wheel_delays, "cpu_wheels_s": cpu_wheels,
             "downloads": stats["downloads"], "filtrations": stats["filtrations"],
             "rss_per_follower": (rss_followed - rss_before) / followers if followers else 0,
             "cpu_s": cpu_seconds(pid) - cpu_before, "cpu_jumps_s": cpu_jumps,
@@ -230,6 +261,7 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--followers", type=int, default=1000)
     parser.add_argument("--jumps", type=int, default=8)
+    parser.add_argument("--wheels", type=int, default=4, help="presenter's wheels, each ending on cold rows")
     parser.add_argument("--photos", type=int, default=1000)
     parser.add_argument("--latency-ms", type=int, default=150)
     parser.add_argument("--bandwidth", type=int, default=2_000_000)
@@ -241,12 +273,14 @@ def main() -> None:
     soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
     resource.setrlimit(resource.RLIMIT_NOFILE, (hard, hard))
     rng = random.Random(args.seed)
-    stops = sorted(rng.sample(range(20, args.photos - ROWS_PER_STOP, ROWS_PER_STOP * 3), args.jumps))
-    rng.shuffle(stops)
+    # Apart enough that no stop's rows lie on another's way (a wheel passes 2 x WHEEL_STEPS rows before it)
+    places = rng.sample(range(2 * WHEEL_STEPS + 10, args.photos - ROWS_PER_STOP, 2 * WHEEL_STEPS + 2 * ROWS_PER_STOP),
+                        args.jumps + args.wheels)
+    stops, wheels = places[:args.jumps], places[args.jumps:]
     log(f"followers benchmark: {args.followers} followers, {args.jumps} jumps of {ROWS_PER_STOP} rows, "
         f"{args.latency_ms} ms + {args.bandwidth} B/s origin")
-    alone = asyncio.run(run(0, stops, args))
-    followed = asyncio.run(run(args.followers, stops, args))
+    alone = asyncio.run(run(0, stops, wheels, args))
+    followed = asyncio.run(run(args.followers, stops, wheels, args))
 
     def work(result):
         d, f = result["downloads"], result["filtrations"]
@@ -260,7 +294,14 @@ def main() -> None:
          f"{p50(followed['visible']) / p50(alone['visible']):.2f}x"],
         ["presenter time to visible p95", ms(p95(alone["visible"])), ms(p95(followed["visible"])),
          f"{p95(followed['visible']) / p95(alone['visible']):.2f}x"],
+        ["presenter's wheel: stop -> visible p50", ms(p50(alone["wheeled"])), ms(p50(followed["wheeled"])),
+         f"{p50(followed['wheeled']) / p50(alone['wheeled']):.2f}x"],
     ]))
+    if followed["wheel_delays"]:
+        wd = followed["wheel_delays"]
+        print(f"follower moves on the presenter's wheels (`showing` every {WHEEL_STEP_S * 1000:.0f} ms): p50 {ms(p50(wd))}, "
+              f"p95 {ms(p95(wd))}, p99 {ms(percentile(wd, 99))}; server CPU during the wheels {followed['cpu_wheels_s']:.1f} s "
+              f"(alone {alone['cpu_wheels_s']:.1f} s)")
     delays = followed["delays"]
     print(f"follower moves received: {followed['received']} of {followed['expected']}; after the presenter's report was sent: "
           f"p50 {ms(p50(delays))}, p95 {ms(p95(delays))}, p99 {ms(percentile(delays, 99))}")

@@ -28,6 +28,8 @@ movement's end to every whole row on screen final.
 """
 from __future__ import annotations
 
+import shutil
+
 # Windows virtual key codes, which Chromium's keyboard scrolling reads.
 KEYS = {"End": 35, "Home": 36, "PageDown": 34, "PageUp": 33}
 SHIFT = 8
@@ -320,7 +322,6 @@ def browser():
 
 if __name__ == "__main__":
     import os
-    import shutil
     import sys
     import time
     from pathlib import Path

@@ -26,7 +26,8 @@ const BEGAN_REPORT_MS = 50;
 
 /** Creates the viewport of the scrolling element `list`; with `keepsRowInURL` (the list's) the URL
  * keeps the first visible row. While `showsScroll()` (a presenter's page), a person's scroll tells
- * the rows it shows every REPORT_MS as `showing`: its followers move with it, and nothing starts. */
+ * the rows it shows every REPORT_MS and where it comes to rest (`scrollend`) as `showing`: its
+ * followers move with it, and nothing starts. */
 export function createViewport({ store, list, reporter, rowHeight, keepsRowInURL = true, showsScroll = () => false }) {
   let progressTimer = null; // the next report during a scroll
   let beganTimer = null; // the report that a scroll began
@@ -141,14 +142,16 @@ export function createViewport({ store, list, reporter, rowHeight, keepsRowInURL
     reporter.report({ scrolling: true, first: visible.first, last: visible.last });
   }
 
-  // A presenter's followers are shown where its person-made scroll is (no rows: nothing starts),
-  // once the server knows the scroll began (a lone notch's stop comes soon enough).
+  // A presenter's followers are shown where its person-made scroll is (no rows: nothing starts). A
+  // scroll not told yet (a lone notch, a reader's step) stays untold: `scrolling` says what the
+  // server was told, so the reader's work goes on.
   function showScroll(visible) {
-    if (!scrollTold || !showsScroll() || visible.first === lastShownFirst) return;
-    // A report with rows still waiting (a flick's) is not replaced: only the latest waits.
-    if (reporter.pending && reporter.pending.first != null) return;
+    if (!visible || !showsScroll() || visible.first === lastShownFirst) return;
+    // A report still waiting that is not a `showing` (a scroll's start, a flick's rows) is not
+    // replaced: only the latest waits.
+    if (reporter.pending && !reporter.pending.showing) return;
     lastShownFirst = visible.first;
-    reporter.report({ scrolling: true, showing: { first: visible.first, last: visible.last } });
+    reporter.report({ scrolling: scrollTold, showing: { first: visible.first, last: visible.last } });
   }
 
   function scrollEnded() {
@@ -162,6 +165,11 @@ export function createViewport({ store, list, reporter, rowHeight, keepsRowInURL
   }
 
   const scrollEnd = createScrollEnd({ target: list, position: () => Math.max(0, list.scrollTop), onEnd: scrollEnded });
+  // The browser's hint that the list came to rest (after each notch, before the run's stop is known):
+  // a presenter's followers are shown the rows at once.
+  list.addEventListener('scrollend', () => {
+    if (store.state.scrolling && (keysHeld || scrollEnd.byPerson())) showScroll(visibleRange());
+  });
 
   /** A key held down (auto-repeat) moves the list: one scroll, reported when the key is let go. */
   function holdKeys(held) {

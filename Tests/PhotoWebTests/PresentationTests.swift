@@ -80,6 +80,14 @@ struct PresentationTests {
             _ = try await events.next(where: { $0.name == "presentation" && $0.json["first"] as? Int == 0 })
             let started = harness.pipeline.stats.downloads.started
 
+            // When the presenter reads on with one wheel notch (not told as a scroll), its rows shown
+            let step = try await harness.post("/api/viewport", json: #"{"viewer": "\#(presenter)", "scrolling": false, "showing": {"first": 2, "last": 5}}"#)
+            #expect(step.status == 204, "\(step.text)")
+            // Then the follower is there, not told a scroll, and nothing started
+            let read = try await events.next(where: { $0.name == "presentation" && $0.json["first"] as? Int == 2 })
+            #expect(read.json["last"] as? Int == 5 && read.json["scrolling"] as? Bool == false)
+            #expect(harness.pipeline.stats.downloads.started == started)
+
             // When the presenter's person-made scroll passes rows 30-33 (it sends no rows until it stops)
             let passing = try await harness.post("/api/viewport", json: #"{"viewer": "\#(presenter)", "scrolling": true, "showing": {"first": 30, "last": 33}}"#)
             #expect(passing.status == 204, "\(passing.text)")

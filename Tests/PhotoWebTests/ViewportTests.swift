@@ -24,7 +24,7 @@ struct ViewportTests {
         (#"{"viewer": "nobody", "scrolling": false, "first": 0, "last": 1}"#, 404, "unknown viewer nobody"),
         // What a person's scroll shows (told to a presenter's followers): only without rows, within the list
         (#"{"viewer": "VIEWER", "scrolling": true, "first": 0, "last": 1, "showing": {"first": 0, "last": 1}}"#, 400, "leave out \"first\""),
-        (#"{"viewer": "VIEWER", "scrolling": false, "showing": {"first": 0, "last": 1}}"#, 400, "required when not scrolling"),
+        (#"{"viewer": "VIEWER", "scrolling": false, "showing": null}"#, 400, "required when not scrolling"),
         (#"{"viewer": "VIEWER", "scrolling": true, "showing": [0, 1]}"#, 400, "\"showing\" has the wrong type: an object"),
         (#"{"viewer": "VIEWER", "scrolling": true, "showing": {"first": 1}}"#, 400, "\"showing\" has the wrong type"),
         (#"{"viewer": "VIEWER", "scrolling": true, "showing": {"first": 3, "last": 1}}"#, 422, "is after \"showing.last\""),

@@ -8,8 +8,8 @@ import PhotoPipeline
 /// a reader's slow scroll reported with its rows, which keeps loading them and what lies ahead;
 /// a report with scrolling false runs `loadImagesForOnscreenRows` for rows first...last; `"hidden":
 /// true` (the tab cannot be seen) gives up the viewer's work until its next report with rows;
-/// `"showing": {"first", "last"}` with scrolling true and no rows (a presenter's page in a person's
-/// scroll) moves the presenter's followers there and starts nothing.
+/// `"showing": {"first", "last"}` without rows (a presenter's page in a person's scroll; `scrolling`
+/// says whether that scroll was told) moves the presenter's followers there and starts nothing.
 ///
 /// The handler only translates HTTP: it parses and checks the report and hands it to the viewer's
 /// session (`ViewerSession.receive`), which owns the viewer's reaction to it.
@@ -63,8 +63,9 @@ struct ViewportHandler: Sendable {
         let strategy = try RequestFields.strategy(in: fields)
         switch (try RequestFields.field("first", Int.self, in: fields), try RequestFields.field("last", Int.self, in: fields)) {
         case (nil, nil):
-            guard scrolling else { throw .badRequest("\"first\" and \"last\" are required when not scrolling") }
-            return ViewportReport(viewer: viewer, scrolling: true, rows: nil, strategy: strategy, showing: try showing(in: fields))
+            let showing = try showing(in: fields)
+            guard scrolling || showing != nil else { throw .badRequest("\"first\" and \"last\" are required when not scrolling") }
+            return ViewportReport(viewer: viewer, scrolling: scrolling, rows: nil, strategy: strategy, showing: showing)
         case (let first?, let last?):
             guard fields["showing"] == nil || fields["showing"] is NSNull else {
                 throw .badRequest("\"showing\" is for a scroll that sends no rows: leave out \"first\" and \"last\" with it")

@@ -55,7 +55,7 @@ extension ViewerSession {
                 surroundings.firstScreens.remember(rows.count, for: client)
                 channel.stops?.viewerStopped(on: rows, in: pipeline)
                 controller.loadImagesForOnscreenRows(rows)
-            case (false, nil): break  // refused when parsed
+            case (false, nil): break  // only what a reader's untold step shows (`showing`): no work
             }
         }
         // The page's queue figures and suspended badge follow the report now, not at the next tick.

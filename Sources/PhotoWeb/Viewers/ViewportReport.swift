@@ -12,6 +12,7 @@ struct ViewportReport: Equatable, Sendable {
     var hidden = false
     /// The rows on screen in the middle of a person's scroll, which sends no rows until it stops (so
     /// nothing starts for rows it passes): told only to the followers of a presenter, so their lists
-    /// move with the scroll, not only at its stop. Starts no work.
+    /// move with the scroll, not only at its stop. Starts no work; with `scrolling` false (a reader's
+    /// step, not told as a scroll) changes nothing of the viewer's own.
     var showing: ClosedRange<Int>? = nil
 }
