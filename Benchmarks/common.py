@@ -204,10 +204,12 @@ def http(method: str, port: int, path: str, body: object | None = None, timeout:
         connection.close()
 
 
-async def ahttp(method: str, port: int, path: str, body: object | None = None, timeout: float = 30) -> tuple[int, bytes]:
-    """One asynchronous HTTP/1.1 request on its own connection (Connection: close)."""
+async def ahttp(method: str, port: int, path: str, body: object | None = None, timeout: float = 30,
+                source: str | None = None) -> tuple[int, bytes]:
+    """One asynchronous HTTP/1.1 request on its own connection (Connection: close), from loopback
+    address `source` if given."""
     async def run() -> tuple[int, bytes]:
-        reader, writer = await asyncio.open_connection(HOST, port)
+        reader, writer = await asyncio.open_connection(HOST, port, local_addr=(source, 0) if source else None)
         try:
             data = b"" if body is None else json.dumps(body).encode()
             head = (f"{method} {path} HTTP/1.1\r\nHost: {HOST}:{port}\r\nConnection: close\r\n"

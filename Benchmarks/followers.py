@@ -59,10 +59,13 @@ class MoveWatcher(asyncio.Protocol):
     the move's time is the server's, not the audience's reading. A read that ends inside a move keeps it."""
 
     MARK = b"event: presentation\ndata: "
+    STREAM = b"event: stream\ndata: "
 
-    def __init__(self, path: str, port: int, moves: dict[int, list[float]]):
+    def __init__(self, path: str, port: int, moves: dict[int, list[float]], named: asyncio.Future | None = None):
         self.request = f"GET {path} HTTP/1.1\r\nHost: {HOST}:{port}\r\nAccept: text/event-stream\r\n\r\n".encode()
         self.moves = moves
+        # A shared stream (`GET /events/shared`): its `stream` event names it for the join
+        self.named = named
         self.seen: set[int] = set()
         self.tail = b""
         self.transport = None
@@ -75,13 +78,22 @@ class MoveWatcher(asyncio.Protocol):
         now = time.monotonic()
         data = self.tail + data if self.tail else data
         self.tail = b""
+        if self.named is not None and not self.named.done():
+            at = data.find(self.STREAM)
+            end = data.find(b"\n", at + len(self.STREAM)) if at >= 0 else -1
+            if end < 0:
+                self.tail = data
+                return
+            self.named.set_result(json.loads(data[at + len(self.STREAM):end])["stream"])
         start = data.find(self.MARK)
         while start >= 0:
             end = data.find(b"\n", start + len(self.MARK))
             if end < 0:
                 self.tail = data[start:]
                 break
-            first = json.loads(data[start + len(self.MARK):end]).get("first")
+            told = json.loads(data[start + len(self.MARK):end])
+            # On a shared stream each event's data is `{"viewer", "id", "data": PAYLOAD}`
+            first = (told["data"] if self.named is not None else told).get("first")
             # Each row's first move here only: a scroll's start is told at the rows it left (a move there again)
             if first is not None and first not in self.seen:
                 self.seen.add(first)
@@ -109,7 +121,7 @@ class Presenter:
                 self.done.setdefault(data["index"], event.arrived)
 
 
-def follower_process(port: int, code: str, numbers: list[int], joined, done, results) -> None:
+def follower_process(port: int, code: str, numbers: list[int], shared: bool, joined, done, results) -> None:
     """One process of followers (the audience's machines): joins `numbers` (page, then stream, each from
     its own address), says so on `joined`, holds the streams until `done`, then sends when each move
     (a `presentation` event naming a stop's first row) arrived. Apart from the presenter's process, so
@@ -128,8 +140,19 @@ def follower_process(port: int, code: str, numbers: list[int], joined, done, res
             if status != 200:
                 raise RuntimeError(f"follower {n}: GET /?follow= -> {status}: {html[:200]}")
             follower = re.search(r'data-viewer="([^"]+)"', html).group(1)
-            protocol = MoveWatcher(f"/events?viewer={follower}", port, moves)
+            if not shared:
+                protocol = MoveWatcher(f"/events?viewer={follower}", port, moves)
+                await loop.create_connection(lambda: protocol, HOST, port, local_addr=(address(n), 0))
+                streams.append(protocol)
+                return
+            # As the page does: the browser's one shared stream, then the viewer joins it
+            named = loop.create_future()
+            protocol = MoveWatcher("/events/shared", port, moves, named)
             await loop.create_connection(lambda: protocol, HOST, port, local_addr=(address(n), 0))
+            stream = await asyncio.wait_for(named, 60)
+            status, _ = await ahttp("POST", port, f"/api/streams/{stream}/viewers", {"viewer": follower}, source=address(n))
+            if status != 204:
+                raise RuntimeError(f"follower {n}: joining stream {stream} -> {status}")
             streams.append(protocol)
 
         for batch in range(0, len(numbers), 50):
@@ -163,7 +186,7 @@ async def run(followers: int, stops: list[int], wheels: list[int], args) -> dict
         context = multiprocessing.get_context("spawn")
         joined, results, done = context.Queue(), context.Queue(), context.Event()
         shares = [list(range(followers))[k::args.follower_processes] for k in range(args.follower_processes)] if followers else []
-        processes = [context.Process(target=follower_process, args=(port, code, share, joined, done, results), daemon=True)
+        processes = [context.Process(target=follower_process, args=(port, code, share, not args.own_streams, joined, done, results), daemon=True)
                      for share in shares if share]
         started = time.monotonic()
         for process in processes:
@@ -261,6 +284,8 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--followers", type=int, default=1000)
     parser.add_argument("--jumps", type=int, default=8)
+    parser.add_argument("--own-streams", action="store_true",
+                        help="each follower its own `GET /events?viewer=` instead of a shared stream joined, as the page does")
     parser.add_argument("--wheels", type=int, default=4, help="presenter's wheels, each ending on cold rows")
     parser.add_argument("--photos", type=int, default=1000)
     parser.add_argument("--latency-ms", type=int, default=150)

@@ -90,6 +90,32 @@ struct FollowerRelayBatchTests {
     }
 
     @Test(.timeLimit(.minutes(1)))
+    func inStepsAStopsNewsIsQueuedBeforeItsRowsAndTheyFollowInOrder() async throws {
+        // Given a follower whose stream nobody reads yet, and a move to rows 50-59 of a list of 100
+        let list = pipeline(100)
+        let follower = try #require(viewers.create())
+        let generation = follower.outbox.attach(lastEventID: nil) { [] }
+        let relay = FollowerRelay(pace: .seconds(3_600))
+        relay.add(photo(55, "filtered"))
+        relay.tell(.init(followers: [follower], payload: move(to: 50), rows: 50...59, pipeline: list, stop: true), now: false)
+
+        // When the relay hands on in steps (as its run loop does)
+        await relay.handOnInSteps(to: [follower], presenters: [follower.id: presenter])
+
+        // Then the follower has the move first, then the rows near it, as one hand-on gives them
+        var events: [String] = []
+        while events.count < 35 {
+            let more = await ready(follower.outbox, generation)
+            #expect(!more.isEmpty)
+            if more.isEmpty { break }
+            events += more
+        }
+        #expect(events.first?.hasPrefix("presentation ") == true)
+        #expect(events.count == 35 && events.dropFirst().allSatisfy { $0.hasPrefix("photo ") })
+        #expect(events.dropFirst().first?.contains(#""index":38"#) == true && events.last?.contains(#""index":71"#) == true)
+    }
+
+    @Test(.timeLimit(.minutes(1)))
     func theEndReachesFollowersThatFollowNoMore() async throws {
         // Given a presentation that ended: its follower is no longer in the relay's audience
         let follower = try #require(viewers.create())

@@ -14,6 +14,9 @@ extension FollowerRelay {
         /// (`ViewerSession.followerMargin` beyond each edge), read from `pipeline`.
         var rows: ClosedRange<Int>? = nil
         var pipeline: PhotoPipeline? = nil
+        /// A move to where the presenter stopped: its news is written ahead of its rows
+        /// (`handOnInSteps`). A move in the middle of a scroll, every 100 ms, goes in one write.
+        var stop = false
     }
 
     /// Tells `followers` (of one presentation) `payload` with their channel's next hand-on (the

@@ -11,12 +11,12 @@ struct PresentationNews: Sendable {
 
     /// Tells each one. The followers are told through their channel's `FollowerRelay`, at once: each
     /// gets the move first (it scrolls at once), then the rows that came into its interest, which fill
-    /// in as they arrive, with what else the relay has for it, in one write.
+    /// in as they arrive, with what else the relay has for it (a stop's move in a write of its own).
     func deliver(on pipeline: PhotoPipeline?) {
         if let followerUpdate, let relay = followers.first?.channel.followerRelay {
             relay.tell(.init(
                 followers: followers, payload: followerUpdate.event, whileFollowing: !followerUpdate.ended,
-                rows: position?.rows, pipeline: pipeline), now: true)
+                rows: position?.rows, pipeline: pipeline, stop: position.map { !$0.scrolling } ?? false), now: true)
         } else {
             deliverEach(on: pipeline)
         }
