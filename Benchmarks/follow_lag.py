@@ -89,6 +89,8 @@ def lags(presenter_trail: list, follower_trail: list, began: float) -> list[tupl
         while i > 0 and presenter_trail[i - 1][0] == first:
             i -= 1
         start = presenter_trail[i][1]
+        if start < began:
+            continue  # the presenter was there before this movement: the follower caught up with an earlier one
         out.append((start - began, at - began, at - start))
     return out
 

@@ -319,9 +319,8 @@ def main() -> None:
          f"{p50(followed['visible']) / p50(alone['visible']):.2f}x"],
         ["presenter time to visible p95", ms(p95(alone["visible"])), ms(p95(followed["visible"])),
          f"{p95(followed['visible']) / p95(alone['visible']):.2f}x"],
-        ["presenter's wheel: stop -> visible p50", ms(p50(alone["wheeled"])), ms(p50(followed["wheeled"])),
-         f"{p50(followed['wheeled']) / p50(alone['wheeled']):.2f}x"],
-    ]))
+    ] + ([["presenter's wheel: stop -> visible p50", ms(p50(alone["wheeled"])), ms(p50(followed["wheeled"])),
+           f"{p50(followed['wheeled']) / p50(alone['wheeled']):.2f}x"]] if wheels else [])))
     if followed["wheel_delays"]:
         wd = followed["wheel_delays"]
         print(f"follower moves on the presenter's wheels (`showing` every {WHEEL_STEP_S * 1000:.0f} ms): p50 {ms(p50(wd))}, "
