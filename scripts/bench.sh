@@ -50,7 +50,8 @@ quick=()
         echo; python3 first_pixels.py --jumps 8
         echo; python3 cluster.py --viewers 1000 --seconds 10
         echo; python3 list_length.py --rows 300 10000 --rounds 2
-        echo; python3 followers.py --followers 200 --jumps 4
+        echo; python3 followers.py --followers 200 --jumps 4 --wheels 2
+        echo; python3 follow_lag.py --runs 1
     else
         python3 scroll_traces.py
         echo; python3 viewers.py
@@ -65,6 +66,7 @@ quick=()
         echo; python3 cluster.py
         echo; python3 list_length.py
         echo; python3 followers.py
+        echo; python3 follow_lag.py
     fi
 } 2>&1 | tee "$out"
 echo "written to $out"
