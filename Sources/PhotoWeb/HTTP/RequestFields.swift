@@ -7,8 +7,13 @@ enum RequestFields {
     /// The optional `"strategy"` (one of `SchedulingStrategy.names`) and `"prefetch"` (rows,
     /// `Defaults.prefetchMargins`) fields.
     static func strategy(in fields: [String: Any]) throws(APIError) -> SchedulingStrategy? {
-        guard let name = try field("strategy", String.self, in: fields) else { return nil }
-        let margin = try field("prefetch", Int.self, in: fields) ?? Defaults.prefetchMargin
+        try strategy(named: try field("strategy", String.self, in: fields), prefetch: try field("prefetch", Int.self, in: fields))
+    }
+
+    /// The strategy `name` (nil: none asked for) with `prefetch` rows (nil: the default), as `strategy(in:)` reads them.
+    static func strategy(named name: String?, prefetch: Int?) throws(APIError) -> SchedulingStrategy? {
+        guard let name else { return nil }
+        let margin = prefetch ?? Defaults.prefetchMargin
         let margins = Defaults.prefetchMargins
         guard margins.contains(margin) else {
             throw .unprocessable("\"prefetch\" must be \(margins.lowerBound) to \(margins.upperBound) rows (got \(margin))")
