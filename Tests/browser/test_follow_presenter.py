@@ -123,3 +123,40 @@ def test_a_phone_follows_a_laptops_jump(start_server, make_driver):
     assert "Following" in bar["text"] and "Stop following" in bar["text"], bar
     assert bar["bottom"] <= bar["height"] + 1 and bar["width"] <= 391, bar
     assert follower.js("return classicPhotos.reports.sent") == 0
+
+
+def test_a_follower_follows_a_readers_notches_and_a_phones_fling(start_server, make_driver):
+    server = start_server("follow-fling", photo_count=300, latency_ms=40, bandwidth=20_000_000)
+    presenter_driver, follower_driver = make_driver(), make_driver()
+    gestures.phone(presenter_driver)
+    presenter = Page(presenter_driver, server).open("/?present")
+    wait_for(presenter_driver, lambda d: d.execute_script(STATE)["link"], 30, "presenting never started")
+    follower_open(follower_driver, presenter.js(STATE)["link"])
+    follower = Page(follower_driver, server)
+    wait_for(presenter_driver, lambda d: d.execute_script(STATE)["followers"] == 1, 30, "the presenter never saw its follower")
+
+    # When the presenter reads on, a wheel notch at a time, the follower's list moves with each step
+    presenter_driver.execute_script("document.getElementById('list').focus({ preventScroll: true })")
+    x, y = gestures.center_of(presenter_driver, "#list")
+    for _ in range(3):
+        before = presenter.visible_range()[0]
+        gestures.wheel(presenter_driver, x, y, notches=1, interval_s=0.05)
+        # (the notch's scroll comes after its event is dispatched: wait for it, then for its report)
+        wait_for(presenter_driver, lambda d: d.execute_script("return classicPhotos.visibleRange().first") > before, 10,
+                 "a notch did not move the presenter's list")
+        presenter.wait_reported()
+        now = presenter.visible_range()[0]
+        wait_for(follower_driver, lambda d: d.execute_script("return classicPhotos.visibleRange().first") == now, 30,
+                 f"the follower never read on to row {now}")
+
+    # When the presenter flings the list with a finger, the follower ends where the fling stopped
+    start = presenter.visible_range()[0]
+    gestures.fling(presenter_driver, 195, 600, 400)
+    wait_for(presenter_driver, lambda d: d.execute_script("return classicPhotos.visibleRange().first") > start + 3, 10,
+             f"the fling did not move the presenter's list from row {start}")
+    presenter.wait_reported()
+    stop = presenter.visible_range()[0]
+    wait_for(follower_driver, lambda d: d.execute_script("return classicPhotos.visibleRange().first") == stop, 30,
+             f"the follower never followed the fling to row {stop}")
+    follower.wait_filtered(stop, stop + 2, allow_failed=True)
+    assert follower.js("return classicPhotos.reports.sent") == 0
