@@ -55,7 +55,7 @@ struct GuardedHTTP2Connection: Sendable {
     /// Sets HTTP/2 up on `channel` (behind TLS); each inbound stream within its client's budget
     /// gets its codec and guard, one past it is reset.
     func configure(channel: any Channel, logger: Logger, admission: ConnectionsPerClient.Admission) -> EventLoopFuture<Value> {
-        let (limits, streamsPerClient) = (limits, streamsPerClient)
+        let (limits, streamsPerClient, ready) = (limits, streamsPerClient, http1.ready)
         let client: String?
         let refused: Bool
         switch admission {
@@ -82,6 +82,7 @@ struct GuardedHTTP2Connection: Sendable {
                     try stream.pipeline.syncOperations.addHandler(RequestDeadlineGuard(
                         idleTimeout: idle, sendTimeout: limits.sendTimeout, progress: RequestProgress(),
                         maxPathLength: limits.maxURLLength))
+                    if let ready { try stream.pipeline.syncOperations.addHandler(ReadyResponseHandler(responder: ready)) }
                     return try Stream(wrappingChannelSynchronously: stream)
                 }
             }

@@ -1,0 +1,75 @@
+import HTTPTypes
+import NIOCore
+import NIOHTTPTypes
+
+/// Last in a connection's (or an HTTP/2 stream's) pipeline, behind every guard and in front of
+/// Hummingbird's request loop: answers a request its `ReadyResponding` has a whole response for
+/// on the event loop (no Swift task, no router), and passes every other request on untouched.
+///
+/// HTTP/1.1 answers in the order of the requests: a request is answered here only when every
+/// request passed on before it has its response written; one that comes while the router still
+/// answers an earlier one is passed on too. A request that asks to close the connection is passed
+/// on (Hummingbird closes after answering it). Used on the channel's event loop only.
+final class ReadyResponseHandler: ChannelDuplexHandler, RemovableChannelHandler {
+    typealias InboundIn = HTTPRequestPart
+    typealias InboundOut = HTTPRequestPart
+    typealias OutboundIn = HTTPResponsePart
+    typealias OutboundOut = HTTPResponsePart
+
+    /// Where the connection is in the request being read.
+    private enum Current {
+        case betweenRequests
+        case passedOn
+        case answering(ReadyResponse)
+    }
+
+    private let responder: any ReadyResponding
+    private var current = Current.betweenRequests
+    /// Requests passed on whose responses are not finished yet.
+    private var unanswered = 0
+
+    init(responder: any ReadyResponding) {
+        self.responder = responder
+    }
+
+    func channelRead(context: ChannelHandlerContext, data: NIOAny) {
+        switch unwrapInboundIn(data) {
+        case .head(let request):
+            if unanswered == 0, !Self.asksToClose(request), let response = responder.readyResponse(to: request) {
+                current = .answering(response)
+                return
+            }
+            unanswered += 1
+            current = .passedOn
+        case .body:
+            if case .answering = current { return }
+        case .end:
+            if case .answering(let response) = current {
+                current = .betweenRequests
+                answer(response, context: context)
+                return
+            }
+            current = .betweenRequests
+        }
+        context.fireChannelRead(data)
+    }
+
+    func write(context: ChannelHandlerContext, data: NIOAny, promise: EventLoopPromise<Void>?) {
+        // Only the router's responses pass here; this handler's own start at the next handler.
+        if case .end = unwrapOutboundIn(data) { unanswered -= 1 }
+        context.write(data, promise: promise)
+    }
+
+    /// The response, as Hummingbird writes one with a body in a buffer: head, body, end, with `Date` last.
+    private func answer(_ response: ReadyResponse, context: ChannelHandlerContext) {
+        var head = response.head
+        head.headerFields[.date] = HTTPDate.now
+        context.write(wrapOutboundOut(.head(head)), promise: nil)
+        if let body = response.body { context.write(wrapOutboundOut(.body(body)), promise: nil) }
+        context.writeAndFlush(wrapOutboundOut(.end(nil)), promise: nil)
+    }
+
+    private static func asksToClose(_ request: HTTPRequest) -> Bool {
+        request.headerFields[values: .connection].contains { $0.lowercased().contains("close") }
+    }
+}
