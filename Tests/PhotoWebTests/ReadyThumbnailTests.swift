@@ -1,10 +1,12 @@
 import Foundation
 import HTTPTypes
 import PhotoCodecs
+import PhotoPipeline
 import PhotoServer
 @testable import PhotoWeb
 @testable import PhotoTransport
 import TestOrigin
+import Synchronization
 import Testing
 
 /// A cached thumbnail answered on the event loop (issue 36, `ReadyThumbnails`): the same status,
@@ -64,7 +66,7 @@ struct ReadyThumbnailTests {
             let metrics = try await harness.request(.GET, "/metrics").text
             for (method, status) in [("GET", 200), ("GET", 304), ("HEAD", 200), ("HEAD", 304)] {
                 let line = metrics.split(separator: "\n").first {
-                    $0.hasPrefix("http_requests_total") && $0.contains("route=\"\(method) /photos/:index/:variant\"")
+                    $0.hasPrefix("http_requests_total") && $0.contains("route=\"\(method) /photos/{index}/{variant}\"")
                         && $0.contains("status=\"\(status)\"")
                 }
                 #expect(line?.split(separator: " ").last == "2", "\(method) \(status): \(line ?? "no line")")
@@ -114,7 +116,11 @@ struct ReadyThumbnailTests {
             let ready = try await harness.request(.GET, "/photos/0/thumbnail")
             #expect(ready.status == 200)
             let deadline = ContinuousClock.now + .seconds(60)
-            while harness.pipeline.record(1).state != .downloading {
+            func downloading() -> Bool {
+                if case .downloading = harness.pipeline.record(1).state { return true }
+                return false
+            }
+            while !downloading() {
                 try #require(ContinuousClock.now < deadline, "photo 1 never started downloading")
                 try await Task.sleep(for: .milliseconds(5))
             }
@@ -144,8 +150,16 @@ struct ReadyThumbnailTests {
         let folder = NSTemporaryDirectory() + "classic-photos-ready-" + UUID().uuidString
         defer { try? FileManager.default.removeItem(atPath: folder) }
         let files = try await TestCertificates.make("server", in: folder)
-        try await Self.withCachedThumbnail(configure: { $0.web.tls = files }) { harness in
+        try await WebHarness.with(configure: { $0.web.tls = files }) { harness in
             let port = harness.application.port
+            // The page's way to a made thumbnail, over HTTPS: a viewer with row 0 on screen.
+            let made = try await TestCertificates.run("/usr/bin/curl", ["-sk", "-X", "POST", "https://127.0.0.1:\(port)/api/viewers"])
+            let viewer = try #require((try JSONSerialization.jsonObject(with: Data(made.utf8)) as? [String: Any])?["viewer"] as? String)
+            try await TestCertificates.run("/usr/bin/curl", [
+                "-sk", "-H", "Content-Type: application/json", "--data", #"{"viewer": "\#(viewer)", "scrolling": false, "first": 0, "last": 0}"#,
+                "https://127.0.0.1:\(port)/api/viewport",
+            ])
+            try await harness.waitUntilFiltered(0)
             for version in ["--http2", "--http1.1"] {
                 for extra in [[], ["-I"]] {
                     let before = Self.answered(harness)
@@ -177,8 +191,8 @@ struct ReadyThumbnailTests {
         ] + options + ["https://127.0.0.1:\(port)\(path)"]).split(separator: " ").map(String.init)
         let head = try String(contentsOfFile: name + ".head", encoding: .utf8).lowercased()
             .split(separator: "\r\n").dropFirst().filter { !$0.hasPrefix("date:") }.sorted().joined(separator: "\n")
-        // With -I, curl writes the head where the body would go.
-        let body = options.contains("-I") ? Data() : try Data(contentsOf: URL(fileURLWithPath: name + ".body"))
+        // With -I, curl writes the head where the body would go; an empty body makes no file.
+        let body = options.contains("-I") ? Data() : (try? Data(contentsOf: URL(fileURLWithPath: name + ".body"))) ?? Data()
         return (out[0], out[1], head, body)
     }
 }

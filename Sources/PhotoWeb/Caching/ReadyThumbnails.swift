@@ -48,7 +48,7 @@ final class ReadyThumbnails: ReadyResponding {
         routerFields = fields
         // The labels `RouteMiddleware` gives the route's answers.
         counters = Dictionary(uniqueKeysWithValues: [HTTPRequest.Method.get, .head].map { method in
-            let route = "\(method) /photos/:index/:variant"
+            let route = "\(method) /photos/{index}/{variant}"
             return (method, (metrics.requestCounter(route: route, status: 200), metrics.requestCounter(route: route, status: 304)))
         })
     }
