@@ -2,8 +2,8 @@ import HTTPTypes
 import NIOCore
 import NIOHTTPTypes
 
-/// Last in a connection's (or an HTTP/2 stream's) pipeline, behind every guard and in front of
-/// Hummingbird's request loop: answers a request its `ReadyResponding` has a whole response for
+/// Last in an HTTP/1.1 connection's pipeline, behind every guard and in front of Hummingbird's
+/// request loop: answers a request its `ReadyResponding` has a whole response for
 /// on the event loop (no Swift task, no router), and passes every other request on untouched.
 ///
 /// HTTP/1.1 answers in the order of the requests: a request is answered here only when every
@@ -46,7 +46,7 @@ final class ReadyResponseHandler: ChannelDuplexHandler, RemovableChannelHandler 
         case .end:
             if case .answering(let response) = current {
                 current = .betweenRequests
-                answer(response, context: context)
+                response.write(on: context)
                 return
             }
             current = .betweenRequests
@@ -60,16 +60,7 @@ final class ReadyResponseHandler: ChannelDuplexHandler, RemovableChannelHandler 
         context.write(data, promise: promise)
     }
 
-    /// The response, as Hummingbird writes one with a body in a buffer: head, body, end, with `Date` last.
-    private func answer(_ response: ReadyResponse, context: ChannelHandlerContext) {
-        var head = response.head
-        head.headerFields[.date] = HTTPDate.now
-        context.write(wrapOutboundOut(.head(head)), promise: nil)
-        if let body = response.body { context.write(wrapOutboundOut(.body(body)), promise: nil) }
-        context.writeAndFlush(wrapOutboundOut(.end(nil)), promise: nil)
-    }
-
-    private static func asksToClose(_ request: HTTPRequest) -> Bool {
+    static func asksToClose(_ request: HTTPRequest) -> Bool {
         request.headerFields[values: .connection].contains { $0.lowercased().contains("close") }
     }
 }
