@@ -181,6 +181,11 @@ struct ReadyThumbnailTests {
         }
     }
 
+    @Test func theDateFieldIsWrittenAsHummingbirdWritesIt() {
+        #expect(HTTPDate.format(0) == "Thu, 01 Jan 1970 00:00:00 GMT")
+        #expect(HTTPDate.format(951_782_400 + 3_723) == "Tue, 29 Feb 2000 01:02:03 GMT")
+    }
+
     /// `curl -k` on `path`: the HTTP version, the status, the fields but `Date` (lowercased, sorted) and the body.
     static func curl(
         _ port: UInt16, _ path: String, _ options: [String], in folder: String
