@@ -54,10 +54,13 @@ package struct GuardedHTTP1Channel: ServerChildChannel, HTTPChannelHandler {
 
     let inner: HTTP1Channel
     let limits: Limits
+    /// What answers requests on the event loop (`ReadyResponseHandler`), in front of the router; nil: none.
+    let ready: (any ReadyResponding)?
     package var responder: HTTPChannelHandler.Responder { inner.responder }
 
-    init(responder: @escaping HTTPChannelHandler.Responder, limits: Limits) {
+    init(responder: @escaping HTTPChannelHandler.Responder, limits: Limits, ready: (any ReadyResponding)? = nil) {
         self.limits = limits
+        self.ready = ready
         var configuration = HTTP1Channel.Configuration(
             additionalChannelHandlers: [],
             httpDecoderConfiguration: .init(
@@ -69,9 +72,9 @@ package struct GuardedHTTP1Channel: ServerChildChannel, HTTPChannelHandler {
         inner = HTTP1Channel(responder: responder, configuration: configuration)
     }
 
-    /// Builds the server with these limits.
-    package static func builder(_ limits: Limits) -> HTTPServerBuilder {
-        HTTPServerBuilder { responder in GuardedHTTP1Channel(responder: responder, limits: limits) }
+    /// Builds the server with these limits, answering what `ready` has ready on the event loop.
+    package static func builder(_ limits: Limits, ready: (any ReadyResponding)? = nil) -> HTTPServerBuilder {
+        HTTPServerBuilder { responder in GuardedHTTP1Channel(responder: responder, limits: limits, ready: ready) }
     }
 
     package func setup(channel: any Channel, logger: Logger) -> EventLoopFuture<Value> {
@@ -96,7 +99,12 @@ package struct GuardedHTTP1Channel: ServerChildChannel, HTTPChannelHandler {
         } catch {
             return channel.eventLoop.makeFailedFuture(error)
         }
-        return inner.setup(channel: channel, logger: logger).flatMapThrowing { value in
+        return inner.setup(channel: channel, logger: logger).flatMapThrowing { [ready] value in
+            if let ready {
+                // After Hummingbird's connection state (keep-alive, a graceful shutdown), which sees its answers too.
+                let state = try channel.pipeline.syncOperations.handler(type: HTTPConnectionStateHandler.self)
+                try channel.pipeline.syncOperations.addHandler(ReadyResponseHandler(responder: ready), position: .after(state))
+            }
             let decoder = try channel.pipeline.syncOperations.handler(type: HTTP1ToHTTPServerCodec.self)
             try channel.pipeline.syncOperations.addHandler(
                 RequestDeadlineGuard(idleTimeout: limits.idleTimeout, sendTimeout: limits.sendTimeout, progress: progress),

@@ -29,8 +29,10 @@ struct GuardedHTTP2Connection: Sendable {
     typealias Stream = NIOAsyncChannel<HTTPRequestPart, HTTPResponsePart>
 
     struct Value: ServerChildChannelValue {
-        /// Each inbound stream, or nil for one refused (already reset, nothing to answer).
-        let streams: NIOHTTP2Handler.AsyncStreamMultiplexer<Stream?>
+        /// Each inbound stream, set up (its guards, `ReadyStreamHandler`) or refused (already reset).
+        let streams: NIOHTTP2Handler.AsyncStreamMultiplexer<Void>
+        /// The streams whose requests the router answers (`ReadyStreamHandler` hands them on).
+        let passedOn: AsyncStream<Stream>
         let channel: any Channel
     }
 
@@ -55,7 +57,7 @@ struct GuardedHTTP2Connection: Sendable {
     /// Sets HTTP/2 up on `channel` (behind TLS); each inbound stream within its client's budget
     /// gets its codec and guard, one past it is reset.
     func configure(channel: any Channel, logger: Logger, admission: ConnectionsPerClient.Admission) -> EventLoopFuture<Value> {
-        let (limits, streamsPerClient) = (limits, streamsPerClient)
+        let (limits, streamsPerClient, ready) = (limits, streamsPerClient, http1.ready)
         let client: String?
         let refused: Bool
         switch admission {
@@ -63,6 +65,9 @@ struct GuardedHTTP2Connection: Sendable {
         case .uncounted: (client, refused) = (nil, false)
         case .refused(let address): (client, refused) = (address, true)
         }
+        // Streams open at once are bounded by the connection's SETTINGS: the buffer is too.
+        let (passedOn, passOn) = AsyncStream.makeStream(of: Stream.self)
+        channel.closeFuture.whenComplete { _ in passOn.finish() }
         return channel.eventLoop.makeCompletedFuture {
             let sync = channel.pipeline.syncOperations
             try sync.addHandler(HTTP2FrameWatch())
@@ -73,16 +78,16 @@ struct GuardedHTTP2Connection: Sendable {
                 connectionManagerConfiguration: .init(maxIdleTime: idle, maxAge: nil, maxGraceTime: idle, keepalive: nil),
                 http2HandlerConfiguration: handlerConfiguration
             ) { stream in
-                stream.eventLoop.makeCompletedFuture { () throws -> Stream? in
+                stream.eventLoop.makeCompletedFuture { () throws in
                     if case .refused(let refusedSoFar) = streamsPerClient.admit(stream, client: client) {
                         Self.refuse(stream, client: client, limit: streamsPerClient.limit, refusedSoFar: refusedSoFar, logger: logger)
-                        return nil
+                        return
                     }
                     try stream.pipeline.syncOperations.addHandler(HTTP2FramePayloadToHTTPServerCodec())
                     try stream.pipeline.syncOperations.addHandler(RequestDeadlineGuard(
                         idleTimeout: idle, sendTimeout: limits.sendTimeout, progress: RequestProgress(),
                         maxPathLength: limits.maxURLLength))
-                    return try Stream(wrappingChannelSynchronously: stream)
+                    try stream.pipeline.syncOperations.addHandler(ReadyStreamHandler(responder: ready, passOn: passOn))
                 }
             }
             // The manager starts its idle timer on channelActive, long past once ALPN chose HTTP/2.
@@ -92,21 +97,24 @@ struct GuardedHTTP2Connection: Sendable {
                 let reason = "too many connections from your address: at most \(limits.connections.limit) at once"
                 GoAway.send(.enhanceYourCalm, reason: reason, on: channel)
             }
-            return Value(streams: streams, channel: channel)
+            return Value(streams: streams, passedOn: passedOn, channel: channel)
         }
     }
 
-    /// Answers each stream as the HTTP/1.1 channel answers a request, all at once.
+    /// Answers each stream passed on as the HTTP/1.1 channel answers a request, all at once, while
+    /// the multiplexer's streams are taken in (their values say nothing: each is set up by then).
     func handle(value: Value, logger: Logger) async {
-        do {
-            try await withThrowingDiscardingTaskGroup { group in
-                for try await stream in value.streams.inbound {
-                    guard let stream else { continue }
-                    group.addTask { await http1.handle(value: stream, logger: logger) }
+        await withDiscardingTaskGroup { group in
+            group.addTask {
+                do {
+                    for try await _ in value.streams.inbound {}
+                } catch {
+                    logger.debug("HTTP/2 connection ended", metadata: ["error": "\(error)"])
                 }
             }
-        } catch {
-            logger.debug("HTTP/2 connection ended", metadata: ["error": "\(error)"])
+            for await stream in value.passedOn {
+                group.addTask { await http1.handle(value: stream, logger: logger) }
+            }
         }
     }
 

@@ -19,14 +19,16 @@ package struct SecureHTTPChannel: ServerChildChannel, HTTPChannelHandler {
     let certificates: CertificateStore
     package var responder: HTTPChannelHandler.Responder { http1.responder }
 
-    /// Builds the server: HTTP/1.1 and HTTP/2 over TLS, with these limits.
+    /// Builds the server: HTTP/1.1 and HTTP/2 over TLS, with these limits, answering what `ready` has
+    /// ready on the event loop (on each HTTP/2 stream too).
     package static func builder(
-        _ limits: GuardedHTTP1Channel.Limits, maxConcurrentStreams: Int, streamsPerClient: Int, certificates: CertificateStore
+        _ limits: GuardedHTTP1Channel.Limits, maxConcurrentStreams: Int, streamsPerClient: Int, certificates: CertificateStore,
+        ready: (any ReadyResponding)? = nil
     ) -> HTTPServerBuilder {
         // One budget for every connection of the server.
         let streamsPerClient = StreamsPerClient(limit: streamsPerClient)
         return HTTPServerBuilder { responder in
-            let http1 = GuardedHTTP1Channel(responder: responder, limits: limits)
+            let http1 = GuardedHTTP1Channel(responder: responder, limits: limits, ready: ready)
             return SecureHTTPChannel(
                 http1: http1,
                 http2: GuardedHTTP2Connection(http1: http1, maxConcurrentStreams: maxConcurrentStreams, streamsPerClient: streamsPerClient),

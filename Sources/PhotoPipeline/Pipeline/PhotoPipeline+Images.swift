@@ -26,6 +26,13 @@ extension PhotoPipeline {
         return try keep(data, as: variant, of: index, readAt: readAt)
     }
 
+    /// Photo `index`'s sepia thumbnail if memory holds it now (a hit, as `readyThumbnail` counts it),
+    /// else nil (no such photo either). Never waits nor reads the disk: safe on an event loop.
+    public func thumbnailInMemory(of index: Int) -> CachedImage? {
+        guard entries.indices.contains(index) else { return nil }
+        return core.lock.withLock { $0.store.image(for: .init(index: index, variant: .thumbnail)) }
+    }
+
     /// How many requests wait now for thumbnails on their way (`readyThumbnail`).
     public var thumbnailsAwaited: Int { thumbnailWaits.waiting }
 

@@ -5,8 +5,8 @@ enum Routes {
     static func router(context: AppContext) throws -> Router<PhotoRequestContext> {
         let router = Router(context: PhotoRequestContext.self, options: .autoGenerateHeadEndpoints)
         router.add(middleware: SecurityHeadersMiddleware())
-        if context.configuration.tls != nil, context.configuration.hstsMaxAge > 0 {
-            router.add(middleware: StrictTransportSecurity(maxAge: context.configuration.hstsMaxAge))
+        if let strictTransportSecurity = StrictTransportSecurity(context.configuration) {
+            router.add(middleware: strictTransportSecurity)
         }
         router.add(middleware: RouteMiddleware(
             metrics: context.metrics, logger: context.logger, maxBodyBytes: context.configuration.maxRequestBodyBytes))

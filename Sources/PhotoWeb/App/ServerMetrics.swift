@@ -18,7 +18,12 @@ final class ServerMetrics: Sendable {
 
     /// Counts one answered request.
     func recordRequest(route: String, status: Int) {
-        let counter = requestCounters.withLock { counters in
+        requestCounter(route: route, status: status).increment()
+    }
+
+    /// The counter `recordRequest` adds to for `route` and `status`, for a caller that counts many.
+    func requestCounter(route: String, status: Int) -> Metrics.Counter {
+        requestCounters.withLock { counters in
             let key = "\(status) \(route)"
             if let counter = counters[key] { return counter }
             let counter = Counter(
@@ -26,7 +31,6 @@ final class ServerMetrics: Sendable {
             counters[key] = counter
             return counter
         }
-        counter.increment()
     }
 
     /// Counts one request that failed with an error of ours (answered 500).

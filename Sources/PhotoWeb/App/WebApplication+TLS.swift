@@ -6,14 +6,16 @@ public import ServiceLifecycle
 import PhotoTransport
 
 extension WebApplication {
-    /// The server's channel: HTTPS (HTTP/2 and HTTP/1.1 by ALPN) with `certificates`, else plain HTTP/1.1.
+    /// The server's channel: HTTPS (HTTP/2 and HTTP/1.1 by ALPN) with `certificates`, else plain
+    /// HTTP/1.1; what `ready` has ready is answered on the event loop.
     static func serverBuilder(
-        _ limits: GuardedHTTP1Channel.Limits, configuration: WebConfiguration, certificates: CertificateStore?
+        _ limits: GuardedHTTP1Channel.Limits, configuration: WebConfiguration, certificates: CertificateStore?,
+        ready: any ReadyResponding
     ) -> HTTPServerBuilder {
-        guard let certificates else { return GuardedHTTP1Channel.builder(limits) }
+        guard let certificates else { return GuardedHTTP1Channel.builder(limits, ready: ready) }
         return SecureHTTPChannel.builder(
             limits, maxConcurrentStreams: configuration.maxStreams, streamsPerClient: configuration.effectiveStreamsPerClient,
-            certificates: certificates)
+            certificates: certificates, ready: ready)
     }
 
     /// Reads the TLS files (off the threads requests run on), or nil without TLS.

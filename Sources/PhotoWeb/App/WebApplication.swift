@@ -22,6 +22,8 @@ public final class WebApplication: Sendable {
     /// With TLS: the certificate and key served, read again by `reloadCertificates()`.
     let certificates: CertificateStore?
     let limits: GuardedHTTP1Channel.Limits
+    /// The list's cached thumbnails, answered on the event loop.
+    let readyThumbnails: ReadyThumbnails
     private let responder: RouterResponder<PhotoRequestContext>
 
     /// Reads the templates, the page's files and the TLS files; `pipeline` is the list's pipeline
@@ -86,6 +88,8 @@ public final class WebApplication: Sendable {
         } catch {
             throw ApplicationError.templates(configuration.templatesDirectory, "\(error)")
         }
+        readyThumbnails = ReadyThumbnails(
+            library: context.library, metrics: context.metrics, strictTransportSecurity: StrictTransportSecurity(configuration))
         self.configuration = configuration
         self.context = context
         connections = limits.connections
@@ -104,7 +108,7 @@ public final class WebApplication: Sendable {
     public func server(onServerRunning: @escaping @Sendable (any Channel) async -> Void) -> some Service {
         Hummingbird.Application(
             responder: responder,
-            server: Self.serverBuilder(limits, configuration: configuration, certificates: certificates),
+            server: Self.serverBuilder(limits, configuration: configuration, certificates: certificates, ready: readyThumbnails),
             configuration: .init(
                 address: .hostname(configuration.host, port: Int(configuration.port)),
                 serverName: nil,

@@ -81,12 +81,19 @@ extension Request {
 
     /// Whether `If-None-Match` names `tag` (or `*`): the client's copy is current, a 304 will do.
     func hasCurrentCopy(tagged tag: String) -> Bool {
-        headers[values: .ifNoneMatch].contains { $0 == tag || $0 == "*" }
+        headers.namesCurrentCopy(tagged: tag)
     }
 
     /// The value of query parameter `name`.
     func queryValue(_ name: String) -> String? {
         uri.queryParameters.get(name)
+    }
+}
+
+extension HTTPFields {
+    /// Whether these request fields' `If-None-Match` names `tag` (or `*`).
+    func namesCurrentCopy(tagged tag: String) -> Bool {
+        self[values: .ifNoneMatch].contains { $0 == tag || $0 == "*" }
     }
 }
 

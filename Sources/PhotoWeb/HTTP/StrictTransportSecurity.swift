@@ -11,6 +11,12 @@ struct StrictTransportSecurity: RouterMiddleware {
         value = "max-age=\(maxAge)"
     }
 
+    /// The middleware `configuration` asks for: with TLS and a max age above 0; nil otherwise.
+    init?(_ configuration: WebConfiguration) {
+        guard configuration.tls != nil, configuration.hstsMaxAge > 0 else { return nil }
+        self.init(maxAge: configuration.hstsMaxAge)
+    }
+
     func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws -> Response {
         var response = try await next(request, context)
         response.headers[.strictTransportSecurity] = value

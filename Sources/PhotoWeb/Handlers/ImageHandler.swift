@@ -36,14 +36,22 @@ struct ImageHandler: Sendable {
         } catch {
             throw APIError(error)
         }
-        let tag = "\"\(variant.rawValue)-\(index)-\(image.contentHash)\""
-        // URLs are the same across restarts and data sources: the browser keeps the bytes but
-        // revalidates with the ETag each time.
-        var headers: HTTPFields = [.eTag: tag, .cacheControl: "no-cache"]
-        if request.hasCurrentCopy(tagged: tag) {
+        var headers = Self.validators(variant, of: index, image: image)
+        if request.hasCurrentCopy(tagged: headers[.eTag] ?? "") {
             return .empty(.notModified, headers: headers)
         }
-        headers[.contentType] = image.format?.mimeType ?? "application/octet-stream"
+        headers[.contentType] = Self.contentType(of: image)
         return Response(status: .ok, headers: headers, body: .init(byteBuffer: ByteBuffer(data: image.data)))
+    }
+
+    /// The fields every answer with `image` carries, a 304 too (`ReadyThumbnails` sends the same).
+    static func validators(_ variant: ImageVariant, of index: Int, image: CachedImage) -> HTTPFields {
+        // URLs are the same across restarts and data sources: the browser keeps the bytes but
+        // revalidates with the ETag each time.
+        [.eTag: "\"\(variant.rawValue)-\(index)-\(image.contentHash)\"", .cacheControl: "no-cache"]
+    }
+
+    static func contentType(of image: CachedImage) -> String {
+        image.format?.mimeType ?? "application/octet-stream"
     }
 }

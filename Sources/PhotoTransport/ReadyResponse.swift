@@ -1,0 +1,33 @@
+package import HTTPTypes
+package import NIOCore
+import NIOHTTPTypes
+
+/// A whole response made ahead of time: its head (all but `Date`, which is added as it is sent) and
+/// its body (nil for a HEAD or a 304).
+package struct ReadyResponse: Sendable {
+    package var head: HTTPResponse
+    package var body: ByteBuffer?
+
+    package init(head: HTTPResponse, body: ByteBuffer?) {
+        (self.head, self.body) = (head, body)
+    }
+
+    /// Writes it as Hummingbird writes a response with its body in one buffer: head, body, end,
+    /// with `Date` as its last field; on `context`'s event loop, from a handler whose outbound
+    /// type is `HTTPResponsePart`.
+    func write(on context: ChannelHandlerContext) {
+        var head = head
+        head.headerFields[.date] = HTTPDate.now
+        context.write(NIOAny(HTTPResponsePart.head(head)), promise: nil)
+        if let body { context.write(NIOAny(HTTPResponsePart.body(body)), promise: nil) }
+        context.writeAndFlush(NIOAny(HTTPResponsePart.end(nil)), promise: nil)
+    }
+}
+
+/// Answers some requests whole, from responses made ahead of time, so that they are answered on
+/// the connection's event loop (`ReadyResponseHandler`) instead of by a Swift task of the router's.
+package protocol ReadyResponding: Sendable {
+    /// The response to `request`, or nil to leave the request to the router. Called on an event loop
+    /// for every request head: it must return at once (no waiting, no disk).
+    func readyResponse(to request: HTTPRequest) -> ReadyResponse?
+}
