@@ -261,6 +261,62 @@ class Event:
     arrived: float  # time.monotonic() when the bytes were read
 
 
+class EventWatcher(asyncio.Protocol):
+    """An event stream read as cheaply as a thousand of them beside the server on its two cores allow: a
+    visitor's browser parses its events on its own machine, so here only one event name (`watch`) is
+    found in each read, its data line parsed as JSON and passed on with the read's time
+    (`on_event(data, arrived)`); a shared stream's `stream` event resolves `named` with its id; the rest
+    is skipped unparsed. A read that ends inside a watched event keeps it for the next."""
+
+    STREAM = b"event: stream\ndata: "
+
+    def __init__(self, path: str, port: int, watch: str | None = None,
+                 on_event: Callable[[dict, float], None] | None = None, named: asyncio.Future | None = None):
+        self.request = f"GET {path} HTTP/1.1\r\nHost: {HOST}:{port}\r\nAccept: text/event-stream\r\n\r\n".encode()
+        self.mark = f"event: {watch}\ndata: ".encode() if watch else None
+        self.on_event = on_event
+        self.named = named
+        self.tail = b""
+        self.transport = None
+        self.closed = asyncio.get_running_loop().create_future()
+
+    def connection_made(self, transport) -> None:
+        self.transport = transport
+        transport.write(self.request)
+
+    def connection_lost(self, exc: Exception | None) -> None:
+        if not self.closed.done():
+            self.closed.set_result(exc)
+
+    def data_received(self, data: bytes) -> None:
+        now = time.monotonic()
+        data = self.tail + data if self.tail else data
+        self.tail = b""
+        if self.named is not None and not self.named.done():
+            at = data.find(self.STREAM)
+            end = data.find(b"\n", at + len(self.STREAM)) if at >= 0 else -1
+            if end < 0:
+                self.tail = data[-4096:]
+                return
+            self.named.set_result(json.loads(data[at + len(self.STREAM):end])["stream"])
+        if self.mark is None:
+            return
+        start = data.find(self.mark)
+        while start >= 0:
+            end = data.find(b"\n", start + len(self.mark))
+            if end < 0:
+                self.tail = data[start:]
+                return
+            self.on_event(json.loads(data[start + len(self.mark):end]), now)
+            start = data.find(self.mark, end)
+        # The mark itself may be cut by this read: keep the bytes that could begin it.
+        self.tail = data[-len(self.mark):]
+
+    def close(self) -> None:
+        if self.transport:
+            self.transport.close()
+
+
 class SSEProtocol(asyncio.Protocol):
     """Reads one `GET /events` stream as the page's EventSource does; calls `on_event` per event.
 

@@ -42,7 +42,7 @@ from pathlib import Path
 
 import lazy_loading
 import person_input
-from common import HOST, ROOT, SSEProtocol, Server, cpu_seconds, log, ms, percentile, rss_bytes, table
+from common import HOST, ROOT, EventWatcher, SSEProtocol, Server, cpu_seconds, log, ms, percentile, rss_bytes, table
 from http2_throughput import TLSServer
 
 PHOTOS = 300
@@ -138,11 +138,11 @@ def crowd_process(port: int, tls: bool, numbers: list[int], seed: int, joined, g
                     return
                 viewer = re.search(rb'data-viewer="([^"]+)"', html).group(1).decode()
                 named = loop.create_future()
-                stream = SSEProtocol("/events/shared", port, lambda e: e.name == "stream" and not named.done()
-                                     and named.set_result(json.loads(e.data)))
+                # Its events are read as its browser would on its own machine: not here (only the stream's id)
+                stream = EventWatcher("/events/shared", port, named=named)
                 await loop.create_connection(lambda: stream, HOST, port, local_addr=(address(n), 0),
                                              ssl=UNVERIFIED if tls else None)
-                stream_id = (await asyncio.wait_for(named, 30))["stream"]
+                stream_id = await asyncio.wait_for(named, 30)
                 status, body = await connection.request("POST", f"/api/streams/{stream_id}/viewers", {"viewer": viewer})
                 if status != 204:
                     figures["refused"][f"join {status}"] = figures["refused"].get(f"join {status}", 0) + 1

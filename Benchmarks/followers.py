@@ -26,7 +26,7 @@ import re
 import resource
 import time
 
-from common import HOST, SSEProtocol, ahttp, Server, cpu_seconds, log, ms, new_viewer, percentile, post_viewport, rss_bytes, table
+from common import HOST, EventWatcher, SSEProtocol, ahttp, Server, cpu_seconds, log, ms, new_viewer, percentile, post_viewport, rss_bytes, table
 
 ROWS_PER_STOP = 10
 # A presenter's wheel: what it shows, told this many times this far apart (a notch's `scrollend` each)
@@ -50,62 +50,6 @@ async def page_from(port: int, source: str, path: str) -> tuple[int, str]:
         writer.close()
     head, _, body = data.partition(b"\r\n\r\n")
     return int(head.split()[1]), body.decode("utf-8", "replace")
-
-
-class MoveWatcher(asyncio.Protocol):
-    """One follower's stream, read only for its moves: each `presentation` event's arrival (the read it came
-    in) by the stop's first row. A follower's browser parses the rest on its own machine; here a thousand
-    share the server's two cores, so the rest is skipped unparsed (one search of the bytes per read) and
-    the move's time is the server's, not the audience's reading. A read that ends inside a move keeps it."""
-
-    MARK = b"event: presentation\ndata: "
-    STREAM = b"event: stream\ndata: "
-
-    def __init__(self, path: str, port: int, moves: dict[int, list[float]], named: asyncio.Future | None = None):
-        self.request = f"GET {path} HTTP/1.1\r\nHost: {HOST}:{port}\r\nAccept: text/event-stream\r\n\r\n".encode()
-        self.moves = moves
-        # A shared stream (`GET /events/shared`): its `stream` event names it for the join
-        self.named = named
-        self.seen: set[int] = set()
-        self.tail = b""
-        self.transport = None
-
-    def connection_made(self, transport) -> None:
-        self.transport = transport
-        transport.write(self.request)
-
-    def data_received(self, data: bytes) -> None:
-        now = time.monotonic()
-        data = self.tail + data if self.tail else data
-        self.tail = b""
-        if self.named is not None and not self.named.done():
-            at = data.find(self.STREAM)
-            end = data.find(b"\n", at + len(self.STREAM)) if at >= 0 else -1
-            if end < 0:
-                self.tail = data
-                return
-            self.named.set_result(json.loads(data[at + len(self.STREAM):end])["stream"])
-        start = data.find(self.MARK)
-        while start >= 0:
-            end = data.find(b"\n", start + len(self.MARK))
-            if end < 0:
-                self.tail = data[start:]
-                break
-            told = json.loads(data[start + len(self.MARK):end])
-            # On a shared stream each event's data is `{"viewer", "id", "data": PAYLOAD}`
-            first = (told["data"] if self.named is not None else told).get("first")
-            # Each row's first move here only: a scroll's start is told at the rows it left (a move there again)
-            if first is not None and first not in self.seen:
-                self.seen.add(first)
-                self.moves.setdefault(first, []).append(now)
-            start = data.find(self.MARK, end)
-        else:
-            # The mark itself may be cut by this read: keep the bytes that could begin it.
-            self.tail = data[-len(self.MARK):] if len(data) >= len(self.MARK) else data
-
-    def close(self) -> None:
-        if self.transport:
-            self.transport.close()
 
 
 class Presenter:
@@ -140,14 +84,24 @@ def follower_process(port: int, code: str, numbers: list[int], shared: bool, joi
             if status != 200:
                 raise RuntimeError(f"follower {n}: GET /?follow= -> {status}: {html[:200]}")
             follower = re.search(r'data-viewer="([^"]+)"', html).group(1)
+            seen: set[int] = set()
+
+            def moved(told: dict, arrived: float) -> None:
+                # On a shared stream each event's data is `{"viewer", "id", "data": PAYLOAD}`. Each row's
+                # first move only: a scroll's start is told at the rows it left (a move there again).
+                first = (told["data"] if shared else told).get("first")
+                if first is not None and first not in seen:
+                    seen.add(first)
+                    moves.setdefault(first, []).append(arrived)
+
             if not shared:
-                protocol = MoveWatcher(f"/events?viewer={follower}", port, moves)
+                protocol = EventWatcher(f"/events?viewer={follower}", port, "presentation", moved)
                 await loop.create_connection(lambda: protocol, HOST, port, local_addr=(address(n), 0))
                 streams.append(protocol)
                 return
             # As the page does: the browser's one shared stream, then the viewer joins it
             named = loop.create_future()
-            protocol = MoveWatcher("/events/shared", port, moves, named)
+            protocol = EventWatcher("/events/shared", port, "presentation", moved, named)
             await loop.create_connection(lambda: protocol, HOST, port, local_addr=(address(n), 0))
             stream = await asyncio.wait_for(named, 60)
             status, _ = await ahttp("POST", port, f"/api/streams/{stream}/viewers", {"viewer": follower}, source=address(n))
