@@ -140,6 +140,11 @@ final class RequestDeadlineGuard: ChannelDuplexHandler, RemovableChannelHandler 
 
     private let idleTimeout: TimeAmount
     private let progress: RequestProgress
+    /// When the connection last became idle (nil while a request is read or answered).
+    private var idleSince: NIODeadline?
+    /// The one idle check scheduled: when it comes, it closes the connection if it has been idle for
+    /// `idleTimeout`, else looks again then. Not cancelled and scheduled again per request (a
+    /// keep-alive connection's thousands of requests a second each paid for both).
     private var deadline: Scheduled<Void>?
     private var stalled: StallTimer
     private var refused = false
@@ -197,8 +202,7 @@ final class RequestDeadlineGuard: ChannelDuplexHandler, RemovableChannelHandler 
         case .end:
             progress.requestsReceived += 1
             progress.awaitingRequestLine = true
-            deadline?.cancel()
-            deadline = nil
+            idleSince = nil
         }
         context.fireChannelRead(data)
     }
@@ -220,18 +224,34 @@ final class RequestDeadlineGuard: ChannelDuplexHandler, RemovableChannelHandler 
         context.fireErrorCaught(error)
     }
 
+    /// The connection is idle from now: it is closed after `idleTimeout` unless a request comes.
     private func arm(_ context: ChannelHandlerContext) {
-        deadline?.cancel()
-        let loopBound = NIOLoopBound(context, eventLoop: context.eventLoop)
-        deadline = context.eventLoop.scheduleTask(in: idleTimeout) {
-            loopBound.value.close(promise: nil)
+        idleSince = context.eventLoop.now
+        if deadline == nil { check(context, at: context.eventLoop.now + idleTimeout) }
+    }
+
+    private func check(_ context: ChannelHandlerContext, at due: NIODeadline) {
+        let loopBound = NIOLoopBound((self, context), eventLoop: context.eventLoop)
+        deadline = context.eventLoop.scheduleTask(deadline: due) {
+            let (handler, context) = loopBound.value
+            handler.deadline = nil
+            // Busy now: the next idle moment schedules the check again.
+            guard let idleSince = handler.idleSince else { return }
+            let due = idleSince + handler.idleTimeout
+            if due <= context.eventLoop.now {
+                context.close(promise: nil)
+            } else {
+                handler.check(context, at: due)
+            }
         }
     }
 
     /// Answers and closes, reading nothing more from this connection.
     private func refuse(_ context: ChannelHandlerContext, status: HTTPResponse.Status, reason: String) {
         refused = true
+        idleSince = nil
         deadline?.cancel()
+        deadline = nil
         let body = context.channel.allocator.buffer(data: RefusalBody.json(reason))
         var head = HTTPResponse(status: status, headerFields: [.contentType: "application/json", .xContentTypeOptions: "nosniff", .contentLength: String(body.readableBytes)])
         // HTTP/2 has no `Connection` field: closing the stream is all.

@@ -3,6 +3,7 @@ import HTTPTypes
 import Logging
 import NIOCore
 import NIOEmbedded
+import NIOHTTPTypes
 @testable import PhotoWeb
 import Testing
 import PhotoServer
@@ -334,5 +335,55 @@ struct SendTimeoutTests {
         loop.advanceTime(by: .seconds(120))
         #expect(channel.isActive, "a reader that drained the buffers every 50 s was cut off")
         _ = try channel.finish()
+    }
+}
+
+/// The idle deadline counts from the connection's last idle moment, however many requests came
+/// before: one check is scheduled and looks again when it comes, not one per request.
+@Suite("Idle deadline")
+struct IdleDeadlineTests {
+    private func channel(idleTimeout: TimeAmount) throws -> (EmbeddedChannel, EmbeddedEventLoop) {
+        let loop = EmbeddedEventLoop()
+        let channel = EmbeddedChannel(
+            handler: RequestDeadlineGuard(idleTimeout: idleTimeout, sendTimeout: .hours(1), progress: RequestProgress()),
+            loop: loop)
+        try channel.connect(to: SocketAddress(ipAddress: "127.0.0.1", port: 1)).wait()
+        return (channel, loop)
+    }
+
+    /// One request read and answered.
+    private func exchange(on channel: EmbeddedChannel) throws {
+        try channel.writeInbound(HTTPRequestPart.head(HTTPRequest(method: .get, scheme: nil, authority: "a", path: "/healthz")))
+        try channel.writeInbound(HTTPRequestPart.end(nil))
+        try channel.writeOutbound(HTTPResponsePart.head(HTTPResponse(status: .ok)))
+        try channel.writeOutbound(HTTPResponsePart.end(nil))
+        while try channel.readInbound(as: HTTPRequestPart.self) != nil {}
+        while try channel.readOutbound(as: HTTPResponsePart.self) != nil {}
+    }
+
+    @Test func aConnectionIsClosedIdleTimeoutAfterItsLastAnswerNotItsFirst() throws {
+        let (channel, loop) = try channel(idleTimeout: .seconds(10))
+        // Requests every 6 s keep it: each answer starts the idle time again
+        for _ in 0..<4 {
+            loop.advanceTime(by: .seconds(6))
+            try exchange(on: channel)
+        }
+        loop.advanceTime(by: .seconds(9))
+        #expect(channel.isActive, "closed 9 s after its last answer, with a 10 s idle deadline")
+        loop.advanceTime(by: .seconds(1))
+        #expect(!channel.isActive, "idle 10 s after its last answer and still open")
+    }
+
+    @Test func aRequestInFlightPastTheDeadlineIsNotCut() throws {
+        let (channel, loop) = try channel(idleTimeout: .seconds(10))
+        // A request read, its answer taking 30 s (the router's own time, not idleness)
+        try channel.writeInbound(HTTPRequestPart.head(HTTPRequest(method: .get, scheme: nil, authority: "a", path: "/slow")))
+        try channel.writeInbound(HTTPRequestPart.end(nil))
+        loop.advanceTime(by: .seconds(30))
+        #expect(channel.isActive, "a request being answered was cut by the idle deadline")
+        try channel.writeOutbound(HTTPResponsePart.head(HTTPResponse(status: .ok)))
+        try channel.writeOutbound(HTTPResponsePart.end(nil))
+        loop.advanceTime(by: .seconds(10))
+        #expect(!channel.isActive, "idle 10 s after the answer and still open")
     }
 }
