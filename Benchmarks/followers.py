@@ -162,14 +162,19 @@ async def run(followers: int, stops: list[int], wheels: list[int], args) -> dict
         load_before = os.getloadavg()[0]
         cpu_jumps = cpu_seconds(pid)
         visible, sent_at = [], {}
-        for first in stops:
+
+        async def stop_at(first: int) -> float:
+            """The presenter stops on rows first...; the time from its report to every row final."""
             rows = range(first, first + ROWS_PER_STOP)
             sent_at[first] = time.monotonic()
             await post_viewport(port, viewer, False, first, first + ROWS_PER_STOP - 1)
             deadline = time.monotonic() + 120
             while not all(r in presenter.done for r in rows) and time.monotonic() < deadline:
                 await asyncio.sleep(0.005)
-            visible.append(max(presenter.done.get(r, deadline) for r in rows) - sent_at[first])
+            return max(presenter.done.get(r, deadline) for r in rows) - sent_at[first]
+
+        for first in stops:
+            visible.append(await stop_at(first))
         cpu_jumps = cpu_seconds(pid) - cpu_jumps
 
         # The presenter's wheels: a scroll told, what it shows every WHEEL_STEP_S on the way (`showing`, no
@@ -185,13 +190,7 @@ async def run(followers: int, stops: list[int], wheels: list[int], args) -> dict
                 await ahttp("POST", port, "/api/viewport", {"viewer": viewer, "scrolling": True,
                                                             "showing": {"first": first, "last": first + ROWS_PER_STOP - 1}})
                 await asyncio.sleep(WHEEL_STEP_S)
-            rows = range(stop, stop + ROWS_PER_STOP)
-            sent_at[stop] = time.monotonic()
-            await post_viewport(port, viewer, False, stop, stop + ROWS_PER_STOP - 1)
-            deadline = time.monotonic() + 120
-            while not all(r in presenter.done for r in rows) and time.monotonic() < deadline:
-                await asyncio.sleep(0.005)
-            wheeled.append(max(presenter.done.get(r, deadline) for r in rows) - sent_at[stop])
+            wheeled.append(await stop_at(stop))
         cpu_wheels = cpu_seconds(pid) - cpu_wheels
         await asyncio.sleep(0.5)  # the last moves on their way (measured, not awaited per follower)
         if recording:
