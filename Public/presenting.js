@@ -22,8 +22,7 @@ export function attachPresenting({ store, list, button, bar, viewport, reporter,
     followers: 0,
     ended: false,
     link: null,
-    moves: [], // page clock of each move applied (the latest 50), for the browser tests
-    trail: [], // each move applied as { first, scrolling, at } (the latest 50), for the browser tests
+    trail: [], // each move applied as { first, scrolling, at: page clock } (the latest 50), for the browser tests
     last: null,
     coldStarts: null, // the presentation's cold starts this page knows of (null: none heard yet)
     startedOver: 0, // how many times this page started over, for the browser tests
@@ -162,10 +161,8 @@ export function attachPresenting({ store, list, button, bar, viewport, reporter,
     if (!state.following || !Number.isInteger(data.first)) return;
     state.last = { first: data.first, last: data.last, scrolling: !!data.scrolling };
     viewport.jumpTo(data.first * rowHeight);
-    const at = performance.now();
-    state.moves.push(at);
-    state.trail.push({ first: data.first, scrolling: !!data.scrolling, at });
-    if (state.moves.length > 50) { state.moves.shift(); state.trail.shift(); }
+    state.trail.push({ first: data.first, scrolling: !!data.scrolling, at: performance.now() });
+    if (state.trail.length > 50) state.trail.shift();
   }
 
   /** A `presentation` event: the count for a presenter; the presenter's place, or its end, for a follower. */
@@ -216,7 +213,7 @@ export function attachPresenting({ store, list, button, bar, viewport, reporter,
     get state() {
       return {
         role: state.role, code: state.code, following: state.following, followers: state.followers, ended: state.ended,
-        link: state.link, last: state.last, moves: state.moves.slice(), trail: state.trail.slice(), coldStarts: state.coldStarts, startedOver: state.startedOver,
+        link: state.link, last: state.last, moves: state.trail.map((move) => move.at), trail: state.trail.slice(), coldStarts: state.coldStarts, startedOver: state.startedOver,
       };
     },
   };

@@ -48,7 +48,7 @@ struct FollowerRelayBatchTests {
         let relay = FollowerRelay(pace: .seconds(3_600))
         [photo(3, "downloading"), photo(4, "filtered"), photo(3, "filtered")].forEach(relay.add)
         relay.tell(.init(followers: [follower], payload: move(to: 3)), now: false)
-        relay.handOn(to: [follower], presenters: [follower.id: presenter])
+        await relay.handOn(to: [follower], presenters: [follower.id: presenter])
 
         // Then after the retry line one write carries the move first, then each row's latest state
         let body = try #require(await writes.first(2).last)
@@ -74,7 +74,7 @@ struct FollowerRelayBatchTests {
         relay.tell(.init(followers: [following, gone], payload: move(to: 50), rows: 50...59, pipeline: list), now: false)
 
         // When the relay hands on with only the first following
-        relay.handOn(to: [following], presenters: [following.id: presenter])
+        await relay.handOn(to: [following], presenters: [following.id: presenter])
 
         // Then the first gets the move, then rows 38-71 (the presenter's and 12 beyond each edge),
         // each with its name, in one batch: the row's gathered event went before its state read at the
@@ -99,8 +99,8 @@ struct FollowerRelayBatchTests {
         relay.add(photo(55, "filtered"))
         relay.tell(.init(followers: [follower], payload: move(to: 50), rows: 50...59, pipeline: list, stop: true), now: false)
 
-        // When the relay hands on in steps (as its run loop does)
-        await relay.handOnInSteps(to: [follower], presenters: [follower.id: presenter])
+        // When the relay hands on
+        await relay.handOn(to: [follower], presenters: [follower.id: presenter])
 
         // Then the follower has the move first, then the rows near it, as one hand-on gives them
         var events: [String] = []
@@ -124,7 +124,7 @@ struct FollowerRelayBatchTests {
         relay.tell(.init(followers: [follower], payload: move(to: 20, ended: true), whileFollowing: false), now: false)
 
         // When the relay hands on to nobody following
-        relay.handOn(to: [], presenters: [:])
+        await relay.handOn(to: [], presenters: [:])
 
         // Then the follower is told that it ended
         let events = await ready(follower.outbox, generation)
@@ -197,7 +197,7 @@ struct FollowerRelayBatchTests {
         #expect(presenter.outbox.pendingCount == 1)
         #expect(follower.outbox.pendingCount == 0)
         let relay = try #require(channel.followerRelay)
-        relay.handOn(to: [follower], presenters: presentations.presenterOfFollowers())
+        await relay.handOn(to: [follower], presenters: presentations.presenterOfFollowers())
         let events = await ready(follower.outbox, generations[1])
         #expect(events == [#"stats {"viewers":2}"#])
     }

@@ -28,8 +28,8 @@ final class ReadyThumbnails: ReadyResponding {
         let body: ByteBuffer
     }
 
-    /// The most body bytes kept ready (a copy of the memory cache's bytes): past it, older ones go and
-    /// are made again when asked.
+    /// The most body bytes kept ready (a copy of the memory cache's bytes): past it, others go (in no
+    /// particular order) and are made again when asked.
     static let budgetBytes = 32 * 1024 * 1024
 
     private let library: PhotoLibrary

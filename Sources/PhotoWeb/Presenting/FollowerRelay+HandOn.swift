@@ -14,20 +14,14 @@ extension FollowerRelay {
     /// of the last hand-on that follow no more, and to those told something: each one batch, in one
     /// enqueue (one write of its stream), its news first, then its rows' and operations' events,
     /// then the state of the rows a move brought near.
-    func handOn(to followers: [ViewerSession], presenters: [ViewerID: ViewerID]) {
-        for recipient in batches(for: followers, presenters: presenters).recipients {
-            let batch = recipient.news + recipient.rest
-            if !batch.isEmpty { recipient.session.outbox.enqueue(contentsOf: batch) }
-        }
-    }
-
-    /// `handOn`, with a stop's news written before the rest: every recipient's news is queued, the
-    /// relay lets the writers it woke run, then queues the rest. A thousand followers' moves then
-    /// reach them in the time their small writes take, not behind each other's rows (a stop's rows
-    /// were 40 events a follower; one write each made the last follower's move wait for them all:
-    /// p99 140-206 ms against 79-82 ms, BENCHMARKS 32). Moves in a scroll, every 100 ms, keep one
-    /// write each: two cost 40% more CPU for a thousand followers.
-    func handOnInSteps(to followers: [ViewerSession], presenters: [ViewerID: ViewerID]) async {
+    ///
+    /// A stop's news goes ahead, in a step of its own: every recipient's news is queued, the relay lets
+    /// the writers it woke run, then queues the rest. A thousand followers' moves then reach them in
+    /// the time their small writes take, not behind each other's rows (a stop's rows were 40 events a
+    /// follower; one write each made the last follower's move wait for them all: p99 140-206 ms against
+    /// 79-82 ms, BENCHMARKS 32). Moves in a scroll, every 100 ms, keep one write each: two cost 40%
+    /// more CPU for a thousand followers.
+    func handOn(to followers: [ViewerSession], presenters: [ViewerID: ViewerID]) async {
         let batches = batches(for: followers, presenters: presenters)
         guard batches.stops else {
             for recipient in batches.recipients {

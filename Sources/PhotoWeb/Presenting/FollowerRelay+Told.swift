@@ -15,7 +15,7 @@ extension FollowerRelay {
         var rows: ClosedRange<Int>? = nil
         var pipeline: PhotoPipeline? = nil
         /// A move to where the presenter stopped: its news is written ahead of its rows
-        /// (`handOnInSteps`). A move in the middle of a scroll, every 100 ms, goes in one write.
+        /// (`FollowerRelay.handOn`). A move in the middle of a scroll, every 100 ms, goes in one write.
         var stop = false
     }
 

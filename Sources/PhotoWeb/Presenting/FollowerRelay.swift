@@ -111,7 +111,7 @@ final class FollowerRelay: Sendable {
             await waitForHandOn(pace: current)
             guard !Task.isCancelled else { return }
             let (followers, presenters) = audience()
-            await handOnInSteps(to: followers, presenters: presenters)
+            await handOn(to: followers, presenters: presenters)
             current = pace(for: followers.count)
         }
     }
