@@ -145,6 +145,22 @@ wait_healthy postgres
 wait_healthy photos-origin
 origin=$(container photos-origin)
 pass "PostgreSQL healthy; the photos origin serves $photos photos"
+# The instances find both by /etc/hosts, not podman's DNS. One fresh-clone run in four had rows fail
+# "Could not connect to the origin within 10 s" (a limit that counts name resolution) on all three
+# instances at once, the origin healthy; aardvark-dns 1.4 (Debian 12's) tears its servers down on each
+# reload, when containers join the network. A photo so failed stays failed until a viewer retries it.
+address() {
+    podman inspect --format "{{(index .NetworkSettings.Networks \"${project}_cluster\").IPAddress}}" "$(container "$1")"
+}
+hosts="[\"postgres:$(address postgres)\", \"photos-origin:$(address photos-origin)\"]"
+[[ $hosts != *':"'* ]] || fail "no address on ${project}_cluster for PostgreSQL or the photos origin: $hosts"
+cat > "$work/cluster-hosts.yml" <<YAML
+services:
+YAML
+for name in a b c; do
+    printf '  app-%s:\n    extra_hosts: %s\n' "$name" "$hosts" >> "$work/cluster-hosts.yml"
+done
+compose_files+=(-f "$work/cluster-hosts.yml")
 compose --profile photos --profile cluster up -d edge-cluster
 checks cluster "$edge_cluster" --origin "$origin" \
     --container "a=$(container app-a)" --container "b=$(container app-b)" --container "c=$(container app-c)"
