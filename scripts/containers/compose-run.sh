@@ -162,6 +162,11 @@ for name in a b c; do
 done
 compose_files+=(-f "$work/cluster-hosts.yml")
 compose --profile photos --profile cluster up -d edge-cluster
+for name in a b c; do
+    podman exec "$(container app-$name)" grep -qw photos-origin /etc/hosts \
+        || fail "app-$name's /etc/hosts does not name the photos origin"
+done
+pass "the instances find PostgreSQL and the photos origin by /etc/hosts: $hosts"
 checks cluster "$edge_cluster" --origin "$origin" \
     --container "a=$(container app-a)" --container "b=$(container app-b)" --container "c=$(container app-c)"
 echo
