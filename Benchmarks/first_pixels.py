@@ -106,6 +106,26 @@ def links_of(c: dict, start: float) -> dict[str, float]:
     return {f"{a}->{b}": t[b] - t[a] for a, b in LINKS if t[a] is not None and t[b] is not None}
 
 
+# Two delays of the page's own, over the whole session: each operation event's arrival beyond the
+# quickest one's (the server's clock placed on the page's, as lazy_loading.py does), and each viewport
+# report's wait for a connection (fetch called -> request sent) and its round trip (sent -> answered).
+DELAYS = """
+    const lags = window.__bench.lags, least = Math.min(...lags);
+    const reports = performance.getEntriesByType('resource').filter((e) => e.name.includes('/api/viewport'));
+    return { events: lags.map((l) => l - least),
+             waits: reports.map((e) => e.requestStart - e.startTime), trips: reports.map((e) => e.responseEnd - e.requestStart) };
+"""
+
+
+def log_delays(delays: dict) -> None:
+    """Prints the page's own delays (`DELAYS`): p50 / p90 / max of each."""
+    def line(values: list[float]) -> str:
+        return f"{percentile(values, 50):.0f} / {percentile(values, 90):.0f} / {max(values):.0f} ms" if values else "-"
+    log(f"the page's own delays, p50 / p90 / max: an event's arrival beyond the quickest {line(delays['events'])} "
+        f"({len(delays['events'])} events); a report waiting for a connection {line(delays['waits'])}, "
+        f"its round trip {line(delays['trips'])} ({len(delays['waits'])} reports)")
+
+
 def play(port: int, count: int, jumps: int, seed: int) -> list[dict]:
     """Jumps to `jumps` seeded rows on a fresh page; each row on screen at a stop, with its times."""
     driver = browser()
@@ -127,8 +147,10 @@ def play(port: int, count: int, jumps: int, seed: int) -> list[dict]:
             stops.append(person_input.jump(driver, how, timeout))
             time.sleep(1.0)
         chain = driver.execute_script("return window.__bench.chain")
+        delays = driver.execute_script(DELAYS)
     finally:
         driver.quit()
+    log_delays(delays)
     rows = []
     for stop in stops:
         start = stop["stop"]  # the key or the click, when the page saw it; else the scroll
