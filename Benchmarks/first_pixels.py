@@ -112,7 +112,17 @@ def links_of(c: dict, start: float) -> dict[str, float]:
 DELAYS = """
     const lags = window.__bench.lags, least = Math.min(...lags);
     const reports = performance.getEntriesByType('resource').filter((e) => e.name.includes('/api/viewport'));
-    return { events: lags.map((l) => l - least),
+    // After a photo's last byte (its event here): the page asking for its final thumbnail, the
+    // answer (the server holds it until the filter is done), and the frame that shows it.
+    const chain = window.__bench.chain, asks = [], answers = [], frames = [];
+    for (const e of performance.getEntriesByType('resource')) {
+      const m = e.name.match(/[/]photos[/]([0-9]+)[/]thumbnail$/), c = m && chain[m[1]];
+      // The row's own ask (started at most 200 ms before the event: the page hears 'downloaded'
+      // first) that ended before its final image was shown; a row seen again later is asked again.
+      if (!c || c.lastByte == null || c.screen == null || e.startTime < c.lastByte - 200 || e.responseEnd > c.screen) continue;
+      asks.push(e.startTime - c.lastByte); answers.push(e.responseEnd - e.startTime); frames.push(c.screen - e.responseEnd);
+    }
+    return { events: lags.map((l) => l - least), asks, answers, frames,
              waits: reports.map((e) => e.requestStart - e.startTime), trips: reports.map((e) => e.responseEnd - e.requestStart) };
 """
 
@@ -123,7 +133,9 @@ def log_delays(delays: dict) -> None:
         return f"{percentile(values, 50):.0f} / {percentile(values, 90):.0f} / {max(values):.0f} ms" if values else "-"
     log(f"the page's own delays, p50 / p90 / max: an event's arrival beyond the quickest {line(delays['events'])} "
         f"({len(delays['events'])} events); a report waiting for a connection {line(delays['waits'])}, "
-        f"its round trip {line(delays['trips'])} ({len(delays['waits'])} reports)")
+        f"its round trip {line(delays['trips'])} ({len(delays['waits'])} reports); after the last byte's event, "
+        f"the final thumbnail asked {line(delays['asks'])}, answered {line(delays['answers'])}, "
+        f"its answer on screen {line(delays['frames'])} ({len(delays['asks'])} thumbnails)")
 
 
 def play(port: int, count: int, jumps: int, seed: int) -> list[dict]:
