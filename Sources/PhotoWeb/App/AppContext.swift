@@ -32,6 +32,8 @@ struct AppContext: Sendable {
     let origin: any OriginServing
     /// Presenters' scrolls and the viewers following them.
     let presentations: Presentations
+    /// `GET /api/photos`'s answers, made once per list version, for the route and the event loop.
+    let photoList: PhotoListAnswers
     /// The rows each client's window showed at its last stop: its next page load starts that many.
     let firstScreens = FirstScreenSizes()
 

@@ -40,12 +40,9 @@ final class ReadyThumbnails: ReadyResponding {
     /// Requests answered here, for tests.
     let answered = Atomic<Int>(0)
 
-    init(library: PhotoLibrary, metrics: ServerMetrics, strictTransportSecurity: StrictTransportSecurity?) {
-        self.library = library
-        var fields: HTTPFields = [:]
-        if let strictTransportSecurity { fields[.strictTransportSecurity] = strictTransportSecurity.value }
-        fields[.xContentTypeOptions] = "nosniff"
-        routerFields = fields
+    /// `routerFields`: what the router's middleware adds to every answer (`HTTPFields.routerMiddleware`).
+    init(library: PhotoLibrary, metrics: ServerMetrics, routerFields: HTTPFields) {
+        (self.library, self.routerFields) = (library, routerFields)
         // The labels `RouteMiddleware` gives the route's answers.
         counters = Dictionary(uniqueKeysWithValues: [HTTPRequest.Method.get, .head].map { method in
             let route = "\(method) /photos/{index}/{variant}"

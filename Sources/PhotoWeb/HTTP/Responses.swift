@@ -27,7 +27,12 @@ enum Compression {
 
     /// Whether `request` accepts gzip (`Accept-Encoding: gzip`, not with `q=0`).
     static func accepted(by request: Request) -> Bool {
-        guard let value = request.headers[.acceptEncoding]?.lowercased() else { return false }
+        accepted(by: request.headers)
+    }
+
+    /// Whether a request with these fields accepts gzip (`Accept-Encoding: gzip`, not with `q=0`).
+    static func accepted(by fields: HTTPFields) -> Bool {
+        guard let value = fields[.acceptEncoding]?.lowercased() else { return false }
         return value.split(separator: ",").contains { part in
             let fields = part.split(separator: ";").map { $0.trimmingCharacters(in: .whitespaces) }
             guard fields.first == "gzip" || fields.first == "*" else { return false }
