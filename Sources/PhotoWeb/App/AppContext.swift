@@ -1,4 +1,5 @@
 import Foundation
+import HTTPTypes
 import Hummingbird
 import Logging
 import NIOCore
@@ -87,7 +88,13 @@ struct AppContext: Sendable {
     /// lately. Returns the client's key for its per-client places (`ClientAddress.group`).
     @discardableResult
     func admitNewViewer(for request: Request, peer: SocketAddress?) throws(APIError) -> String {
-        let client = clientAddress(of: request, peer: peer)
+        try admitNewViewer(fields: request.headers, peer: peer)
+    }
+
+    /// `admitNewViewer(for:peer:)` for a request with these fields.
+    @discardableResult
+    func admitNewViewer(fields: HTTPFields, peer: SocketAddress?) throws(APIError) -> String {
+        let client = clientAddress(of: fields, peer: peer)
         if let seconds = rateLimiter.admit(client) {
             throw .tooManyRequests(
                 "too many new viewers from \(client) (at most \(rateLimiter.perMinute) a minute); try again in \(seconds) s",
@@ -98,7 +105,12 @@ struct AppContext: Sendable {
 
     /// The client `request` comes from: its peer, or what a trusted proxy says it forwarded.
     func clientAddress(of request: Request, peer: SocketAddress?) -> String {
-        ClientAddress.of(peer: peer, forwardedFor: request.headers[.xForwardedFor], trusted: trustedProxies)
+        clientAddress(of: request.headers, peer: peer)
+    }
+
+    /// The client a request with these fields comes from (`clientAddress(of:peer:)`).
+    func clientAddress(of fields: HTTPFields, peer: SocketAddress?) -> String {
+        ClientAddress.of(peer: peer, forwardedFor: fields[.xForwardedFor], trusted: trustedProxies)
     }
 
     /// A new viewer of the list, or a 503 when the server is full.

@@ -27,6 +27,8 @@ public final class WebApplication: Sendable {
     let readyThumbnails: ReadyThumbnails
     /// `GET /api/photos`'s kept answers, sent on the event loop.
     let readyPhotoList: ReadyPhotoList
+    /// Plain page loads, answered on the event loop.
+    let readyPage: ReadyPage
     private let responder: RouterResponder<PhotoRequestContext>
 
     /// Reads the templates, the page's files and the TLS files; `pipeline` is the list's pipeline
@@ -88,13 +90,16 @@ public final class WebApplication: Sendable {
             idleTimeout: TimeAmount(configuration.idleTimeout), sendTimeout: TimeAmount(configuration.sendTimeout),
             connections: ConnectionsPerClient(limit: configuration.connectionsPerClient, trusted: trustedProxies, logger: logger))
         certificates = try await Self.loadCertificates(configuration)
+        let page: PageHandler
         do {
-            responder = try Routes.router(context: context).buildResponder()
+            page = try PageHandler(context: context)
+            responder = try Routes.router(context: context, page: page).buildResponder()
         } catch {
             throw ApplicationError.templates(configuration.templatesDirectory, "\(error)")
         }
         readyThumbnails = ReadyThumbnails(library: library, metrics: context.metrics, routerFields: routerFields)
         readyPhotoList = ReadyPhotoList(library: library, answers: context.photoList, metrics: context.metrics)
+        readyPage = ReadyPage(page: page, metrics: context.metrics, routerFields: routerFields)
         self.configuration = configuration
         self.context = context
         connections = limits.connections
@@ -111,7 +116,7 @@ public final class WebApplication: Sendable {
 
     /// The HTTP server on the configured address; it calls `onServerRunning` once it listens.
     public func server(onServerRunning: @escaping @Sendable (any Channel) async -> Void) -> some Service {
-        let ready = ReadyResponders([readyThumbnails, readyPhotoList])
+        let ready = ReadyResponders([readyThumbnails, readyPhotoList, readyPage])
         return Hummingbird.Application(
             responder: responder,
             server: Self.serverBuilder(limits, configuration: configuration, certificates: certificates, ready: ready),

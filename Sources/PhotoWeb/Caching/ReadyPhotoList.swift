@@ -2,6 +2,7 @@ import HTTPTypes
 import Hummingbird
 import HummingbirdCore
 import Metrics
+import NIOCore
 import PhotoTransport
 import Synchronization
 
@@ -28,7 +29,7 @@ final class ReadyPhotoList: ReadyResponding {
         })
     }
 
-    func readyResponse(to request: HTTPRequest) -> ReadyResponse? {
+    func readyResponse(to request: HTTPRequest, on channel: any Channel) -> ReadyResponse? {
         guard let counter = counters[request.method], let page = Self.page(request.path),
               let pipeline = library.pipeline,
               let made = answers.kept(.init(page: page, gzip: Compression.accepted(by: request.headerFields)), of: pipeline)

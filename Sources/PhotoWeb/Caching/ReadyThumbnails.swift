@@ -50,7 +50,7 @@ final class ReadyThumbnails: ReadyResponding {
         })
     }
 
-    func readyResponse(to request: HTTPRequest) -> ReadyResponse? {
+    func readyResponse(to request: HTTPRequest, on channel: any Channel) -> ReadyResponse? {
         guard let counter = counters[request.method], let index = Self.thumbnailIndex(request.path),
               let pipeline = library.pipeline, let image = pipeline.thumbnailInMemory(of: index) else { return nil }
         let made = self.made(index, from: image)
