@@ -147,38 +147,6 @@ struct ReadyPageTests {
         }
     }
 
-    @Test func pipelinedRequestsAreAnsweredInTheirOrder() async throws {
-        // Given photo 0 held by its origin halfway, its thumbnail asked for first
-        let gate = OriginGate()
-        gate.open(.firstBytes)
-        let photo = Array(try JPEGEncoder.encode(SamplePhoto.make(seed: 6, width: 320, height: 213), quality: 85))
-        let origin = try TestOrigin(routes: ["/p0.jpg": .gated(bytes: photo, firstBytes: photo.count / 2, gate: gate)])
-        defer { gate.openAll(); origin.stop() }
-        try await WebHarness.with(origin: origin, photos: ["p0": "/p0.jpg"]) { harness in
-            _ = try await Self.routedThenPlain(harness)
-
-            // When one connection sends, at once, the thumbnail on its way, the page, and a last request
-            let connection = try await RawConnection(port: harness.application.port)
-            await connection.send(
-                "GET /photos/0/thumbnail HTTP/1.1\r\nHost: a\r\n\r\nGET / HTTP/1.1\r\nHost: a\r\n\r\n"
-                    + "GET /healthz HTTP/1.1\r\nHost: a\r\nConnection: close\r\n\r\n")
-            let deadline = ContinuousClock.now + .seconds(60)
-            while harness.pipeline.thumbnailsAwaited == 0 {
-                try #require(ContinuousClock.now < deadline, "the ask for photo 0's thumbnail never waited")
-                try await Task.sleep(for: .milliseconds(5))
-            }
-            gate.open(.rest)
-
-            // Then the answers come in the order of the requests: the thumbnail's, the page's, the last
-            let text = await connection.readUntilClosed().text.lowercased()
-            let types = text.split(separator: "\r\n").filter { $0.hasPrefix("content-type:") }
-            #expect(types.count == 3)
-            #expect(types.first?.contains("image/") == true)
-            #expect(types.dropFirst().first?.contains("text/html") == true)
-            #expect(text.components(separatedBy: "http/1.1 200").count == 4, "three answers, all 200")
-        }
-    }
-
     @Test func overTLSWithHTTP2AndHTTP11() async throws {
         let folder = NSTemporaryDirectory() + "classic-photos-ready-page-" + UUID().uuidString
         defer { try? FileManager.default.removeItem(atPath: folder) }

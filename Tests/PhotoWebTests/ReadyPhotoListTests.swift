@@ -170,40 +170,6 @@ struct ReadyPhotoListTests {
         }
     }
 
-    @Test func pipelinedRequestsAreAnsweredInTheirOrder() async throws {
-        // Given photo 1 held by its origin halfway through its download, its thumbnail asked for first
-        let gate = OriginGate()
-        gate.open(.firstBytes)
-        let photo = Array(try JPEGEncoder.encode(SamplePhoto.make(seed: 4, width: 320, height: 213), quality: 85))
-        let origin = try TestOrigin(routes: ["/p1.jpg": .gated(bytes: photo, firstBytes: photo.count / 2, gate: gate)])
-        defer { gate.openAll(); origin.stop() }
-        try await WebHarness.with(origin: origin, photos: ["p1": "/p1.jpg"]) { harness in
-            let viewer = try await harness.newViewer()
-            try await harness.report(viewer, scrolling: false, rows: 0...0)
-            _ = try await harness.request(.GET, "/api/photos")
-
-            // When one connection sends, at once, the thumbnail on its way, the list, and a last request
-            let connection = try await RawConnection(port: harness.application.port)
-            await connection.send(
-                "GET /photos/0/thumbnail HTTP/1.1\r\nHost: a\r\n\r\nGET /api/photos HTTP/1.1\r\nHost: a\r\n\r\n"
-                    + "GET /healthz HTTP/1.1\r\nHost: a\r\nConnection: close\r\n\r\n")
-            let deadline = ContinuousClock.now + .seconds(60)
-            while harness.pipeline.thumbnailsAwaited == 0 {
-                try #require(ContinuousClock.now < deadline, "the ask for photo 0's thumbnail never waited")
-                try await Task.sleep(for: .milliseconds(5))
-            }
-            gate.open(.rest)
-
-            // Then the answers come in the order of the requests: the thumbnail's, the list's, the last
-            let text = await connection.readUntilClosed().text.lowercased()
-            let types = text.split(separator: "\r\n").filter { $0.hasPrefix("content-type:") }
-            #expect(types.count == 3)
-            #expect(types.first?.contains("image/") == true)
-            #expect(types.dropFirst().first?.contains("application/json") == true)
-            #expect(text.components(separatedBy: "http/1.1 200").count == 4, "three answers, all 200")
-        }
-    }
-
     @Test func overTLSWithHTTP2AndHTTP11() async throws {
         let folder = NSTemporaryDirectory() + "classic-photos-ready-list-" + UUID().uuidString
         defer { try? FileManager.default.removeItem(atPath: folder) }

@@ -1,7 +1,6 @@
 import HTTPTypes
 import Hummingbird
 import HummingbirdCore
-import Metrics
 import NIOCore
 import PhotoTransport
 import Synchronization
@@ -16,17 +15,13 @@ import Synchronization
 final class ReadyPhotoList: ReadyResponding {
     private let library: PhotoLibrary
     private let answers: PhotoListAnswers
-    private let counters: [HTTPRequest.Method: (ok: Metrics.Counter, notModified: Metrics.Counter)]
+    private let counters: [HTTPRequest.Method: ValidatedCounters]
     /// Requests answered here, for tests.
     let answered = Atomic<Int>(0)
 
     init(library: PhotoLibrary, answers: PhotoListAnswers, metrics: ServerMetrics) {
         (self.library, self.answers) = (library, answers)
-        // The labels `RouteMiddleware` gives the route's answers.
-        counters = Dictionary(uniqueKeysWithValues: [HTTPRequest.Method.get, .head].map { method in
-            let route = "\(method) /api/photos"
-            return (method, (metrics.requestCounter(route: route, status: 200), metrics.requestCounter(route: route, status: 304)))
-        })
+        counters = metrics.okAndNotModifiedCounters(path: "/api/photos")
     }
 
     func readyResponse(to request: HTTPRequest, on channel: any Channel) -> ReadyResponse? {
@@ -35,12 +30,7 @@ final class ReadyPhotoList: ReadyResponding {
               let made = answers.kept(.init(page: page, gzip: Compression.accepted(by: request.headerFields)), of: pipeline)
         else { return nil }
         answered.add(1, ordering: .relaxed)
-        if request.headerFields.namesCurrentCopy(tagged: made.tag) {
-            counter.notModified.increment()
-            return ReadyResponse(head: made.sentNotModified, body: nil)
-        }
-        counter.ok.increment()
-        return ReadyResponse(head: made.sentOK, body: request.method == .head ? nil : made.body)
+        return .validated(request, tag: made.tag, ok: made.sentOK, notModified: made.sentNotModified, body: made.body, counters: counter)
     }
 
     /// The page `path` asks for when it is `/api/photos` with no query or only `from` and `limit`
