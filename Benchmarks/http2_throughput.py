@@ -62,6 +62,10 @@ class TLSServer(Server):
         sys.exit("photo list never became ready")
 
 
+# What is measured, in this order.
+MEASURES = ("thumbnail", "page /", "/api/photos", "handshakes")
+
+
 def h2load(url: str, requests: int, clients: int, streams: int, threads: int) -> dict:
     out = subprocess.run(["h2load", "-n", str(requests), "-c", str(clients), "-m", str(streams), "-t", str(threads), url],
                          capture_output=True, text=True, timeout=600).stdout
@@ -108,7 +112,12 @@ def main() -> None:
     parser.add_argument("--handshakes", type=int, default=2_000, help="connections of one request each")
     parser.add_argument("--idle", type=int, default=500, help="idle connections for the memory figure")
     parser.add_argument("--rounds", type=int, default=2, help="interleaved rounds; the best of each is shown")
+    parser.add_argument("--only", action="append", choices=MEASURES,
+                        help="measure only this (repeatable; no memory figure; a page run leaves its viewers behind for the next)")
+    parser.add_argument("--routed", action="store_true",
+                        help="also ours through the router (`?by=route`: a query the event loop leaves to the route)")
     args = parser.parse_args()
+    measures = args.only or list(MEASURES)
     log(f"== HTTP/2 over TLS: h2load -n {args.requests} -c {args.clients} -m {args.streams} -t {args.threads}, "
         f"{args.rounds} interleaved rounds (best shown), beside nginx serving the same bytes over the same TLS")
 
@@ -143,9 +152,11 @@ def main() -> None:
             ("handshakes", ours + "/healthz", theirs + "/healthz.json", args.handshakes, args.handshakes, 1),
         ]
         try:
+            runs = [run for run in runs if run[0] in measures]
             for _ in range(args.rounds):
                 for what, our_url, their_url, requests, clients, streams in runs:
-                    for who, url in (("ours", our_url), ("nginx", their_url)):
+                    routed = [("routed", our_url + "?by=route")] if args.routed and what != "handshakes" else []
+                    for who, url in [("ours", our_url), ("nginx", their_url)] + routed:
                         result = h2load(url, requests, min(clients, requests), streams, args.threads)
                         best = results.get(f"{what}|{who}")
                         if best is None or result["rps"] > best["rps"]:
@@ -153,8 +164,11 @@ def main() -> None:
                             results[f"{what}|{who}"] = result
                         else:
                             best["errors"] += result["errors"]
-            memory = {"ours": memory_per_connection(server.port, "/healthz", args.idle, lambda: rss_bytes(server.pid)),
-                      "nginx": memory_per_connection(nginx_port, "/healthz.json", args.idle, lambda: nginx_rss(nginx.pid))}
+            if args.only:
+                memory = None
+            else:
+                memory = {"ours": memory_per_connection(server.port, "/healthz", args.idle, lambda: rss_bytes(server.pid)),
+                          "nginx": memory_per_connection(nginx_port, "/healthz.json", args.idle, lambda: nginx_rss(nginx.pid))}
         finally:
             nginx.terminate()
             nginx.wait(timeout=10)
@@ -162,12 +176,16 @@ def main() -> None:
                  "handshakes": (docroot / "healthz.json").stat().st_size, "/api/photos": (docroot / "photos.json").stat().st_size}
     shutil.rmtree(scratch, ignore_errors=True)
     rows = []
-    for what in ("thumbnail", "page /", "/api/photos", "handshakes"):
-        ours_result, nginx_result = results[f"{what}|ours"], results[f"{what}|nginx"]
-        unit = "handshakes/s" if what == "handshakes" else "req/s"
-        rows.append([what, sizes[what], f"{ours_result['rps']:.0f} {unit}", f"{nginx_result['rps']:.0f} {unit}",
-                     f"{ours_result['rps'] / nginx_result['rps']:.2f}", ours_result["errors"], nginx_result["errors"],
-                     f"{ours_result['protocol']}/{nginx_result['protocol']}"])
+    for what in measures:
+        for who in ("ours", "routed") if args.routed and what != "handshakes" else ("ours",):
+            ours_result, nginx_result = results[f"{what}|{who}"], results[f"{what}|nginx"]
+            unit = "handshakes/s" if what == "handshakes" else "req/s"
+            rows.append([what if who == "ours" else f"{what} (router)", sizes[what], f"{ours_result['rps']:.0f} {unit}",
+                         f"{nginx_result['rps']:.0f} {unit}", f"{ours_result['rps'] / nginx_result['rps']:.2f}",
+                         ours_result["errors"], nginx_result["errors"], f"{ours_result['protocol']}/{nginx_result['protocol']}"])
+    if memory is None:
+        log(table(["measure", "bytes", "ours", "nginx", "ours/nginx", "ours errors", "nginx errors", "protocol"], rows))
+        return
     # nginx drops an idle connection's TLS and HTTP/2 buffers: its growth can be under a page per connection.
     memory_ratio = f"{memory['ours'] / memory['nginx']:.1f}" if memory["nginx"] >= 512 else "nginx < 0.5 KiB"
     rows.append(["memory per idle HTTP/2 connection", "", f"{memory['ours'] / 1024:.1f} KiB",

@@ -25,6 +25,11 @@ from pathlib import Path
 from common import HOST, Server, free_port, http, log, new_viewer, post_viewport, table
 
 
+# Each resource: our path and nginx's copy of its bytes.
+RESOURCES = {"thumbnail": ("/photos/0/thumbnail", "/thumbnail.jpg"), "page /": ("/", "/index.html"),
+             "/api/photos": ("/api/photos", "/photos.json")}
+
+
 def run_wrk(url: str, args) -> dict:
     out = subprocess.run(["wrk", f"-t{args.threads}", f"-c{args.connections}", f"-d{args.duration}s", "--latency", url],
                          capture_output=True, text=True, timeout=args.duration + 60).stdout
@@ -106,7 +111,12 @@ def main() -> None:
     parser.add_argument("--threads", type=int, default=2)
     parser.add_argument("--connections", type=int, default=50)
     parser.add_argument("--rounds", type=int, default=2, help="interleaved rounds; the best of each is shown")
+    parser.add_argument("--only", action="append", choices=RESOURCES,
+                        help="measure only this resource (repeatable; a page run leaves its viewers behind for the next)")
+    parser.add_argument("--routed", action="store_true",
+                        help="also ours through the router (`?by=route`: a query the event loop leaves to the route)")
     args = parser.parse_args()
+    resources = args.only or list(RESOURCES)
 
     log(f"== 3. HTTP throughput: wrk -t{args.threads} -c{args.connections} -d{args.duration}s, {args.rounds} interleaved "
         f"rounds (best shown), beside nginx (worker_processes auto) serving the same bytes from disk")
@@ -123,14 +133,12 @@ def main() -> None:
         nginx_port = free_port()
         nginx = start_nginx(docroot, nginx_port)
         try:
-            targets = [
-                ("thumbnail", "ours", f"http://{HOST}:{server.port}/photos/0/thumbnail"),
-                ("thumbnail", "nginx", f"http://{HOST}:{nginx_port}/thumbnail.jpg"),
-                ("page /", "ours", f"http://{HOST}:{server.port}/"),
-                ("page /", "nginx", f"http://{HOST}:{nginx_port}/index.html"),
-                ("/api/photos", "ours", f"http://{HOST}:{server.port}/api/photos"),
-                ("/api/photos", "nginx", f"http://{HOST}:{nginx_port}/photos.json"),
-            ]
+            targets = []
+            for what in resources:
+                ours, theirs = RESOURCES[what]
+                targets += [(what, "ours", f"http://{HOST}:{server.port}{ours}"), (what, "nginx", f"http://{HOST}:{nginx_port}{theirs}")]
+                if args.routed:
+                    targets.append((what, "routed", f"http://{HOST}:{server.port}{ours}?by=route"))
             for _ in range(args.rounds):
                 for what, who, url in targets:
                     result = run_wrk(url, args)
@@ -148,14 +156,17 @@ def main() -> None:
                  "/api/photos": (docroot / "photos.json").stat().st_size}
     shutil.rmtree(docroot, ignore_errors=True)
     rows = []
-    for what in ("thumbnail", "page /", "/api/photos"):
-        ours, nginx_result = results[f"{what}|ours"], results[f"{what}|nginx"]
-        rows.append([what, sizes[what], f"{ours['rps']:.0f}", f"{nginx_result['rps']:.0f}",
-                     f"{ours['rps'] / nginx_result['rps']:.2f}", f"{ours['p50']} / {ours['p99']}",
-                     f"{nginx_result['p50']} / {nginx_result['p99']}", ours["errors"], nginx_result["errors"]])
+    for what in resources:
+        for who in ("ours", "routed") if args.routed else ("ours",):
+            ours, nginx_result = results[f"{what}|{who}"], results[f"{what}|nginx"]
+            rows.append([what if who == "ours" else f"{what} (router)", sizes[what], f"{ours['rps']:.0f}", f"{nginx_result['rps']:.0f}",
+                         f"{ours['rps'] / nginx_result['rps']:.2f}", f"{ours['p50']} / {ours['p99']}",
+                         f"{nginx_result['p50']} / {nginx_result['p99']}", ours["errors"], nginx_result["errors"]])
     log(table(["resource", "bytes", "ours req/s", "nginx req/s", "ours/nginx", "ours p50/p99", "nginx p50/p99",
                "ours errors", "nginx errors"], rows))
     log(f"  (errors: socket errors + non-2xx over all rounds; viewers the server reports at the end: {viewers})")
+    if "thumbnail" not in resources or "page /" not in resources:
+        return
     thumb = results["thumbnail|ours"]["rps"] / results["thumbnail|nginx"]["rps"]
     errors = results["thumbnail|ours"]["errors"]
     page = results["page /|ours"]["rps"] / results["page /|nginx"]["rps"]

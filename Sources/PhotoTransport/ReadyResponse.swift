@@ -27,7 +27,8 @@ package struct ReadyResponse: Sendable {
 /// Answers some requests whole, from responses made ahead of time, so that they are answered on
 /// the connection's event loop (`ReadyResponseHandler`) instead of by a Swift task of the router's.
 package protocol ReadyResponding: Sendable {
-    /// The response to `request`, or nil to leave the request to the router. Called on an event loop
+    /// The response to `request`, which came on `channel` (an HTTP/2 stream's channel or the
+    /// connection's), or nil to leave the request to the router. Called on the channel's event loop
     /// for every request head: it must return at once (no waiting, no disk).
-    func readyResponse(to request: HTTPRequest) -> ReadyResponse?
+    func readyResponse(to request: HTTPRequest, on channel: any Channel) -> ReadyResponse?
 }

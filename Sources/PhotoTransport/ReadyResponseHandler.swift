@@ -35,7 +35,7 @@ final class ReadyResponseHandler: ChannelDuplexHandler, RemovableChannelHandler 
     func channelRead(context: ChannelHandlerContext, data: NIOAny) {
         switch unwrapInboundIn(data) {
         case .head(let request):
-            if unanswered == 0, !Self.asksToClose(request), let response = responder.readyResponse(to: request) {
+            if unanswered == 0, !Self.asksToClose(request), let response = responder.readyResponse(to: request, on: context.channel) {
                 current = .answering(response)
                 return
             }

@@ -31,7 +31,7 @@ final class ReadyStreamHandler: ChannelInboundHandler, RemovableChannelHandler {
         case (.passedOn, _):
             context.fireChannelRead(data)
         case (.awaitingHead, .head(let request)):
-            if let response = responder?.readyResponse(to: request) {
+            if let response = responder?.readyResponse(to: request, on: context.channel) {
                 current = .answering(response)
                 return
             }

@@ -1,4 +1,5 @@
 import Foundation
+import HTTPTypes
 import Hummingbird
 import Logging
 import NIOCore
@@ -32,6 +33,8 @@ struct AppContext: Sendable {
     let origin: any OriginServing
     /// Presenters' scrolls and the viewers following them.
     let presentations: Presentations
+    /// `GET /api/photos`'s answers, made once per list version, for the route and the event loop.
+    let photoList: PhotoListAnswers
     /// The rows each client's window showed at its last stop: its next page load starts that many.
     let firstScreens = FirstScreenSizes()
 
@@ -85,7 +88,13 @@ struct AppContext: Sendable {
     /// lately. Returns the client's key for its per-client places (`ClientAddress.group`).
     @discardableResult
     func admitNewViewer(for request: Request, peer: SocketAddress?) throws(APIError) -> String {
-        let client = clientAddress(of: request, peer: peer)
+        try admitNewViewer(fields: request.headers, peer: peer)
+    }
+
+    /// `admitNewViewer(for:peer:)` for a request with these fields.
+    @discardableResult
+    func admitNewViewer(fields: HTTPFields, peer: SocketAddress?) throws(APIError) -> String {
+        let client = clientAddress(of: fields, peer: peer)
         if let seconds = rateLimiter.admit(client) {
             throw .tooManyRequests(
                 "too many new viewers from \(client) (at most \(rateLimiter.perMinute) a minute); try again in \(seconds) s",
@@ -96,7 +105,12 @@ struct AppContext: Sendable {
 
     /// The client `request` comes from: its peer, or what a trusted proxy says it forwarded.
     func clientAddress(of request: Request, peer: SocketAddress?) -> String {
-        ClientAddress.of(peer: peer, forwardedFor: request.headers[.xForwardedFor], trusted: trustedProxies)
+        clientAddress(of: request.headers, peer: peer)
+    }
+
+    /// The client a request with these fields comes from (`clientAddress(of:peer:)`).
+    func clientAddress(of fields: HTTPFields, peer: SocketAddress?) -> String {
+        ClientAddress.of(peer: peer, forwardedFor: fields[.xForwardedFor], trusted: trustedProxies)
     }
 
     /// A new viewer of the list, or a 503 when the server is full.

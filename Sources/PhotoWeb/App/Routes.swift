@@ -2,7 +2,8 @@ import Hummingbird
 
 /// The HTTP contract (written down in `Public/openapi.json`, served at `/openapi.json`), each route to its handler.
 enum Routes {
-    static func router(context: AppContext) throws -> Router<PhotoRequestContext> {
+    /// `page`: the page's handler, shared with the event loop's `ReadyPage` (nil: one of its own).
+    static func router(context: AppContext, page: PageHandler? = nil) throws -> Router<PhotoRequestContext> {
         let router = Router(context: PhotoRequestContext.self, options: .autoGenerateHeadEndpoints)
         router.add(middleware: SecurityHeadersMiddleware())
         if let strictTransportSecurity = StrictTransportSecurity(context.configuration) {
@@ -10,7 +11,7 @@ enum Routes {
         }
         router.add(middleware: RouteMiddleware(
             metrics: context.metrics, logger: context.logger, maxBodyBytes: context.configuration.maxRequestBodyBytes))
-        let page = try PageHandler(context: context)
+        let page = try page ?? PageHandler(context: context)
         let labPage = try LabPageHandler(context: context)
         install(on: router, context: context, page: page, labPage: labPage)
         // Behind a proxy that forwards the public prefix as is, the same routes answer under it too.

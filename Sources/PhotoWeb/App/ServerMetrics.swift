@@ -1,3 +1,4 @@
+import HTTPTypes
 import Metrics
 import PhotoPipeline
 import Prometheus
@@ -19,6 +20,15 @@ final class ServerMetrics: Sendable {
     /// Counts one answered request.
     func recordRequest(route: String, status: Int) {
         requestCounter(route: route, status: status).increment()
+    }
+
+    /// The counters `RouteMiddleware` counts a GET or HEAD of `path` (the route's pattern) under, 200 and
+    /// 304, by method: for answers given outside the router, counted as the route's.
+    func okAndNotModifiedCounters(path: String) -> [HTTPRequest.Method: ValidatedCounters] {
+        Dictionary(uniqueKeysWithValues: [HTTPRequest.Method.get, .head].map { method in
+            let route = "\(method) \(path)"
+            return (method, (requestCounter(route: route, status: 200), requestCounter(route: route, status: 304)))
+        })
     }
 
     /// The counter `recordRequest` adds to for `route` and `status`, for a caller that counts many.

@@ -1,4 +1,5 @@
 import Foundation
+import HTTPTypes
 import Hummingbird
 public import Logging
 import Mustache
@@ -24,6 +25,10 @@ public final class WebApplication: Sendable {
     let limits: GuardedHTTP1Channel.Limits
     /// The list's cached thumbnails, answered on the event loop.
     let readyThumbnails: ReadyThumbnails
+    /// `GET /api/photos`'s kept answers, sent on the event loop.
+    let readyPhotoList: ReadyPhotoList
+    /// Plain page loads, answered on the event loop.
+    let readyPage: ReadyPage
     private let responder: RouterResponder<PhotoRequestContext>
 
     /// Reads the templates, the page's files and the TLS files; `pipeline` is the list's pipeline
@@ -61,8 +66,10 @@ public final class WebApplication: Sendable {
         let presentations = Presentations(settings: .init(
             followersPerPresentation: configuration.followersPerPresentation,
             presentationsPerClient: configuration.presentationsPerClient))
+        let library = PhotoLibrary()
+        let routerFields = HTTPFields.routerMiddleware(StrictTransportSecurity(configuration))
         let list = PhotoChannel(
-            library: PhotoLibrary(), viewers: viewers, settings: configuration.listChannel,
+            library: library, viewers: viewers, settings: configuration.listChannel,
             totals: ServerTotals(cluster: cluster, unsent: viewers.unsent), presentations: presentations, logger: logger)
         let labs = LabRegistry(
             settings: .init(
@@ -75,7 +82,7 @@ public final class WebApplication: Sendable {
             staticFiles: staticFiles, rateLimiter: ClientRateLimiter(perMinute: configuration.viewersPerMinute),
             retries: RetryLimits(perMinute: configuration.retriesPerMinute),
             trustedProxies: trustedProxies, metrics: ServerMetrics(), logger: logger, cluster: cluster, origin: origin,
-            presentations: presentations)
+            presentations: presentations, photoList: PhotoListAnswers(library: library, routerFields: routerFields))
         openFilesLimit = OpenFilesLimit.raise()
         maxConnections = configuration.effectiveMaxConnections(openFilesLimit: openFilesLimit)
         limits = GuardedHTTP1Channel.Limits(
@@ -83,13 +90,16 @@ public final class WebApplication: Sendable {
             idleTimeout: TimeAmount(configuration.idleTimeout), sendTimeout: TimeAmount(configuration.sendTimeout),
             connections: ConnectionsPerClient(limit: configuration.connectionsPerClient, trusted: trustedProxies, logger: logger))
         certificates = try await Self.loadCertificates(configuration)
+        let page: PageHandler
         do {
-            responder = try Routes.router(context: context).buildResponder()
+            page = try PageHandler(context: context)
+            responder = try Routes.router(context: context, page: page).buildResponder()
         } catch {
             throw ApplicationError.templates(configuration.templatesDirectory, "\(error)")
         }
-        readyThumbnails = ReadyThumbnails(
-            library: context.library, metrics: context.metrics, strictTransportSecurity: StrictTransportSecurity(configuration))
+        readyThumbnails = ReadyThumbnails(library: library, metrics: context.metrics, routerFields: routerFields)
+        readyPhotoList = ReadyPhotoList(library: library, answers: context.photoList, metrics: context.metrics)
+        readyPage = ReadyPage(page: page, metrics: context.metrics, routerFields: routerFields)
         self.configuration = configuration
         self.context = context
         connections = limits.connections
@@ -106,9 +116,10 @@ public final class WebApplication: Sendable {
 
     /// The HTTP server on the configured address; it calls `onServerRunning` once it listens.
     public func server(onServerRunning: @escaping @Sendable (any Channel) async -> Void) -> some Service {
-        Hummingbird.Application(
+        let ready = ReadyResponders([readyThumbnails, readyPhotoList, readyPage])
+        return Hummingbird.Application(
             responder: responder,
-            server: Self.serverBuilder(limits, configuration: configuration, certificates: certificates, ready: readyThumbnails),
+            server: Self.serverBuilder(limits, configuration: configuration, certificates: certificates, ready: ready),
             configuration: .init(
                 address: .hostname(configuration.host, port: Int(configuration.port)),
                 serverName: nil,

@@ -21,9 +21,14 @@ final class ListVersionCache<Key: Hashable & Sendable, Value: Sendable>: Sendabl
         self.capacity = capacity
     }
 
+    /// The value kept for `key` at `version`, or nil when none is (nothing is made).
+    func kept(for key: Key, at version: ListVersion) -> Value? {
+        state.withLock { $0.version == version ? $0.values[key] : nil }
+    }
+
     /// The value for `key` at `version`: the kept one, or `make()`'s, kept unless a newer version's are.
     func value(for key: Key, at version: ListVersion, make: () -> Value) -> Value {
-        if let kept = state.withLock({ $0.version == version ? $0.values[key] : nil }) { return kept }
+        if let kept = kept(for: key, at: version) { return kept }
         let value = make()
         state.withLock { state in
             if version != state.version {

@@ -1,7 +1,6 @@
 import Foundation
 import HTTPTypes
 import Locking
-import Metrics
 import NIOCore
 import NIOFoundationEssentialsCompat
 import PhotoPipeline
@@ -35,35 +34,23 @@ final class ReadyThumbnails: ReadyResponding {
     private let library: PhotoLibrary
     /// Fields every answer gets from the router's middleware (Strict-Transport-Security, nosniff).
     private let routerFields: HTTPFields
-    private let counters: [HTTPRequest.Method: (ok: Metrics.Counter, notModified: Metrics.Counter)]
+    private let counters: [HTTPRequest.Method: ValidatedCounters]
     private let ready = Locked((made: [Int: Made](), bytes: 0))
     /// Requests answered here, for tests.
     let answered = Atomic<Int>(0)
 
-    init(library: PhotoLibrary, metrics: ServerMetrics, strictTransportSecurity: StrictTransportSecurity?) {
-        self.library = library
-        var fields: HTTPFields = [:]
-        if let strictTransportSecurity { fields[.strictTransportSecurity] = strictTransportSecurity.value }
-        fields[.xContentTypeOptions] = "nosniff"
-        routerFields = fields
-        // The labels `RouteMiddleware` gives the route's answers.
-        counters = Dictionary(uniqueKeysWithValues: [HTTPRequest.Method.get, .head].map { method in
-            let route = "\(method) /photos/{index}/{variant}"
-            return (method, (metrics.requestCounter(route: route, status: 200), metrics.requestCounter(route: route, status: 304)))
-        })
+    /// `routerFields`: what the router's middleware adds to every answer (`HTTPFields.routerMiddleware`).
+    init(library: PhotoLibrary, metrics: ServerMetrics, routerFields: HTTPFields) {
+        (self.library, self.routerFields) = (library, routerFields)
+        counters = metrics.okAndNotModifiedCounters(path: "/photos/{index}/{variant}")
     }
 
-    func readyResponse(to request: HTTPRequest) -> ReadyResponse? {
+    func readyResponse(to request: HTTPRequest, on channel: any Channel) -> ReadyResponse? {
         guard let counter = counters[request.method], let index = Self.thumbnailIndex(request.path),
               let pipeline = library.pipeline, let image = pipeline.thumbnailInMemory(of: index) else { return nil }
         let made = self.made(index, from: image)
         answered.add(1, ordering: .relaxed)
-        if request.headerFields.namesCurrentCopy(tagged: made.tag) {
-            counter.notModified.increment()
-            return ReadyResponse(head: made.notModified, body: nil)
-        }
-        counter.ok.increment()
-        return ReadyResponse(head: made.ok, body: request.method == .head ? nil : made.body)
+        return .validated(request, tag: made.tag, ok: made.ok, notModified: made.notModified, body: made.body, counters: counter)
     }
 
     /// The responses for `image` as photo `index`'s thumbnail: the kept ones when made from its bytes.

@@ -1,3 +1,5 @@
+import Foundation
+
 extension PhotoChannel {
     /// One tick: every viewer gets its queue counts and everyone the totals when they changed, and
     /// quiet streams a heartbeat. (Viewers that left are dropped by `ViewerRegistry.dropIdle`.)
@@ -9,9 +11,13 @@ extension PhotoChannel {
                 let payload = EventOutbox.Payload(name: .stats, data: EventPayloads.json(stats))
                 sendToAll(payload, sessions)
             }
+            // Viewers whose counts are alike (a crowd's new and idle ones) share one encoding.
+            var last: (queues: EventPayloads.Queues, data: Data)?
             for session in sessions {
                 if let queues = session.queuesIfChanged() {
-                    session.outbox.enqueue(.init(name: .queues, data: EventPayloads.json(queues)))
+                    let data = last.flatMap { $0.queues == queues ? $0.data : nil } ?? EventPayloads.json(queues)
+                    last = (queues, data)
+                    session.outbox.enqueue(.init(name: .queues, data: data))
                 }
             }
         }

@@ -43,4 +43,15 @@ final class ClientRateLimiter: Sendable {
             return nil
         }
     }
+
+    /// Gives back the token `admit` took for `address`, for a request that was then not served here
+    /// (handed on to be decided again: `ReadyPage`).
+    func refund(_ address: String) {
+        let client = ClientAddress.group(address)
+        buckets.withLock { buckets in
+            guard var bucket = buckets[client] else { return }
+            bucket.tokens = min(Double(perMinute), bucket.tokens + 1)
+            buckets[client] = bucket
+        }
+    }
 }

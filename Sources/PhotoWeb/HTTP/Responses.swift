@@ -27,7 +27,12 @@ enum Compression {
 
     /// Whether `request` accepts gzip (`Accept-Encoding: gzip`, not with `q=0`).
     static func accepted(by request: Request) -> Bool {
-        guard let value = request.headers[.acceptEncoding]?.lowercased() else { return false }
+        accepted(by: request.headers)
+    }
+
+    /// Whether a request with these fields accepts gzip (`Accept-Encoding: gzip`, not with `q=0`).
+    static func accepted(by fields: HTTPFields) -> Bool {
+        guard let value = fields[.acceptEncoding]?.lowercased() else { return false }
         return value.split(separator: ",").contains { part in
             let fields = part.split(separator: ";").map { $0.trimmingCharacters(in: .whitespaces) }
             guard fields.first == "gzip" || fields.first == "*" else { return false }
@@ -43,9 +48,15 @@ enum Compression {
 
     /// `data` gzipped, or nil when that would not pay.
     static func gzip(_ data: Data) -> ByteBuffer? {
-        guard data.count >= minimumBytes else { return nil }
-        var buffer = ByteBuffer(data: data)
-        guard let compressed = try? buffer.compress(with: .gzip()), compressed.readableBytes < data.count else { return nil }
+        gzip(ByteBuffer(data: data))
+    }
+
+    /// `buffer`'s bytes gzipped, or nil when that would not pay.
+    static func gzip(_ buffer: ByteBuffer) -> ByteBuffer? {
+        guard buffer.readableBytes >= minimumBytes else { return nil }
+        var buffer = buffer
+        let size = buffer.readableBytes
+        guard let compressed = try? buffer.compress(with: .gzip()), compressed.readableBytes < size else { return nil }
         return compressed
     }
 
@@ -54,14 +65,21 @@ enum Compression {
     static func response(
         _ data: Data, contentType: String, status: HTTPResponse.Status = .ok, headers: HTTPFields = [:], for request: Request
     ) -> Response {
+        response(ByteBuffer(data: data), contentType: contentType, status: status, headers: headers, for: request)
+    }
+
+    /// `response(_:contentType:…)` for a body in a buffer.
+    static func response(
+        _ body: ByteBuffer, contentType: String, status: HTTPResponse.Status = .ok, headers: HTTPFields = [:], for request: Request
+    ) -> Response {
         var headers = headers
         headers[.contentType] = contentType
         headers[.vary] = "Accept-Encoding"
-        if accepted(by: request), let compressed = gzip(data) {
+        if accepted(by: request), let compressed = gzip(body) {
             headers[.contentEncoding] = "gzip"
             return Response(status: status, headers: headers, body: .init(byteBuffer: compressed))
         }
-        return Response(status: status, headers: headers, body: .init(byteBuffer: ByteBuffer(data: data)))
+        return Response(status: status, headers: headers, body: .init(byteBuffer: body))
     }
 }
 

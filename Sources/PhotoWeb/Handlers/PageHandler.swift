@@ -1,58 +1,24 @@
 import Foundation
+import HTTPTypes
 import Hummingbird
 import PhotoPipeline
 import Mustache
 import PhotoTransport
 
-/// `GET /`: the page, rendered from `Templates/index.mustache`. Each load is a new viewer
-/// (a `HEAD` is not: it gets the same headers without making one). A load the server refuses (too many
-/// new viewers from one client, the server full) gets a page saying why and when it tries again.
-///
-/// Everything in the page but the viewer's id and the first screen (its rows and their
-/// thumbnails' preloads) is the same for the whole run, so the template is rendered once, at start,
-/// around markers; a request only puts those in.
+/// `GET /`: the page (`PageTemplate`). Each load is a new viewer (a `HEAD` is not: it gets the same
+/// headers without making one). A load the server refuses (too many new viewers from one client, the
+/// server full) gets a page saying why and when it tries again. A plain load of a loaded list whose
+/// first screen is kept is answered on the event loop instead (`ReadyPage`), as this would answer it.
 struct PageHandler: Sendable {
     let context: AppContext
-    /// The rendered page, split where the preloads go and where the list goes; each part split where
-    /// the viewer's id goes.
-    private let parts: [[String]]
+    let template: PageTemplate
     /// First screens made, by their rows, for the list's current version: a crowd's page loads while
     /// the top rows stand still cost no rendering.
     private let screens = ListVersionCache<Range<Int>, FirstScreen.Filling>(capacity: 64)
 
     init(context: AppContext) throws(APIError) {
         self.context = context
-        let marker = "viewer-id-0f3c9a"
-        let placeholders = ["<!--preloads-0f3c9a-->", "<!--list-0f3c9a-->"]
-        let configuration = context.configuration
-        let values: [String: Any] = [
-            "viewer": marker,
-            "title": "ClassicPhotos Live",
-            "basePath": configuration.basePath,
-            "staticBase": context.staticBase,
-            "strategy": configuration.strategy.name,
-            "prefetch": configuration.strategy.prefetchMarginForDisplay,
-            "prefetchMax": Defaults.prefetchMargins.upperBound,
-            "rowHeight": Defaults.rowHeight,
-            "reportIntervalMs": Defaults.reportIntervalMs,
-            "rowWords": RowWords.json,
-            "hubProtocol": HubProtocol.json,
-            "preloads": placeholders[0],
-            "firstScreen": placeholders[1],
-        ]
-        guard let html = context.templates.render(values, withTemplate: "index") else {
-            throw .internal("template index.mustache is missing")
-        }
-        var parts: [String] = []
-        var rest = html
-        for placeholder in placeholders {
-            let pieces = rest.components(separatedBy: placeholder)
-            guard pieces.count == 2 else { throw .internal("template index.mustache must place {{{preloads}}} then {{{firstScreen}}}, once each") }
-            parts.append(pieces[0])
-            rest = pieces[1]
-        }
-        parts.append(rest)
-        self.parts = parts.map { $0.components(separatedBy: marker) }
+        template = try PageTemplate(context: context)
     }
 
     func handle(_ request: Request, context requestContext: PhotoRequestContext) async throws -> Response {
@@ -114,17 +80,19 @@ struct PageHandler: Sendable {
         return screens.value(for: rows, at: version) { make(pipeline) }
     }
 
+    /// The first screen of the top of the list kept for `pipeline`'s version now, or nil (nothing is made).
+    func keptTopScreen(of pipeline: PhotoPipeline) -> FirstScreen.Filling? {
+        let version = ListVersion(of: pipeline)
+        return screens.kept(for: FirstScreen.indices(from: nil, count: pipeline.entries.count), at: version)
+    }
+
+    /// The page's fields before `Content-Type` (the same for every load).
+    var fields: HTTPFields { context.stickyHeaders([.cacheControl: "no-store"]) }
+
     /// The page for `viewer` with `screen` put in.
     private func page(viewer: String, screen: FirstScreen.Filling, for request: Request) -> Response {
-        let fill = [screen.preloads, screen.list]
-        var html = ""
-        for (position, part) in parts.enumerated() {
-            html += part.joined(separator: viewer)
-            if position < fill.count { html += fill[position] }
-        }
-        return Compression.response(
-            Data(html.utf8), contentType: "text/html; charset=utf-8",
-            headers: context.stickyHeaders([.cacheControl: "no-store"]), for: request)
+        Compression.response(
+            template.body(viewer: viewer, screen: screen), contentType: PageTemplate.contentType, headers: fields, for: request)
     }
 
     /// The strategy a shared link asks for (`?strategy=eager|visible|prefetch&prefetch=N`): the viewer

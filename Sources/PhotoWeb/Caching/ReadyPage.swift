@@ -1,0 +1,64 @@
+import HTTPTypes
+import Metrics
+import NIOCore
+import PhotoPipeline
+import PhotoTransport
+import Synchronization
+
+/// A plain `GET /` (no query, gzip not asked for) answered on the event loop with what the route
+/// (`PageHandler`) would answer: a new viewer of the client, its first screen started, and the page
+/// with its id and the kept first screen put in; the same fields and bytes, the same count in
+/// `/metrics`, the same per-client limits.
+///
+/// Everything it does is synchronous and short (the viewer's bookkeeping, its first rows' operations
+/// enqueued, the page's bytes put together). Anything else goes to the route: a list not loaded or a
+/// first screen not kept for the list's version now (rendering rows is no work for an event loop), a
+/// query (`follow=`, `row=`, a strategy), HEAD, gzip (compressing a page per load), and a refusal:
+/// a load the client's limits refuse is handed on to be decided again there, its token given back,
+/// so it is counted once and answered with the route's page saying why.
+final class ReadyPage: ReadyResponding {
+    let page: PageHandler
+    private let routerFields: HTTPFields
+    private let counter: Metrics.Counter
+    /// Requests answered here, for tests.
+    let answered = Atomic<Int>(0)
+
+    /// `routerFields`: what the router's middleware adds to every answer (`HTTPFields.routerMiddleware`).
+    init(page: PageHandler, metrics: ServerMetrics, routerFields: HTTPFields) {
+        (self.page, self.routerFields) = (page, routerFields)
+        // The label `RouteMiddleware` gives the route's answer.
+        counter = metrics.requestCounter(route: "GET /", status: 200)
+    }
+
+    func readyResponse(to request: HTTPRequest, on channel: any Channel) -> ReadyResponse? {
+        let context = page.context
+        guard request.method == .get, request.path == "/", !Compression.accepted(by: request.headerFields),
+              let pipeline = context.library.pipeline, let screen = page.keptTopScreen(of: pipeline)
+        else { return nil }
+        let client: String
+        do {
+            client = try context.admitNewViewer(fields: request.headerFields, peer: channel.remoteAddress)
+        } catch {
+            return nil
+        }
+        let session: ViewerSession
+        do {
+            session = try context.newViewer(client: client)
+        } catch {
+            context.rateLimiter.refund(client)
+            return nil
+        }
+        context.startFirstScreen(of: session, row: nil)
+        let body = page.template.body(viewer: session.id.rawValue, screen: screen)
+        // The route's fields in its order: its own, `Content-Type` and `Vary` (`Compression`),
+        // `Content-Length` (Hummingbird's), then the middleware's.
+        var fields = page.fields
+        fields[.contentType] = PageTemplate.contentType
+        fields[.vary] = "Accept-Encoding"
+        fields[.contentLength] = String(body.readableBytes)
+        fields.append(contentsOf: routerFields)
+        answered.add(1, ordering: .relaxed)
+        counter.increment()
+        return ReadyResponse(head: HTTPResponse(status: .ok, headerFields: fields), body: body)
+    }
+}

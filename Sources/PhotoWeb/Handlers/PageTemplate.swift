@@ -1,0 +1,63 @@
+import Foundation
+import Mustache
+import NIOCore
+
+/// The page `GET /` sends, rendered from `Templates/index.mustache` once, at start, around markers:
+/// everything in it but the viewer's id and the first screen (its rows and their thumbnails'
+/// preloads) is the same for the whole run, so a page load only puts those in. The route
+/// (`PageHandler`) and the event loop (`ReadyPage`) make their bytes here.
+struct PageTemplate: Sendable {
+    static let contentType = "text/html; charset=utf-8"
+
+    /// The rendered page, split where the preloads go and where the list goes; each part split where
+    /// the viewer's id goes.
+    private let parts: [[String]]
+
+    init(context: AppContext) throws(APIError) {
+        let marker = "viewer-id-0f3c9a"
+        let placeholders = ["<!--preloads-0f3c9a-->", "<!--list-0f3c9a-->"]
+        let configuration = context.configuration
+        let values: [String: Any] = [
+            "viewer": marker,
+            "title": "ClassicPhotos Live",
+            "basePath": configuration.basePath,
+            "staticBase": context.staticBase,
+            "strategy": configuration.strategy.name,
+            "prefetch": configuration.strategy.prefetchMarginForDisplay,
+            "prefetchMax": Defaults.prefetchMargins.upperBound,
+            "rowHeight": Defaults.rowHeight,
+            "reportIntervalMs": Defaults.reportIntervalMs,
+            "rowWords": RowWords.json,
+            "hubProtocol": HubProtocol.json,
+            "preloads": placeholders[0],
+            "firstScreen": placeholders[1],
+        ]
+        guard let html = context.templates.render(values, withTemplate: "index") else {
+            throw .internal("template index.mustache is missing")
+        }
+        var parts: [String] = []
+        var rest = html
+        for placeholder in placeholders {
+            let pieces = rest.components(separatedBy: placeholder)
+            guard pieces.count == 2 else { throw .internal("template index.mustache must place {{{preloads}}} then {{{firstScreen}}}, once each") }
+            parts.append(pieces[0])
+            rest = pieces[1]
+        }
+        parts.append(rest)
+        self.parts = parts.map { $0.components(separatedBy: marker) }
+    }
+
+    /// The page for `viewer` with `screen` put in, as UTF-8.
+    func body(viewer: String, screen: FirstScreen.Filling) -> ByteBuffer {
+        let fill = [screen.preloads, screen.list]
+        var body = ByteBuffer()
+        for (position, part) in parts.enumerated() {
+            for (index, piece) in part.enumerated() {
+                if index > 0 { body.writeString(viewer) }
+                body.writeString(piece)
+            }
+            if position < fill.count { body.writeString(fill[position]) }
+        }
+        return body
+    }
+}
