@@ -250,10 +250,14 @@ def plain_page(photos: list[dict], header: int) -> str:
     return PLAIN.format(rows=rows, header=header, row=ROW)
 
 
-def browser():
+def browser(trace_categories: str | None = None):
+    """Headless Chromium at the benchmark's window, the probe installed; with `trace_categories`, the
+    trace events of those categories come in the performance log (`page_trace.py`)."""
     from selenium import webdriver
     from selenium.webdriver.chrome.service import Service
     options = webdriver.ChromeOptions()
+    if trace_categories:
+        options.add_experimental_option("perfLoggingPrefs", {"traceCategories": trace_categories})
     options.binary_location = shutil.which("chromium") or "/usr/bin/chromium"
     for argument in ("--headless=new", "--no-sandbox", "--disable-dev-shm-usage", "--disable-gpu",
                      "--no-first-run", "--disable-extensions", f"--window-size={WIDTH},{HEIGHT}"):
