@@ -253,6 +253,20 @@ async def post_viewport(port: int, viewer: str, scrolling: bool, first: int | No
 
 # ---------------------------------------------------------------------------------------- SSE
 
+@contextlib.contextmanager
+def behind_sample_origin(latency_ms: int = 150, bandwidth: int = 2_000_000):
+    """A server whose list is the photos of another one's built-in sample origin, with the origin's
+    latency and bandwidth per transfer (the physical floor of first_pixels.py): yields the server, the
+    photos (`/api/photos`) and the origin's own server (its cache holds the sample files)."""
+    with Server(["--sample-latency-ms", str(latency_ms), "--sample-bandwidth", str(bandwidth)]) as origin_host:
+        photos = json.loads(http("GET", origin_host.port, "/api/photos")[1])["photos"]
+        with tempfile.TemporaryDirectory(prefix="classic-photos-origin-list-") as folder:
+            source = Path(folder) / "photos.json"
+            source.write_text(json.dumps({p["name"]: p["url"] for p in photos}))
+            with Server(["--source", str(source), "--allow-source-host", HOST]) as server:
+                yield server, photos, origin_host
+
+
 @dataclass
 class Event:
     name: str

@@ -13,10 +13,8 @@ Printed, not judged.
 from __future__ import annotations
 
 import argparse
-import json
 import os
 import random
-import tempfile
 import time
 from pathlib import Path
 
@@ -47,16 +45,11 @@ def main() -> None:
     log(f"13. First pixels and final image after a jump, against the floor (latency + bytes at 2 MB/s), "
         f"{args.jumps} jumps, headless Chromium; load {os.getloadavg()[0]:.1f} at the start")
     rows: list[dict] = []
-    with common.Server(["--sample-latency-ms", str(LATENCY_MS), "--sample-bandwidth", str(BANDWIDTH)]) as origin_host:
-        photos = json.loads(common.http("GET", origin_host.port, "/api/photos")[1])["photos"]
+    with common.behind_sample_origin(LATENCY_MS, BANDWIDTH) as (server, photos, origin_host):
         samples = next(Path(origin_host.cache).glob("sample-photos-*"))
         files = {p["index"]: p["url"].rsplit("/", 1)[1] for p in photos}
         sizes = {i: (samples / f).stat().st_size for i, f in files.items() if (samples / f).exists()}
-        with tempfile.TemporaryDirectory(prefix="classic-photos-first-pixels-") as folder:
-            source = Path(folder) / "photos.json"
-            source.write_text(json.dumps({p["name"]: p["url"] for p in photos}))
-            with common.Server(["--source", str(source), "--allow-source-host", HOST]) as server:
-                rows = play(server.port, len(photos), args.jumps, args.seed)
+        rows = play(server.port, len(photos), args.jumps, args.seed)
     load = os.getloadavg()[0]
     for row in rows:
         row["floor"] = LATENCY_MS + sizes.get(row["index"], 0) / BANDWIDTH * 1000

@@ -20,7 +20,6 @@ import collections
 import json
 import os
 import random
-import tempfile
 import time
 from pathlib import Path
 
@@ -114,13 +113,8 @@ def main() -> None:
         common.BINARY = args.binary.resolve()
     log(f"The page's main thread during {args.jumps} jumps (Chromium's trace); load {os.getloadavg()[0]:.1f} at the start"
         + (f"; page script: {args.page_script}" if args.page_script else ""))
-    with common.Server(["--sample-latency-ms", str(LATENCY_MS), "--sample-bandwidth", str(BANDWIDTH)]) as origin_host:
-        photos = json.loads(common.http("GET", origin_host.port, "/api/photos")[1])["photos"]
-        with tempfile.TemporaryDirectory(prefix="classic-photos-page-trace-") as folder:
-            source = Path(folder) / "photos.json"
-            source.write_text(json.dumps({p["name"]: p["url"] for p in photos}))
-            with common.Server(["--source", str(source), "--allow-source-host", HOST]) as server:
-                trace, profile, long_tasks = play(server.port, len(photos), args.jumps, args.page_script)
+    with common.behind_sample_origin(LATENCY_MS, BANDWIDTH) as (server, photos, _):
+        trace, profile, long_tasks = play(server.port, len(photos), args.jumps, args.page_script)
     report(trace, profile, long_tasks)
     log(f"(load {os.getloadavg()[0]:.1f} at the end)")
 

@@ -25,7 +25,6 @@ import json
 import os
 import random
 import re
-import tempfile
 from pathlib import Path
 
 import common
@@ -105,13 +104,8 @@ def main() -> None:
         common.BINARY = args.binary.resolve()
     log(f"The server's own links after a stop, {args.stops} stops of {ROWS_ON_SCREEN} rows, "
         f"{'shared' if args.shared else 'own'} stream; load {os.getloadavg()[0]:.1f} at the start")
-    with common.Server(["--sample-latency-ms", str(LATENCY_MS), "--sample-bandwidth", str(BANDWIDTH)]) as origin_host:
-        photos = json.loads(http("GET", origin_host.port, "/api/photos")[1])["photos"]
-        with tempfile.TemporaryDirectory(prefix="classic-photos-server-chain-") as folder:
-            source = Path(folder) / "photos.json"
-            source.write_text(json.dumps({p["name"]: p["url"] for p in photos}))
-            with common.Server(["--source", str(source), "--allow-source-host", HOST]) as server:
-                arrivals = asyncio.run(play(server.port, len(photos), args.stops, args.shared))
+    with common.behind_sample_origin(LATENCY_MS, BANDWIDTH) as (server, photos, _):
+        arrivals = asyncio.run(play(server.port, len(photos), args.stops, args.shared))
     log(table(["link", "n", "p50 ms", "p90 ms", "max ms"], figures(arrivals)))
     log(f"(load {os.getloadavg()[0]:.1f} at the end)")
 
