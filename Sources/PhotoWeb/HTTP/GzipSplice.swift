@@ -59,15 +59,18 @@ struct GzipSplice {
 
     /// `text` as stored blocks (at most 65,535 bytes each).
     mutating func appendStored(_ text: String) {
-        var bytes = ByteBuffer(string: text)
-        checksum = CRC32.checksum(bytes.readableBytesView, continuing: checksum)
-        count += bytes.readableBytes
-        while bytes.readableBytes > 0, let block = bytes.readSlice(length: min(bytes.readableBytes, 65_535)) {
-            let length = UInt16(block.readableBytes)
-            buffer.writeInteger(UInt8(0))
-            buffer.writeInteger(length, endianness: .little)
-            buffer.writeInteger(~length, endianness: .little)
-            buffer.writeImmutableBuffer(block)
+        var text = text
+        text.withUTF8 { bytes in
+            checksum = CRC32.checksum(bytes, continuing: checksum)
+            count += bytes.count
+            for start in stride(from: 0, to: bytes.count, by: 65_535) {
+                let block = UnsafeBufferPointer(rebasing: bytes[start..<min(bytes.count, start + 65_535)])
+                let length = UInt16(block.count)
+                buffer.writeInteger(UInt8(0))
+                buffer.writeInteger(length, endianness: .little)
+                buffer.writeInteger(~length, endianness: .little)
+                buffer.writeBytes(block)
+            }
         }
     }
 
