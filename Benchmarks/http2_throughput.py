@@ -24,7 +24,7 @@ import urllib.request
 from pathlib import Path
 
 from common import HOST, ROOT, Server, free_port, log, rss_bytes, table
-from http_throughput import start_nginx
+from http_throughput import start_nginx, write_gzipped_copies
 
 sys.path.insert(0, str(ROOT / "Tests" / "hostile"))
 from h2client import H2Client  # noqa: E402
@@ -32,9 +32,9 @@ from h2client import H2Client  # noqa: E402
 UNVERIFIED = ssl._create_unverified_context()
 
 
-def https(port: int, path: str, method: str = "GET", body: dict | None = None) -> tuple[int, bytes]:
+def https(port: int, path: str, method: str = "GET", body: dict | None = None, headers: dict | None = None) -> tuple[int, bytes]:
     data = None if body is None else json.dumps(body).encode()
-    request = urllib.request.Request(f"https://{HOST}:{port}{path}", data=data, method=method)
+    request = urllib.request.Request(f"https://{HOST}:{port}{path}", data=data, method=method, headers=headers or {})
     if data:
         request.add_header("Content-Type", "application/json")
     try:
@@ -66,8 +66,8 @@ class TLSServer(Server):
 MEASURES = ("thumbnail", "page /", "/api/photos", "handshakes")
 
 
-def h2load(url: str, requests: int, clients: int, streams: int, threads: int) -> dict:
-    out = subprocess.run(["h2load", "-n", str(requests), "-c", str(clients), "-m", str(streams), "-t", str(threads), url],
+def h2load(url: str, requests: int, clients: int, streams: int, threads: int, asks: list[str] = []) -> dict:
+    out = subprocess.run(["h2load", "-n", str(requests), "-c", str(clients), "-m", str(streams), "-t", str(threads), *asks, url],
                          capture_output=True, text=True, timeout=600).stdout
     finished = re.search(r"finished in ([\d.]+)(m?s), ([\d.]+) req/s", out)
     counts = re.search(r"(\d+) succeeded, (\d+) failed, (\d+) errored, (\d+) timeout", out)
@@ -116,6 +116,8 @@ def main() -> None:
                         help="measure only this (repeatable; no memory figure; a page run leaves its viewers behind for the next)")
     parser.add_argument("--routed", action="store_true",
                         help="also ours through the router (`?by=route`: a query the event loop leaves to the route)")
+    parser.add_argument("--gzip", action="store_true",
+                        help="ask with `Accept-Encoding: gzip`, as browsers do; nginx sends a gzipped copy (gzip_static)")
     args = parser.parse_args()
     measures = args.only or list(MEASURES)
     log(f"== HTTP/2 over TLS: h2load -n {args.requests} -c {args.clients} -m {args.streams} -t {args.threads}, "
@@ -142,8 +144,14 @@ def main() -> None:
         (docroot / "index.html").write_bytes(https(server.port, "/")[1])
         (docroot / "healthz.json").write_bytes(https(server.port, "/healthz")[1])
         (docroot / "photos.json").write_bytes(https(server.port, "/api/photos")[1])
+        gzip = {"Accept-Encoding": "gzip"}
+        if args.gzip:
+            write_gzipped_copies(docroot, lambda path: https(server.port, path, headers=gzip)[1])
         nginx_port = free_port()
         nginx = start_nginx(docroot, nginx_port, tls=(cert, key), ready=lambda port: https(port, "/thumbnail.jpg")[0] == 200)
+        if args.gzip and https(nginx_port, "/index.html", headers=gzip)[1] != (docroot / "index.html.gz").read_bytes():
+            raise SystemExit("nginx does not send the gzipped copy")
+        asks = ["-H", "Accept-Encoding: gzip"] if args.gzip else []
         ours, theirs = f"https://{HOST}:{server.port}", f"https://{HOST}:{nginx_port}"
         runs = [
             ("thumbnail", ours + "/photos/0/thumbnail", theirs + "/thumbnail.jpg", args.requests, args.clients, args.streams),
@@ -157,7 +165,7 @@ def main() -> None:
                 for what, our_url, their_url, requests, clients, streams in runs:
                     routed = [("routed", our_url + "?by=route")] if args.routed and what != "handshakes" else []
                     for who, url in [("ours", our_url), ("nginx", their_url)] + routed:
-                        result = h2load(url, requests, min(clients, requests), streams, args.threads)
+                        result = h2load(url, requests, min(clients, requests), streams, args.threads, asks)
                         best = results.get(f"{what}|{who}")
                         if best is None or result["rps"] > best["rps"]:
                             result["errors"] += best["errors"] if best else 0
@@ -172,7 +180,7 @@ def main() -> None:
         finally:
             nginx.terminate()
             nginx.wait(timeout=10)
-        sizes = {"thumbnail": (docroot / "thumbnail.jpg").stat().st_size, "page /": (docroot / "index.html").stat().st_size,
+        sizes = {"thumbnail": (docroot / "thumbnail.jpg").stat().st_size, "page /": (docroot / ("index.html.gz" if args.gzip else "index.html")).stat().st_size,
                  "handshakes": (docroot / "healthz.json").stat().st_size, "/api/photos": (docroot / "photos.json").stat().st_size}
     shutil.rmtree(scratch, ignore_errors=True)
     rows = []

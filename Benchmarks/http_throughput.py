@@ -31,7 +31,8 @@ RESOURCES = {"thumbnail": ("/photos/0/thumbnail", "/thumbnail.jpg"), "page /": (
 
 
 def run_wrk(url: str, args) -> dict:
-    out = subprocess.run(["wrk", f"-t{args.threads}", f"-c{args.connections}", f"-d{args.duration}s", "--latency", url],
+    asks = ["-H", "Accept-Encoding: gzip"] if args.gzip else []
+    out = subprocess.run(["wrk", f"-t{args.threads}", f"-c{args.connections}", f"-d{args.duration}s", "--latency", *asks, url],
                          capture_output=True, text=True, timeout=args.duration + 60).stdout
     rps = float(re.search(r"Requests/sec:\s+([\d.]+)", out).group(1))
     requests = int(re.search(r"(\d+) requests in", out).group(1))
@@ -67,6 +68,7 @@ events {{ worker_connections 4096; }}
 http {{
     access_log off;
     sendfile on;
+    gzip_static on;
     tcp_nopush on;
     keepalive_requests 1000000;
     types {{ image/jpeg jpg; text/html html; application/json json; }}
@@ -93,6 +95,33 @@ http {{
     raise SystemExit("nginx did not start")
 
 
+def gzipped(port: int, path: str) -> bytes:
+    """`path`'s body asked for with `Accept-Encoding: gzip`, as it came (must be gzipped)."""
+    import http.client
+    connection = http.client.HTTPConnection(HOST, port, timeout=30)
+    try:
+        connection.request("GET", path, headers={"Accept-Encoding": "gzip"})
+        response = connection.getresponse()
+        if response.getheader("Content-Encoding") != "gzip":
+            raise SystemExit(f"{path} on port {port} was not gzipped")
+        return response.read()
+    finally:
+        connection.close()
+
+
+def write_gzipped_copies(docroot: Path, fetch) -> None:
+    """Beside the page and the JSON, the server's gzipped answers (`fetch(path)`), for nginx's gzip_static."""
+    import gzip as gzip_module
+    for name, path in (("index.html", "/"), ("photos.json", "/api/photos")):
+        body = fetch(path)
+        plain = (docroot / name).read_bytes()
+        # gzip checks the CRC-32 and length; the list may have moved on since the plain copy (its
+        # rows' states), and the page carries its own viewer's id, so only the size is compared.
+        if abs(len(gzip_module.decompress(body)) - len(plain)) > len(plain) // 10:
+            raise SystemExit(f"the gzipped {path} is not the plain one")
+        (docroot / (name + ".gz")).write_bytes(body)
+
+
 async def filter_one(port: int) -> None:
     viewer = await new_viewer(port)
     await post_viewport(port, viewer, False, 0, 0)
@@ -115,6 +144,8 @@ def main() -> None:
                         help="measure only this resource (repeatable; a page run leaves its viewers behind for the next)")
     parser.add_argument("--routed", action="store_true",
                         help="also ours through the router (`?by=route`: a query the event loop leaves to the route)")
+    parser.add_argument("--gzip", action="store_true",
+                        help="ask with `Accept-Encoding: gzip`, as browsers do; nginx sends a gzipped copy (gzip_static)")
     args = parser.parse_args()
     resources = args.only or list(RESOURCES)
 
@@ -130,8 +161,12 @@ def main() -> None:
         (docroot / "thumbnail.jpg").write_bytes(http("GET", server.port, "/photos/0/thumbnail")[1])
         (docroot / "index.html").write_bytes(http("GET", server.port, "/")[1])
         (docroot / "photos.json").write_bytes(http("GET", server.port, "/api/photos")[1])
+        if args.gzip:
+            write_gzipped_copies(docroot, lambda path: gzipped(server.port, path))
         nginx_port = free_port()
         nginx = start_nginx(docroot, nginx_port)
+        if args.gzip and gzipped(nginx_port, "/index.html") != (docroot / "index.html.gz").read_bytes():
+            raise SystemExit("nginx does not send the gzipped copy")
         try:
             targets = []
             for what in resources:
@@ -152,7 +187,7 @@ def main() -> None:
         finally:
             nginx.terminate()
             nginx.wait(timeout=10)
-        sizes = {"thumbnail": (docroot / "thumbnail.jpg").stat().st_size, "page /": (docroot / "index.html").stat().st_size,
+        sizes = {"thumbnail": (docroot / "thumbnail.jpg").stat().st_size, "page /": (docroot / ("index.html.gz" if args.gzip else "index.html")).stat().st_size,
                  "/api/photos": (docroot / "photos.json").stat().st_size}
     shutil.rmtree(docroot, ignore_errors=True)
     rows = []

@@ -72,6 +72,14 @@ struct FirstScreen {
     struct Filling: Sendable {
         let preloads: String
         let list: String
+        /// The two compressed once, with the screen, for a gzipped page (`PageTemplate.gzippedBody`);
+        /// nil if compressing failed (the route compresses such a page itself).
+        let deflated: [DeflatedPart]?
+
+        init(preloads: String, list: String) {
+            (self.preloads, self.list) = (preloads, list)
+            deflated = try? [DeflatedPart(preloads), DeflatedPart(list)]
+        }
     }
 
     /// The page's parts made from this screen.

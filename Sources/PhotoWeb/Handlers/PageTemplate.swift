@@ -12,6 +12,8 @@ struct PageTemplate: Sendable {
     /// The rendered page, split where the preloads go and where the list goes; each part split where
     /// the viewer's id goes.
     private let parts: [[String]]
+    /// The same parts compressed, for a gzipped page.
+    private let deflatedParts: [[DeflatedPart]]
 
     init(context: AppContext) throws(APIError) {
         let marker = "viewer-id-0f3c9a"
@@ -45,6 +47,7 @@ struct PageTemplate: Sendable {
         }
         parts.append(rest)
         self.parts = parts.map { $0.components(separatedBy: marker) }
+        deflatedParts = try self.parts.map { part throws(APIError) in try part.map { piece throws(APIError) in try DeflatedPart(piece) } }
     }
 
     /// The page for `viewer` with `screen` put in, as UTF-8.
@@ -59,5 +62,26 @@ struct PageTemplate: Sendable {
             if position < fill.count { body.writeString(fill[position]) }
         }
         return body
+    }
+
+    /// The same page as one gzip member, spliced from the parts compressed ahead of time with the
+    /// viewer's id as stored blocks (no compressing per load), and how many bytes it decompresses
+    /// to; nil when the screen has no compressed form.
+    func gzippedBody(viewer: String, screen: FirstScreen.Filling) -> (body: ByteBuffer, uncompressedCount: Int)? {
+        guard let fill = screen.deflated else { return nil }
+        var capacity = fill.reduce(0) { $0 + $1.deflated.readableBytes }
+        for part in deflatedParts {
+            capacity += part.reduce(0) { $0 + $1.deflated.readableBytes } + (part.count - 1) * (viewer.utf8.count + 5)
+        }
+        var member = GzipSplice(capacity: capacity)
+        for (position, part) in deflatedParts.enumerated() {
+            for (index, piece) in part.enumerated() {
+                if index > 0 { member.appendStored(viewer) }
+                member.append(piece)
+            }
+            if position < fill.count { member.append(fill[position]) }
+        }
+        let count = member.uncompressedCount
+        return (member.finish(), count)
     }
 }
