@@ -151,15 +151,8 @@ struct ReadyPageTests {
         defer { try? FileManager.default.removeItem(atPath: folder) }
         let files = try await TestCertificates.make("server", in: folder)
         try await WebHarness.with(photoCount: 12, configure: { $0.web.tls = files }) { harness in
-            // The first screen filtered, over HTTPS: a viewer with rows 0-11 on screen.
             let port = harness.application.port
-            let made = try await TestCertificates.run("/usr/bin/curl", ["-sk", "-X", "POST", "https://127.0.0.1:\(port)/api/viewers"])
-            let viewer = try #require((try JSONSerialization.jsonObject(with: Data(made.utf8)) as? [String: Any])?["viewer"] as? String)
-            try await TestCertificates.run("/usr/bin/curl", [
-                "-sk", "-H", "Content-Type: application/json", "--data", #"{"viewer": "\#(viewer)", "scrolling": false, "first": 0, "last": 11}"#,
-                "https://127.0.0.1:\(port)/api/viewport",
-            ])
-            for row in 0..<12 { try await harness.waitUntilFiltered(row) }
+            try await ReadyThumbnailTests.showFiltered(0...11, over: port, in: harness)
             for version in ["--http2", "--http1.1"] {
                 let (routed, plain, sentReady) = try await ReadyPhotoListTests.whileTheListStandsStill(harness) {
                     let routed = try await ReadyThumbnailTests.curl(port, "/?by=route", [version], in: folder)

@@ -152,14 +152,7 @@ struct ReadyThumbnailTests {
         let files = try await TestCertificates.make("server", in: folder)
         try await WebHarness.with(configure: { $0.web.tls = files }) { harness in
             let port = harness.application.port
-            // The page's way to a made thumbnail, over HTTPS: a viewer with row 0 on screen.
-            let made = try await TestCertificates.run("/usr/bin/curl", ["-sk", "-X", "POST", "https://127.0.0.1:\(port)/api/viewers"])
-            let viewer = try #require((try JSONSerialization.jsonObject(with: Data(made.utf8)) as? [String: Any])?["viewer"] as? String)
-            try await TestCertificates.run("/usr/bin/curl", [
-                "-sk", "-H", "Content-Type: application/json", "--data", #"{"viewer": "\#(viewer)", "scrolling": false, "first": 0, "last": 0}"#,
-                "https://127.0.0.1:\(port)/api/viewport",
-            ])
-            try await harness.waitUntilFiltered(0)
+            try await Self.showFiltered(0...0, over: port, in: harness)
             for version in ["--http2", "--http1.1"] {
                 for extra in [[], ["-I"]] {
                     let before = Self.answered(harness)
@@ -184,6 +177,18 @@ struct ReadyThumbnailTests {
     @Test func theDateFieldIsWrittenAsHummingbirdWritesIt() {
         #expect(HTTPDate.format(0) == "Thu, 01 Jan 1970 00:00:00 GMT")
         #expect(HTTPDate.format(951_782_400 + 3_723) == "Tue, 29 Feb 2000 01:02:03 GMT")
+    }
+
+    /// The page's way to made thumbnails, over HTTPS: a viewer with `rows` on screen, until each is filtered.
+    static func showFiltered(_ rows: ClosedRange<Int>, over port: UInt16, in harness: WebHarness) async throws {
+        let made = try await TestCertificates.run("/usr/bin/curl", ["-sk", "-X", "POST", "https://127.0.0.1:\(port)/api/viewers"])
+        let viewer = try #require((try JSONSerialization.jsonObject(with: Data(made.utf8)) as? [String: Any])?["viewer"] as? String)
+        try await TestCertificates.run("/usr/bin/curl", [
+            "-sk", "-H", "Content-Type: application/json",
+            "--data", #"{"viewer": "\#(viewer)", "scrolling": false, "first": \#(rows.lowerBound), "last": \#(rows.upperBound)}"#,
+            "https://127.0.0.1:\(port)/api/viewport",
+        ])
+        for row in rows { try await harness.waitUntilFiltered(row) }
     }
 
     /// `curl -k` on `path`: the HTTP version, the status, the fields but `Date` (lowercased, sorted) and the body.
