@@ -190,6 +190,40 @@ class Server:
             shutil.rmtree(self.cache, ignore_errors=True)
 
 
+CEILING_PACKAGE = ROOT / "Benchmarks" / "Ceiling"
+
+
+@contextlib.contextmanager
+def ceiling(mode: str, root: Path, tls: tuple[Path, Path] | None = None, gzip: bool = False, ready=None):
+    """SwiftNIO alone serving `root`'s files (`Benchmarks/Ceiling`, built here on first use): the stack's
+    ceiling beside our server and nginx. `mode`: h1, h2 (a child channel per stream) or h2frames (answered
+    from the connection's frames). Yields its port; `ready(port)` says it answers."""
+    binary = CEILING_PACKAGE / ".build" / "release" / "NIOCeiling"
+    if not binary.exists():
+        log("building Benchmarks/Ceiling (release) ...")
+        subprocess.run(["swift", "build", "-c", "release", "--package-path", str(CEILING_PACKAGE)], check=True)
+    port = free_port()
+    command = [str(binary), "--mode", mode, "--port", str(port), "--root", str(root)]
+    if tls:
+        command += ["--cert", str(tls[0]), "--key", str(tls[1])]
+    if gzip:
+        command.append("--gzip")
+    process = subprocess.Popen(command, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    try:
+        deadline = time.monotonic() + 10
+        while True:
+            with contextlib.suppress(OSError):
+                if (ready or (lambda p: http("GET", p, "/thumbnail.jpg", timeout=1)[0] == 200))(port):
+                    break
+            if time.monotonic() > deadline or process.poll() is not None:
+                raise SystemExit(f"nio-ceiling {mode} did not start")
+            time.sleep(0.1)
+        yield port
+    finally:
+        process.terminate()
+        process.wait(timeout=10)
+
+
 def http(method: str, port: int, path: str, body: object | None = None, timeout: float = 30) -> tuple[int, bytes]:
     """One blocking HTTP/1.1 request on its own connection."""
     import http.client

@@ -12,6 +12,7 @@ Every GET / makes a viewer: the server runs with limits large enough for the who
 from __future__ import annotations
 
 import argparse
+import contextlib
 import json
 import re
 import shutil
@@ -23,7 +24,7 @@ import time
 import urllib.request
 from pathlib import Path
 
-from common import HOST, ROOT, Server, free_port, log, rss_bytes, table
+from common import HOST, ROOT, Server, ceiling, free_port, log, rss_bytes, table
 from http_throughput import start_nginx, write_gzipped_copies
 
 sys.path.insert(0, str(ROOT / "Tests" / "hostile"))
@@ -81,6 +82,15 @@ def h2load(url: str, requests: int, clients: int, streams: int, threads: int, as
             "protocol": protocol.group(1) if protocol else "?"}
 
 
+def h2_answers(port: int) -> bool:
+    """Whether an HTTP/2-only server on `port` answers /thumbnail.jpg with 200."""
+    client = H2Client(HOST, port)
+    try:
+        return client.fetch("GET", "/thumbnail.jpg", timeout=5).status == 200
+    finally:
+        client.close()
+
+
 def nginx_rss(master: int) -> int:
     children = Path(f"/proc/{master}/task/{master}/children").read_text().split()
     return rss_bytes(master) + sum(rss_bytes(int(pid)) for pid in children)
@@ -118,6 +128,9 @@ def main() -> None:
                         help="also ours through the router (`?by=route`: a query the event loop leaves to the route)")
     parser.add_argument("--gzip", action="store_true",
                         help="ask with `Accept-Encoding: gzip`, as browsers do; nginx sends a gzipped copy (gzip_static)")
+    parser.add_argument("--ceiling", action="store_true",
+                        help="also SwiftNIO alone serving the same bytes (Benchmarks/Ceiling) over the same TLS: with a "
+                             "child channel per stream as ours, and answered from the connection's frames")
     args = parser.parse_args()
     measures = args.only or list(MEASURES)
     log(f"== HTTP/2 over TLS: h2load -n {args.requests} -c {args.clients} -m {args.streams} -t {args.threads}, "
@@ -153,6 +166,12 @@ def main() -> None:
             raise SystemExit("nginx does not send the gzipped copy")
         asks = ["-H", "Accept-Encoding: gzip"] if args.gzip else []
         ours, theirs = f"https://{HOST}:{server.port}", f"https://{HOST}:{nginx_port}"
+        bare = contextlib.ExitStack()
+        nio = {}
+        if args.ceiling:
+            for who, mode in (("nio streams", "h2"), ("nio frames", "h2frames")):
+                port = bare.enter_context(ceiling(mode, docroot, tls=(cert, key), gzip=args.gzip, ready=h2_answers))
+                nio[who] = f"https://{HOST}:{port}"
         runs = [
             ("thumbnail", ours + "/photos/0/thumbnail", theirs + "/thumbnail.jpg", args.requests, args.clients, args.streams),
             ("page /", ours + "/", theirs + "/index.html", args.requests // 10, args.clients, args.streams),
@@ -164,7 +183,8 @@ def main() -> None:
             for _ in range(args.rounds):
                 for what, our_url, their_url, requests, clients, streams in runs:
                     routed = [("routed", our_url + "?by=route")] if args.routed and what != "handshakes" else []
-                    for who, url in [("ours", our_url), ("nginx", their_url)] + routed:
+                    bare_urls = [(who, base + their_url[len(theirs):]) for who, base in nio.items()]
+                    for who, url in [("ours", our_url), ("nginx", their_url)] + routed + bare_urls:
                         result = h2load(url, requests, min(clients, requests), streams, args.threads, asks)
                         best = results.get(f"{what}|{who}")
                         if best is None or result["rps"] > best["rps"]:
@@ -178,19 +198,26 @@ def main() -> None:
                 memory = {"ours": memory_per_connection(server.port, "/healthz", args.idle, lambda: rss_bytes(server.pid)),
                           "nginx": memory_per_connection(nginx_port, "/healthz.json", args.idle, lambda: nginx_rss(nginx.pid))}
         finally:
+            bare.close()
             nginx.terminate()
             nginx.wait(timeout=10)
         sizes = {"thumbnail": (docroot / "thumbnail.jpg").stat().st_size, "page /": (docroot / ("index.html.gz" if args.gzip else "index.html")).stat().st_size,
                  "handshakes": (docroot / "healthz.json").stat().st_size, "/api/photos": (docroot / "photos.json").stat().st_size}
     shutil.rmtree(scratch, ignore_errors=True)
     rows = []
+    names = {"ours": "{}", "routed": "{} (router)", "nio streams": "{} (SwiftNIO alone, a channel per stream)",
+             "nio frames": "{} (SwiftNIO alone, from the frames)"}
     for what in measures:
-        for who in ("ours", "routed") if args.routed and what != "handshakes" else ("ours",):
+        for who in [who for who in names if f"{what}|{who}" in results]:
             ours_result, nginx_result = results[f"{what}|{who}"], results[f"{what}|nginx"]
             unit = "handshakes/s" if what == "handshakes" else "req/s"
-            rows.append([what if who == "ours" else f"{what} (router)", sizes[what], f"{ours_result['rps']:.0f} {unit}",
+            rows.append([names[who].format(what), sizes[what], f"{ours_result['rps']:.0f} {unit}",
                          f"{nginx_result['rps']:.0f} {unit}", f"{ours_result['rps'] / nginx_result['rps']:.2f}",
                          ours_result["errors"], nginx_result["errors"], f"{ours_result['protocol']}/{nginx_result['protocol']}"])
+    if nio:
+        rows.append(["ours / SwiftNIO alone (per stream, frames)", "", "", "", ", ".join(
+            f"{what} {results[f'{what}|ours']['rps'] / results[f'{what}|nio streams']['rps']:.2f} "
+            f"{results[f'{what}|ours']['rps'] / results[f'{what}|nio frames']['rps']:.2f}" for what in measures), "", "", ""])
     if memory is None:
         log(table(["measure", "bytes", "ours", "nginx", "ours/nginx", "ours errors", "nginx errors", "protocol"], rows))
         return

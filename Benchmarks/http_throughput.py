@@ -22,7 +22,9 @@ import tempfile
 import time
 from pathlib import Path
 
-from common import HOST, Server, free_port, http, log, new_viewer, post_viewport, table
+import contextlib
+
+from common import HOST, Server, ceiling, free_port, http, log, new_viewer, post_viewport, table
 
 
 # Each resource: our path and nginx's copy of its bytes.
@@ -146,6 +148,8 @@ def main() -> None:
                         help="also ours through the router (`?by=route`: a query the event loop leaves to the route)")
     parser.add_argument("--gzip", action="store_true",
                         help="ask with `Accept-Encoding: gzip`, as browsers do; nginx sends a gzipped copy (gzip_static)")
+    parser.add_argument("--ceiling", action="store_true",
+                        help="also SwiftNIO alone serving the same bytes (Benchmarks/Ceiling): the stack's own ceiling")
     args = parser.parse_args()
     resources = args.only or list(RESOURCES)
 
@@ -167,13 +171,17 @@ def main() -> None:
         nginx = start_nginx(docroot, nginx_port)
         if args.gzip and gzipped(nginx_port, "/index.html") != (docroot / "index.html.gz").read_bytes():
             raise SystemExit("nginx does not send the gzipped copy")
+        bare = contextlib.ExitStack()
         try:
+            nio_port = bare.enter_context(ceiling("h1", docroot, gzip=args.gzip)) if args.ceiling else None
             targets = []
             for what in resources:
                 ours, theirs = RESOURCES[what]
                 targets += [(what, "ours", f"http://{HOST}:{server.port}{ours}"), (what, "nginx", f"http://{HOST}:{nginx_port}{theirs}")]
                 if args.routed:
                     targets.append((what, "routed", f"http://{HOST}:{server.port}{ours}?by=route"))
+                if nio_port:
+                    targets.append((what, "nio", f"http://{HOST}:{nio_port}{theirs}"))
             for _ in range(args.rounds):
                 for what, who, url in targets:
                     result = run_wrk(url, args)
@@ -185,21 +193,26 @@ def main() -> None:
                         best["errors"] += result["errors"]
             viewers = json.loads(http("GET", server.port, "/api/stats")[1]).get("viewers")
         finally:
+            bare.close()
             nginx.terminate()
             nginx.wait(timeout=10)
         sizes = {"thumbnail": (docroot / "thumbnail.jpg").stat().st_size, "page /": (docroot / ("index.html.gz" if args.gzip else "index.html")).stat().st_size,
                  "/api/photos": (docroot / "photos.json").stat().st_size}
     shutil.rmtree(docroot, ignore_errors=True)
     rows = []
+    names = {"ours": "{}", "routed": "{} (router)", "nio": "{} (SwiftNIO alone)"}
     for what in resources:
-        for who in ("ours", "routed") if args.routed else ("ours",):
+        for who in [who for who in names if f"{what}|{who}" in results]:
             ours, nginx_result = results[f"{what}|{who}"], results[f"{what}|nginx"]
-            rows.append([what if who == "ours" else f"{what} (router)", sizes[what], f"{ours['rps']:.0f}", f"{nginx_result['rps']:.0f}",
+            rows.append([names[who].format(what), sizes[what], f"{ours['rps']:.0f}", f"{nginx_result['rps']:.0f}",
                          f"{ours['rps'] / nginx_result['rps']:.2f}", f"{ours['p50']} / {ours['p99']}",
                          f"{nginx_result['p50']} / {nginx_result['p99']}", ours["errors"], nginx_result["errors"]])
     log(table(["resource", "bytes", "ours req/s", "nginx req/s", "ours/nginx", "ours p50/p99", "nginx p50/p99",
                "ours errors", "nginx errors"], rows))
     log(f"  (errors: socket errors + non-2xx over all rounds; viewers the server reports at the end: {viewers})")
+    if args.ceiling:
+        log("  ours / SwiftNIO alone: " + ", ".join(
+            f"{what} {results[f'{what}|ours']['rps'] / results[f'{what}|nio']['rps']:.2f}" for what in resources))
     if "thumbnail" not in resources or "page /" not in resources:
         return
     thumb = results["thumbnail|ours"]["rps"] / results["thumbnail|nginx"]["rps"]
