@@ -25,12 +25,14 @@ import NIOHTTPTypesHTTP2
 ///   `--connections-per-client` (a refused connection gets GOAWAY `ENHANCE_YOUR_CALM`);
 /// - per client, across its connections: streams open at once (`--streams-per-client`,
 ///   `StreamsPerClient`: one more is reset with `REFUSED_STREAM` before it is read).
+///
+/// A stream whose whole request has a ready answer (a cached thumbnail, the photo list, the page) is
+/// answered by `ReadyFrameHandler` from the connection's frames before any of that per-stream set-up:
+/// its request is complete and its answer written at once, so it needs no deadline and holds no place.
 struct GuardedHTTP2Connection: Sendable {
     typealias Stream = NIOAsyncChannel<HTTPRequestPart, HTTPResponsePart>
 
     struct Value: ServerChildChannelValue {
-        /// Each inbound stream, set up (its guards, `ReadyStreamHandler`) or refused (already reset).
-        let streams: NIOHTTP2Handler.AsyncStreamMultiplexer<Void>
         /// The streams whose requests the router answers (`ReadyStreamHandler` hands them on).
         let passedOn: AsyncStream<Stream>
         let channel: any Channel
@@ -73,10 +75,23 @@ struct GuardedHTTP2Connection: Sendable {
             try sync.addHandler(HTTP2FrameWatch())
             try sync.addHandler(ConnectionEndGuard(sendTimeout: limits.sendTimeout))
             let idle = limits.idleTimeout
-            let streams = try sync.configureAsyncHTTP2Pipeline(
-                mode: .server,
-                connectionManagerConfiguration: .init(maxIdleTime: idle, maxAge: nil, maxGraceTime: idle, keepalive: nil),
-                http2HandlerConfiguration: handlerConfiguration
+            let configuration = handlerConfiguration
+            // swift-nio-http2's pieces one by one (what `configureAsyncHTTP2Pipeline` puts together),
+            // so that `ReadyFrameHandler` can stand between the connection and its streams. The
+            // manager hears of streams opening and closing from the handler's events.
+            try sync.addHandler(NIOHTTP2Handler(
+                mode: .server, connectionConfiguration: configuration.connection, streamConfiguration: configuration.stream))
+            let manager = NIOHTTP2ServerConnectionManagementHandler(
+                eventLoop: channel.eventLoop,
+                configuration: .init(maxIdleTime: idle, maxAge: nil, maxGraceTime: idle, keepalive: nil))
+            try sync.addHandler(manager)
+            // The manager starts its idle timer on channelActive, long past once ALPN chose HTTP/2.
+            try sync.addHandler(ChannelActiveAgain(), position: .before(manager))
+            if let ready { try sync.addHandler(ReadyFrameHandler(responder: ready)) }
+            try sync.addHandler(HTTP2StreamMultiplexer(
+                mode: .server, channel: channel, targetWindowSize: configuration.stream.targetWindowSize,
+                outboundBufferSizeHighWatermark: configuration.stream.outboundBufferSizeHighWatermark,
+                outboundBufferSizeLowWatermark: configuration.stream.outboundBufferSizeLowWatermark
             ) { stream in
                 stream.eventLoop.makeCompletedFuture { () throws in
                     if case .refused(let refusedSoFar) = streamsPerClient.admit(stream, client: client) {
@@ -89,29 +104,19 @@ struct GuardedHTTP2Connection: Sendable {
                         maxPathLength: limits.maxURLLength))
                     try stream.pipeline.syncOperations.addHandler(ReadyStreamHandler(responder: ready, passOn: passOn))
                 }
-            }
-            // The manager starts its idle timer on channelActive, long past once ALPN chose HTTP/2.
-            let manager = try sync.handler(type: NIOHTTP2ServerConnectionManagementHandler.self)
-            try sync.addHandler(ChannelActiveAgain(), position: .before(manager))
+            })
             if refused {
                 let reason = "too many connections from your address: at most \(limits.connections.limit) at once"
                 GoAway.send(.enhanceYourCalm, reason: reason, on: channel)
             }
-            return Value(streams: streams, passedOn: passedOn, channel: channel)
+            return Value(passedOn: passedOn, channel: channel)
         }
     }
 
-    /// Answers each stream passed on as the HTTP/1.1 channel answers a request, all at once, while
-    /// the multiplexer's streams are taken in (their values say nothing: each is set up by then).
+    /// Answers each stream passed on as the HTTP/1.1 channel answers a request, all at once, until
+    /// the connection closes.
     func handle(value: Value, logger: Logger) async {
         await withDiscardingTaskGroup { group in
-            group.addTask {
-                do {
-                    for try await _ in value.streams.inbound {}
-                } catch {
-                    logger.debug("HTTP/2 connection ended", metadata: ["error": "\(error)"])
-                }
-            }
             for await stream in value.passedOn {
                 group.addTask { await http1.handle(value: stream, logger: logger) }
             }
