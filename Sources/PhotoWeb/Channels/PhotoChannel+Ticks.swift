@@ -1,10 +1,11 @@
 import Foundation
 
 extension PhotoChannel {
-    /// One tick: every viewer gets its queue counts and everyone the totals when they changed, and
-    /// quiet streams a heartbeat. (Viewers that left are dropped by `ViewerRegistry.dropIdle`.)
+    /// One tick: every viewer that has opened its stream gets its queue counts and everyone the
+    /// totals when they changed, and quiet streams a heartbeat. (A viewer gets both in the snapshot
+    /// of its first stream; viewers that left are dropped by `ViewerRegistry.dropIdle`.)
     func tick(now: ContinuousClock.Instant) {
-        let sessions = viewers.all(in: self)
+        let sessions = viewers.streaming(in: self)
         if let pipeline = library.pipeline {
             let stats = stats(of: pipeline)
             if noteSent(stats) {

@@ -2,6 +2,12 @@ import Foundation
 import Locking
 
 extension EventOutbox {
+    /// Has `action` called once, when the first stream attaches, before anything else of `attach`
+    /// (outside the outbox's lock): the registry counts the viewer among those events are sent to.
+    func beforeFirstStream(_ action: @escaping @Sendable () -> Void) {
+        state.withLock { $0.beforeFirstStream = action }
+    }
+
     /// Starts a new stream (closing any earlier one). Replays what came after `lastEventID` when
     /// the history still holds it; otherwise queues the events `snapshot` makes. Returns the
     /// stream's generation, to pass to `next`.
@@ -11,6 +17,7 @@ extension EventOutbox {
     /// `cutConnection` closes this stream's connection; it is called (outside the lock) if the
     /// reader falls so far behind that the stream is cut off.
     func attach(lastEventID: UInt64?, cutConnection: (@Sendable () -> Void)? = nil, snapshot: () -> [Payload]) -> Int {
+        state.withLock { $0.beforeFirstStream.take() }?()
         let (generation, replayed, stale) = state.withLock { state in
             state.generation += 1
             state.cutConnection = cutConnection

@@ -42,6 +42,8 @@ final class EventOutbox: Sendable {
         var historyStart = 0
         var generation = 0
         var attached = false
+        /// Called once, as the first stream attaches, before its snapshot is made (`beforeFirstStream`).
+        var beforeFirstStream: (@Sendable () -> Void)?
         /// Whether a stream was ever attached: a viewer that never connects is forgotten sooner.
         var everAttached = false
         var needsSnapshot = false

@@ -22,13 +22,35 @@ final class ViewerRegistry: Sendable {
     let places: ClientPlaces
     private let sessions = Locked(Members())
 
-    /// The viewers by id, and a count of the changes to them: a reader that keeps what it worked out
-    /// from them (the forwarder's audience) works it out again only when the count moved.
+    /// The viewers by id, and those that have opened an event stream, by channel, with a count of the
+    /// changes to those: a reader that keeps what it worked out from them (the forwarder's audience)
+    /// works it out again only when the count moved.
     private struct Members {
-        var byID: [ViewerID: ViewerSession] = [:] {
-            didSet { version &+= 1 }
+        var byID: [ViewerID: ViewerSession] = [:]
+        private(set) var streaming: [ObjectIdentifier: [ViewerID: ViewerSession]] = [:]
+        private(set) var streamingVersion: UInt64 = 0
+
+        /// Takes viewer `id` out of both.
+        mutating func take(_ id: ViewerID) -> ViewerSession? {
+            guard let session = byID.removeValue(forKey: id) else { return nil }
+            if streaming[ObjectIdentifier(session.channel)]?.removeValue(forKey: id) != nil { streamingVersion &+= 1 }
+            return session
         }
-        private(set) var version: UInt64 = 0
+
+        /// Counts `session` among its channel's streaming viewers, if it is still a member.
+        mutating func noteStreaming(_ session: ViewerSession) {
+            guard byID[session.id] === session else { return }
+            let channel = ObjectIdentifier(session.channel)
+            guard streaming[channel]?[session.id] == nil else { return }
+            streaming[channel, default: [:]][session.id] = session
+            streamingVersion &+= 1
+        }
+
+        mutating func removeAll() {
+            byID.removeAll()
+            streaming.removeAll()
+            streamingVersion &+= 1
+        }
     }
 
     init(
@@ -62,6 +84,12 @@ final class ViewerRegistry: Sendable {
 
     private func create(in channel: PhotoChannel, client: String?) -> ViewerSession? {
         let session = ViewerSession(id: .random(), outbox: EventOutbox(unsent: unsent), channel: channel, client: client)
+        // Ticks and the forwarder serve a viewer from its first stream on (before that stream's
+        // snapshot is made, so no event falls between): a page load that never opens one costs them nothing.
+        session.outbox.beforeFirstStream { [weak self, weak session] in
+            guard let self, let session else { return }
+            sessions.withLock { $0.noteStreaming(session) }
+        }
         for _ in 0..<2 {
             let added = sessions.withLock { members in
                 guard members.byID.count < maxViewers else { return false }
@@ -103,14 +131,22 @@ final class ViewerRegistry: Sendable {
         sessions.withLock { Array($0.byID.values) }
     }
 
-    /// Counts every change to the viewers (one added or removed, of any channel).
-    var version: UInt64 {
-        sessions.withLock { $0.version }
+    /// Counts every change to the streaming viewers (one that opened its first stream, or one of
+    /// them removed, of any channel).
+    var streamingVersion: UInt64 {
+        sessions.withLock { $0.streamingVersion }
     }
 
     /// The viewers of `channel`.
     func all(in channel: PhotoChannel) -> [ViewerSession] {
         sessions.withLock { $0.byID.values.filter { $0.channel === channel } }
+    }
+
+    /// The viewers of `channel` that have opened an event stream (it may have gone since: events
+    /// still go to their history for its replay). What the ticks and the forwarder serve: a viewer
+    /// that never opened one gets a snapshot of everything with its first stream.
+    func streaming(in channel: PhotoChannel) -> [ViewerSession] {
+        sessions.withLock { members in members.streaming[ObjectIdentifier(channel)].map { Array($0.values) } ?? [] }
     }
 
     var count: Int {
@@ -132,21 +168,21 @@ final class ViewerRegistry: Sendable {
             let settings = session.channel.settings
             return session.outbox.closeIfIdle(now: now, timeout: settings.idleTimeout, connectTimeout: settings.connectTimeout)
         }
-        let dropped = released(sessions.withLock { members in idle.filter { members.byID.removeValue(forKey: $0.id) != nil } })
+        let dropped = released(sessions.withLock { members in idle.filter { members.take($0.id) != nil } })
         dropped.forEach { $0.close() }
         return dropped
     }
 
     /// Takes viewer `id` out (it said it leaves); returns it, to be closed by the caller.
     func remove(_ id: ViewerID) -> ViewerSession? {
-        sessions.withLock { $0.byID.removeValue(forKey: id) }.map { released([$0])[0] }
+        sessions.withLock { $0.take(id) }.map { released([$0])[0] }
     }
 
     /// Takes `channel`'s viewers out (it ends); returns them, to be closed by the caller.
     func removeAll(in channel: PhotoChannel) -> [ViewerSession] {
         released(sessions.withLock { members in
             let leaving = members.byID.values.filter { $0.channel === channel }
-            leaving.forEach { members.byID[$0.id] = nil }
+            leaving.forEach { _ = members.take($0.id) }
             return leaving
         })
     }
@@ -155,7 +191,7 @@ final class ViewerRegistry: Sendable {
     func removeAll() -> [ViewerSession] {
         streams.finishAll()
         return released(sessions.withLock { members in
-            defer { members.byID.removeAll() }
+            defer { members.removeAll() }
             return Array(members.byID.values)
         })
     }
