@@ -47,6 +47,22 @@ struct StreamingViewersTests {
         #expect(audience().isEmpty)
     }
 
+    @Test func theViewersThatNeverStreamedAreDroppedInTurnPastOnesThatLeftOrStreamed() throws {
+        // Made in this order: one that will leave, one that streams, two that never do
+        let left = try #require(viewers.create())
+        let streaming = try #require(viewers.create())
+        let (first, second) = (try #require(viewers.create()), try #require(viewers.create()))
+        _ = viewers.registry.remove(left.id)
+        _ = streaming.outbox.attach(lastEventID: nil) { [] }
+
+        #expect(viewers.dropIdle(now: .now).isEmpty, "all within the connect timeout")
+        let dropped = Set(viewers.dropIdle(now: .now + .seconds(2)).map(\.id))
+        #expect(dropped == [first.id, second.id], "the one that left and the streaming one hold nobody back")
+        #expect(viewers.registry.all(in: viewers.channel).map(\.id) == [streaming.id])
+        // The streaming one goes as any stream-less viewer does: after its idle timeout once its stream is gone.
+        #expect(viewers.dropIdle(now: .now + .seconds(60)).isEmpty, "its stream is still attached")
+    }
+
     @Test func aViewerGoneBeforeItsFirstStreamIsNeverCounted() throws {
         let (kept, dropped) = (try #require(viewers.create()), try #require(viewers.create()))
         _ = kept.outbox.attach(lastEventID: nil) { [] }

@@ -96,11 +96,12 @@ final class PhotoChannel: Sendable {
         state.withLock { $0.forwarder = forwarder }
     }
 
-    /// The channel's followers now, and each one's presenter.
+    /// The channel's followers now that have opened their stream (one that has not gets the
+    /// presentation in its first stream's snapshot), and each one's presenter.
     func audience() -> (followers: [ViewerSession], presenters: [ViewerID: ViewerID]) {
         let presenters = presentations?.presenterOfFollowers() ?? [:]
         guard !presenters.isEmpty else { return ([], [:]) }
-        return (viewers.all(in: self).filter { presenters[$0.id] != nil }, presenters)
+        return (viewers.streaming(in: self).filter { presenters[$0.id] != nil }, presenters)
     }
 
     /// Forwards `pipeline`'s events (and hands the followers theirs) until its stream ends or the
@@ -109,10 +110,11 @@ final class PhotoChannel: Sendable {
         await forwardAndRelay(Self.subscribe(to: pipeline), of: pipeline)
     }
 
-    /// The channel's viewers that are not followers: those the bystanders' relay serves.
+    /// The channel's viewers that are not followers and have opened their stream: those the
+    /// bystanders' relay serves.
     func nonFollowers() -> [ViewerSession] {
         let presenters = presentations?.presenterOfFollowers() ?? [:]
-        let all = viewers.all(in: self)
+        let all = viewers.streaming(in: self)
         return presenters.isEmpty ? all : all.filter { presenters[$0.id] == nil }
     }
 

@@ -31,6 +31,11 @@ extension EventOutbox {
         }
     }
 
+    /// Whether a stream was ever attached.
+    var hasStreamed: Bool {
+        state.withLock { $0.everAttached }
+    }
+
     /// When this viewer's stream went away, if it had one and has none now (nil while a stream is
     /// attached or being started, for a viewer that never connected, and once closed).
     var detachedSince: ContinuousClock.Instant? {

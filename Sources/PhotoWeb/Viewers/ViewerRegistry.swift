@@ -29,6 +29,22 @@ final class ViewerRegistry: Sendable {
         var byID: [ViewerID: ViewerSession] = [:]
         private(set) var streaming: [ObjectIdentifier: [ViewerID: ViewerSession]] = [:]
         private(set) var streamingVersion: UInt64 = 0
+        /// Per channel, its viewers in the order they were made, until each has opened a stream or
+        /// its connect timeout ran out: one channel's timeouts run out in this order, so `dropIdle`
+        /// looks at the front only. (One that left meanwhile stays until it reaches the front.)
+        var connecting: [ObjectIdentifier: ArraySlice<ViewerSession>] = [:]
+
+        mutating func add(_ session: ViewerSession) {
+            byID[session.id] = session
+            connecting[ObjectIdentifier(session.channel), default: []].append(session)
+        }
+
+        /// Takes the first `count` viewers of `channel`'s `connecting` out (at most as many as there are).
+        mutating func passConnecting(_ count: Int, of channel: ObjectIdentifier) {
+            guard var queue = connecting.removeValue(forKey: channel) else { return }
+            queue.removeFirst(min(count, queue.count))
+            if !queue.isEmpty { connecting[channel] = queue }
+        }
 
         /// Takes viewer `id` out of both.
         mutating func take(_ id: ViewerID) -> ViewerSession? {
@@ -48,6 +64,7 @@ final class ViewerRegistry: Sendable {
 
         mutating func removeAll() {
             byID.removeAll()
+            connecting.removeAll()
             streaming.removeAll()
             streamingVersion &+= 1
         }
@@ -93,7 +110,7 @@ final class ViewerRegistry: Sendable {
         for _ in 0..<2 {
             let added = sessions.withLock { members in
                 guard members.byID.count < maxViewers else { return false }
-                members.byID[session.id] = session
+                members.add(session)
                 return true
             }
             if added { return session }
@@ -158,19 +175,46 @@ final class ViewerRegistry: Sendable {
         sessions.withLock { $0.byID.values.reduce(0) { $0 + ($1.channel === channel ? 1 : 0) } }
     }
 
-    /// Drops viewers whose stream has been gone longer than their channel's timeout; returns them.
+    /// Drops viewers whose stream has been gone longer than their channel's timeout, and those that
+    /// never opened one within its connect timeout; returns them. Looks at every viewer that has had
+    /// a stream, and of the others only at those made before the oldest still within its timeout
+    /// (a flood of page loads costs each tick what has run out, not what was made).
     ///
     /// Each outbox is asked outside the registry's lock (lock order: never the outbox under the
-    /// registry, never the registry under the outbox).
+    /// registry, never the registry under the outbox). Called by one task at a time (the ticks).
     @discardableResult
     func dropIdle(now: ContinuousClock.Instant = .now) -> [ViewerSession] {
-        let idle = all.filter { session in
-            let settings = session.channel.settings
-            return session.outbox.closeIfIdle(now: now, timeout: settings.idleTimeout, connectTimeout: settings.connectTimeout)
+        let (streamingOnes, connecting) = sessions.withLock { members in
+            (members.streaming.values.flatMap(\.values), members.connecting)
         }
-        let dropped = released(sessions.withLock { members in idle.filter { members.take($0.id) != nil } })
+        var idle = streamingOnes.filter { Self.closeIfIdle($0, now: now) }
+        var passed: [ObjectIdentifier: Int] = [:]
+        for (channel, queue) in connecting {
+            var count = 0
+            for session in queue {
+                // One that left, or opened a stream (it is among the streaming ones), is passed;
+                // one whose connect timeout ran out goes.
+                if self.session(session.id) !== session || session.outbox.hasStreamed {
+                } else if Self.closeIfIdle(session, now: now) {
+                    idle.append(session)
+                } else {
+                    break
+                }
+                count += 1
+            }
+            passed[channel] = count
+        }
+        let dropped = released(sessions.withLock { members in
+            passed.forEach { members.passConnecting($1, of: $0) }
+            return idle.filter { members.take($0.id) != nil }
+        })
         dropped.forEach { $0.close() }
         return dropped
+    }
+
+    private static func closeIfIdle(_ session: ViewerSession, now: ContinuousClock.Instant) -> Bool {
+        let settings = session.channel.settings
+        return session.outbox.closeIfIdle(now: now, timeout: settings.idleTimeout, connectTimeout: settings.connectTimeout)
     }
 
     /// Takes viewer `id` out (it said it leaves); returns it, to be closed by the caller.
