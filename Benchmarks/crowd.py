@@ -42,8 +42,9 @@ from pathlib import Path
 
 import lazy_loading
 import person_input
-from common import HOST, ROOT, EventWatcher, SSEProtocol, Server, cpu_seconds, log, ms, percentile, rss_bytes, table
+from common import HOST, ROOT, EventWatcher, SSEProtocol, Server, cpu_seconds, free_port, log, ms, percentile, rss_bytes, table
 from http2_throughput import TLSServer
+from http_throughput import start_nginx
 
 PHOTOS = 300
 TOP_ROWS = PHOTOS // 3
@@ -301,6 +302,43 @@ def run(visitors: int, args, tls: tuple[Path, Path] | None) -> dict:
     return merged
 
 
+def thumbnails_beside_nginx(rate: float, seconds: float, visitors: int, tls: tuple[Path, Path] | None) -> dict:
+    """The crowd's thumbnail requests again (`rate` a second for `seconds`, h2load over HTTP/1.1 keep-alive,
+    100 connections), against a fresh server of ours with its top rows made and against nginx serving the
+    same bytes: each one's CPU per visitor-minute of the crowd for the same requests. The reports and
+    streams have no static counterpart; the thumbnails are most of what a crowd asks for."""
+    clients = 100
+    scheme = "https" if tls else "http"
+    cost = {}
+    server_args = ["--photo-count", str(PHOTOS), "--sample-latency-ms", "0"]
+    if tls:
+        server_args += ["--tls-cert", str(tls[0]), "--tls-key", str(tls[1])]
+    with (TLSServer if tls else Server)(server_args) as server:
+        warm(server.port, bool(tls), range(0, 10))
+        docroot = Path(tempfile.mkdtemp(prefix="bench-crowd-nginx-"))
+        fetch = lambda port, path: asyncio.run(Connection(port, "127.0.0.1", bool(tls)).request("GET", path))
+        (docroot / "thumbnail.jpg").write_bytes(fetch(server.port, "/photos/0/thumbnail")[1])
+        nginx_port = free_port()
+        nginx = start_nginx(docroot, nginx_port, tls=tls, ready=lambda port: fetch(port, "/thumbnail.jpg")[0] == 200)
+        try:
+            children = Path(f"/proc/{nginx.pid}/task/{nginx.pid}/children").read_text().split()
+            pids = {"ours": [server.pid], "nginx": [nginx.pid] + [int(pid) for pid in children]}
+            for who, url in (("ours", f"{scheme}://{HOST}:{server.port}/photos/0/thumbnail"),
+                             ("nginx", f"{scheme}://{HOST}:{nginx_port}/thumbnail.jpg")):
+                before = sum(cpu_seconds(pid) for pid in pids[who])
+                out = subprocess.run(["h2load", "--h1", "-c", str(clients), "--rps", f"{rate / clients:.2f}", "-D", f"{seconds:.0f}", url],
+                                     capture_output=True, text=True, timeout=seconds + 120).stdout
+                used = sum(cpu_seconds(pid) for pid in pids[who]) - before
+                answered = re.search(r"(\d+) succeeded", out)
+                cost[who] = {"cpu": used, "requests": int(answered.group(1)) if answered else 0,
+                             "per_visitor_minute": used / (visitors * seconds / 60)}
+        finally:
+            nginx.terminate()
+            nginx.wait(timeout=10)
+            shutil.rmtree(docroot, ignore_errors=True)
+    return cost
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--visitors", default="1000,2000")
@@ -310,6 +348,8 @@ def main() -> None:
     parser.add_argument("--latency-ms", type=int, default=100)
     parser.add_argument("--bandwidth", type=int, default=2_000_000)
     parser.add_argument("--tls", action="store_true", help="over TLS (the person's Chromium on HTTP/2)")
+    parser.add_argument("--beside-nginx", action="store_true",
+                        help="then the crowd's thumbnail requests again at the same rate, ours against nginx: CPU for the same requests")
     args = parser.parse_args()
     soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
     resource.setrlimit(resource.RLIMIT_NOFILE, (hard, hard))
@@ -341,6 +381,14 @@ def main() -> None:
             f"under the crowd {crowd['jumps'].count(None)}; reports refused {crowd['report_errors']}; thumbnails "
             f"{crowd['thumbnails']} (not ready {crowd['not_ready']}); RSS per visitor after reading "
             f"{crowd['rss_read_per_visitor'] / 1024:.1f} KB; load {os.getloadavg()[0]:.2f}")
+        if args.beside_nginx:
+            rate = crowd["thumbnails"] / crowd["wall"]
+            cost = thumbnails_beside_nginx(rate, crowd["wall"], count, tls)
+            log(f"  {count}: the crowd's thumbnails again, {rate:.0f}/s for {crowd['wall']:.0f} s "
+                f"({cost['ours']['requests']} and {cost['nginx']['requests']} answered): CPU per visitor-minute ours "
+                f"{cost['ours']['per_visitor_minute'] * 1000:.1f} ms, nginx {cost['nginx']['per_visitor_minute'] * 1000:.1f} ms "
+                f"({cost['ours']['cpu'] / max(cost['nginx']['cpu'], 1e-9):.1f}x); the whole crowd on ours "
+                f"{crowd['cpu'] / (count * minutes) * 1000:.1f} ms")
     log(table(["visitors", "served", "refused", "failed", "streams lost", "jump p50/p95 alone ms", "under crowd ms",
                "ratio p50/p95", "reports p50/p99", "RSS/visitor", "CPU/visitor-min", "server cores", "crowd req"], rows))
 
