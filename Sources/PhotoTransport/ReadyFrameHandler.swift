@@ -60,11 +60,9 @@ final class ReadyFrameHandler: ChannelInboundHandler, RemovableChannelHandler {
         context.fireChannelReadComplete()
     }
 
-    /// Head then body, as `ReadyResponse.write` does on a stream's channel, with `Date` added last.
+    /// Head then body, as `ReadyResponse.write` does on a stream's channel.
     private func write(_ response: ReadyResponse, on stream: HTTP2StreamID, context: ChannelHandlerContext) {
-        var head = response.head
-        head.headerFields[.date] = HTTPDate.now
-        let headers = HTTP2Frame.FramePayload.Headers(headers: HPACKHeaders(response: head), endStream: response.body == nil)
+        let headers = HTTP2Frame.FramePayload.Headers(headers: HPACKHeaders(response: response.headNow), endStream: response.body == nil)
         context.write(wrapOutboundOut(HTTP2Frame(streamID: stream, payload: .headers(headers))), promise: nil)
         if let body = response.body {
             let data = HTTP2Frame.FramePayload.Data(data: .byteBuffer(body), endStream: true)

@@ -12,13 +12,17 @@ package struct ReadyResponse: Sendable {
         (self.head, self.body) = (head, body)
     }
 
-    /// Writes it as Hummingbird writes a response with its body in one buffer: head, body, end,
-    /// with `Date` as its last field; on `context`'s event loop, from a handler whose outbound
-    /// type is `HTTPResponsePart`.
-    func write(on context: ChannelHandlerContext) {
+    /// Its head as it is sent now: `Date` added as its last field, as Hummingbird adds it.
+    var headNow: HTTPResponse {
         var head = head
         head.headerFields[.date] = HTTPDate.now
-        context.write(NIOAny(HTTPResponsePart.head(head)), promise: nil)
+        return head
+    }
+
+    /// Writes it as Hummingbird writes a response with its body in one buffer: head, body, end;
+    /// on `context`'s event loop, from a handler whose outbound type is `HTTPResponsePart`.
+    func write(on context: ChannelHandlerContext) {
+        context.write(NIOAny(HTTPResponsePart.head(headNow)), promise: nil)
         if let body { context.write(NIOAny(HTTPResponsePart.body(body)), promise: nil) }
         context.writeAndFlush(NIOAny(HTTPResponsePart.end(nil)), promise: nil)
     }
