@@ -15,6 +15,14 @@ nobody else on it, then on another fresh server under the crowd. Over HTTP/1.1, 
 TLS (the person's Chromium then speaks HTTP/2; the crowd speaks HTTP/1.1 over TLS, one connection for
 its requests and one for its stream).
 
+With --chain the person is replaced by the server's own links (server_chain.py's, on the server's
+clock): a viewer of this process stops on --jumps x 2 places below the crowd's third, one every 1.5 s,
+and its operation events say, per row, the report's arrival -> download started, last byte -> filter
+started, filter run, last byte -> filtered, and each event's delivery; beside it a probe visitor (its
+own connection and address, in this process, not the crowd's loaded ones) reports a scroll every 100
+ms throughout, timing each report: what one visitor's report costs when its own machine is idle. The
+crowd's processes also time their own loop (a 50 ms sleep's overshoot), which their report times include.
+
 Printed per crowd size: visitors served (page 200 and a stream joined), refused (by status), streams
 lost (ended before the run did), the person's jumps p50 / p95 alone and under the crowd and their
 ratio, the crowd's report round trips p50 / p99, the server's resident memory per visitor (VmRSS with
@@ -42,6 +50,7 @@ from pathlib import Path
 
 import lazy_loading
 import person_input
+import server_chain
 from common import HOST, ROOT, EventWatcher, SSEProtocol, Server, cpu_seconds, free_port, log, ms, percentile, rss_bytes, table
 from http2_throughput import TLSServer
 from http_throughput import start_nginx
@@ -110,17 +119,29 @@ class Connection:
         self.reader = self.writer = None
 
 
-def crowd_process(port: int, tls: bool, numbers: list[int], seed: int, joined, go, done, results) -> None:
+def run_delay(pid: int) -> float:
+    """Seconds the process's threads have spent ready to run but waiting for a core (schedstat)."""
+    total = 0
+    for task in Path(f"/proc/{pid}/task").iterdir():
+        try:
+            total += int((task / "schedstat").read_text().split()[1])
+        except (OSError, IndexError, ValueError):
+            pass  # a thread that ended between the listing and the read
+    return total / 1e9
+
+
+def crowd_process(port: int, tls: bool, numbers: list[int], seed: int, joined, go, done, results, nice: int) -> None:
     """One process of the crowd: joins `numbers` (page, stream, first thumbnails), says how many on
     `joined`, reads from `go` until `done`, then sends its figures on `results`."""
     soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
     resource.setrlimit(resource.RLIMIT_NOFILE, (hard, hard))
+    os.nice(nice)
     rng = random.Random(seed)
 
     async def main() -> None:
         loop = asyncio.get_running_loop()
         figures = {"served": 0, "refused": {}, "failed": [], "reports": [], "report_errors": 0, "thumbnails": 0,
-                   "not_ready": 0, "requests": 0}
+                   "not_ready": 0, "requests": 0, "lag": []}
         visitors = []
 
         async def thumbnails(connection: Connection, first: int) -> None:
@@ -183,7 +204,10 @@ def crowd_process(port: int, tls: bool, numbers: list[int], seed: int, joined, g
         figures["reports"].clear()
         readers = [asyncio.ensure_future(read(c, v)) for c, v, _ in visitors]
         while not done.is_set():
-            await asyncio.sleep(0.1)
+            # This loop's own lag (a 50 ms sleep's overshoot), which every report timed here includes.
+            asleep = time.monotonic()
+            await asyncio.sleep(0.05)
+            figures["lag"].append(time.monotonic() - asleep - 0.05)
         for reader in readers:
             reader.cancel()
         figures["lost"] = sum(1 for _, _, stream in visitors if stream.closed.done())
@@ -193,6 +217,66 @@ def crowd_process(port: int, tls: bool, numbers: list[int], seed: int, joined, g
         results.put(figures)
 
     asyncio.run(main())
+
+
+async def chain(port: int, tls: bool, stops: int) -> dict:
+    """The server's own links under whatever else is on it (see the module's doc): a viewer of this process
+    stopping on `stops` places below the crowd's third, and a probe visitor's scroll reports beside it."""
+    loop = asyncio.get_running_loop()
+    connection = Connection(port, "127.3.0.1", tls)
+    status, page = await connection.request("GET", "/")
+    assert status == 200, f"chain page: {status}"
+    viewer = re.search(rb'data-viewer="([^"]+)"', page).group(1).decode()
+    arrivals: list[tuple[float, dict]] = []
+
+    def on_event(event) -> None:
+        if event.name == "operation":
+            data = json.loads(event.data)
+            if "queue" in data:
+                arrivals.append((event.arrived, data))
+
+    stream = SSEProtocol(f"/events?viewer={viewer}", port, on_event)
+    await loop.create_connection(lambda: stream, HOST, port, local_addr=("127.3.0.1", 0), ssl=UNVERIFIED if tls else None)
+    probe = Connection(port, "127.3.0.2", tls)
+    status, page = await probe.request("GET", "/")
+    probe_viewer = re.search(rb'data-viewer="([^"]+)"', page).group(1).decode()
+    probe_times: list[float] = []
+    finished = asyncio.Event()
+
+    async def probing() -> None:
+        while not finished.is_set():
+            sent = time.monotonic()
+            status, _ = await probe.request("POST", "/api/viewport", {"viewer": probe_viewer, "scrolling": True})
+            if status in (200, 204):
+                probe_times.append(time.monotonic() - sent)
+            await asyncio.sleep(0.1)
+
+    prober = asyncio.ensure_future(probing())
+    rng = random.Random(36)
+    reports: list[tuple[float, range]] = []
+    try:
+        for _ in range(stops):
+            first = rng.randrange(TOP_ROWS + ROWS_ON_SCREEN, PHOTOS - ROWS_ON_SCREEN)
+            sent = time.monotonic()
+            await connection.request("POST", "/api/viewport", {"viewer": viewer, "scrolling": False, "first": first,
+                                                               "last": first + ROWS_ON_SCREEN - 1})
+            reports.append((sent, range(first, first + ROWS_ON_SCREEN)))
+            await asyncio.sleep(1.5)
+    finally:
+        finished.set()
+        await prober
+        stream.close()
+        connection.close()
+        probe.close()
+    rows = server_chain.figures(arrivals)
+    # The server's clock placed on this process's by the quickest delivery, as server_chain.figures does.
+    least = min(arrived - data["time"] for arrived, data in arrivals)
+    started = {data["index"]: data["time"] for _, data in arrivals if data["queue"] == "download" and data["outcome"] == "started"}
+    waits = [1000 * (started[i] + least - sent) for sent, indices in reports for i in indices if i in started]
+    if waits:
+        rows.insert(0, ["report sent -> download started", len(waits), f"{percentile(waits, 50):.1f}",
+                        f"{percentile(waits, 90):.1f}", f"{max(waits):.1f}"])
+    return {"links": rows, "probe": probe_times}
 
 
 def browser(tls: bool):
@@ -266,7 +350,7 @@ def run(visitors: int, args, tls: tuple[Path, Path] | None) -> dict:
         context = multiprocessing.get_context("spawn")
         joined, results, go, done = context.Queue(), context.Queue(), context.Event(), context.Event()
         shares = [list(range(visitors))[k::args.processes] for k in range(args.processes)] if visitors else []
-        processes = [context.Process(target=crowd_process, args=(port, bool(tls), share, k, joined, go, done, results), daemon=True)
+        processes = [context.Process(target=crowd_process, args=(port, bool(tls), share, k, joined, go, done, results, args.crowd_nice), daemon=True)
                      for k, share in enumerate(shares) if share]
         began = time.monotonic()
         for process in processes:
@@ -276,19 +360,22 @@ def run(visitors: int, args, tls: tuple[Path, Path] | None) -> dict:
         time.sleep(2)
         rss_joined = rss_bytes(pid)
         go.set()
-        cpu_start, wall_start = cpu_seconds(pid), time.monotonic()
+        cpu_start, wall_start, delay_start = cpu_seconds(pid), time.monotonic(), run_delay(pid)
         scheme = "https" if tls else "http"
-        jumps = person_jumps(f"{scheme}://{HOST}:{port}/", bool(tls), args.jumps)
+        if args.chain:
+            jumps, links = [], asyncio.run(chain(port, bool(tls), 2 * args.jumps))
+        else:
+            jumps, links = person_jumps(f"{scheme}://{HOST}:{port}/", bool(tls), args.jumps), None
         while time.monotonic() - wall_start < args.seconds:
             time.sleep(0.5)
-        cpu_used, wall = cpu_seconds(pid) - cpu_start, time.monotonic() - wall_start
+        cpu_used, wall, delayed = cpu_seconds(pid) - cpu_start, time.monotonic() - wall_start, run_delay(pid) - delay_start
         rss_read = rss_bytes(pid)
         done.set()
         figures = [results.get(True, 120) for _ in processes]
         for process in processes:
             process.join(30)
         rss_after = rss_bytes(pid)
-    merged = {"visitors": visitors, "held": held, "join_s": join_s, "jumps": jumps, "cpu": cpu_used, "wall": wall,
+    merged = {"visitors": visitors, "held": held, "links": links and links["links"], "probe": links["probe"] if links else [], "lag": [], "join_s": join_s, "jumps": jumps, "cpu": cpu_used, "wall": wall, "delayed": delayed,
               "rss_per_visitor": (rss_joined - rss_before) / visitors if visitors else 0,
               "rss_read_per_visitor": (rss_read - rss_before) / visitors if visitors else 0,
               "rss_after": rss_after, "rss_before": rss_before, "refused": {}, "failed": [], "reports": []}
@@ -296,6 +383,7 @@ def run(visitors: int, args, tls: tuple[Path, Path] | None) -> dict:
         for key in ("served", "lost", "report_errors", "thumbnails", "not_ready", "requests"):
             merged[key] = merged.get(key, 0) + f[key]
         merged["reports"] += f["reports"]
+        merged["lag"] += f["lag"]
         merged["failed"] += f["failed"]
         for status, count in f["refused"].items():
             merged["refused"][status] = merged["refused"].get(status, 0) + count
@@ -348,6 +436,11 @@ def main() -> None:
     parser.add_argument("--latency-ms", type=int, default=100)
     parser.add_argument("--bandwidth", type=int, default=2_000_000)
     parser.add_argument("--tls", action="store_true", help="over TLS (the person's Chromium on HTTP/2)")
+    parser.add_argument("--chain", action="store_true",
+                        help="the server's own links of a viewer's stops and a probe visitor's reports instead of the person in Chromium")
+    parser.add_argument("--crowd-nice", type=int, default=0,
+                        help="the crowd's processes' niceness (19: they take a core only when the server and the person leave it, "
+                             "as a crowd on machines of its own would)")
     parser.add_argument("--beside-nginx", action="store_true",
                         help="then the crowd's thumbnail requests again at the same rate, ours against nginx: CPU for the same requests")
     args = parser.parse_args()
@@ -366,6 +459,22 @@ def main() -> None:
     rows = []
     for count in (int(c) for c in args.visitors.split(",")):
         crowd = run(count, args, tls)
+        if args.chain:
+            log(f"  {count}: the server's links alone | under the crowd (n, p50, p90, max ms):")
+            under = {row[0]: row for row in crowd["links"]}
+            for row in alone["links"]:
+                other = under.get(row[0], [row[0], 0, "-", "-", "-"])
+                log(f"    {row[0]:<32} {row[1]:>4} {row[2]:>7} {row[3]:>7} {row[4]:>7}  | {other[1]:>4} {other[2]:>7} {other[3]:>7} {other[4]:>7}")
+            log(f"  {count}: a probe visitor's scroll reports p50 / p99: alone {ms(percentile(alone['probe'], 50))} / "
+                f"{ms(percentile(alone['probe'], 99))} (n {len(alone['probe'])}), under the crowd {ms(percentile(crowd['probe'], 50))} / "
+                f"{ms(percentile(crowd['probe'], 99))} (n {len(crowd['probe'])}); the crowd's own loop lag p50 / p99 "
+                f"{ms(percentile(crowd['lag'], 50))} / {ms(percentile(crowd['lag'], 99))}; the server's threads waiting for a core "
+                f"{alone['delayed'] / alone['wall']:.2f} alone, {crowd['delayed'] / crowd['wall']:.2f} under the crowd (thread-seconds a second)")
+            rows.append([count, f"{crowd['served']}/{count}", crowd["refused"] or "-", len(crowd["failed"]), crowd["lost"],
+                         "-", "-", "-", f"{ms(percentile(crowd['reports'], 50))} / {ms(percentile(crowd['reports'], 99))}",
+                         f"{crowd['rss_per_visitor'] / 1024:.1f} KB", f"{crowd['cpu'] / (count * crowd['wall'] / 60) * 1000:.1f} ms",
+                         f"{crowd['cpu'] / crowd['wall']:.2f}", f"{crowd['requests'] / crowd['wall']:.0f}/s"])
+            continue
         a = [t for t in alone["jumps"] if t is not None]
         c = [t for t in crowd["jumps"] if t is not None]
         minutes = crowd["wall"] / 60
@@ -380,7 +489,8 @@ def main() -> None:
         log(f"  {count}: joined in {crowd['join_s']:.0f} s; timeouts in jumps alone {alone['jumps'].count(None)}, "
             f"under the crowd {crowd['jumps'].count(None)}; reports refused {crowd['report_errors']}; thumbnails "
             f"{crowd['thumbnails']} (not ready {crowd['not_ready']}); RSS per visitor after reading "
-            f"{crowd['rss_read_per_visitor'] / 1024:.1f} KB; load {os.getloadavg()[0]:.2f}")
+            f"{crowd['rss_read_per_visitor'] / 1024:.1f} KB; the server's threads waiting for a core {crowd['delayed'] / crowd['wall']:.2f} "
+            f"thread-seconds a second (alone {alone['delayed'] / alone['wall']:.2f}); load {os.getloadavg()[0]:.2f}")
         if args.beside_nginx:
             rate = crowd["thumbnails"] / crowd["wall"]
             cost = thumbnails_beside_nginx(rate, crowd["wall"], count, tls)

@@ -16,4 +16,14 @@ package struct ReadyResponders: ReadyResponding {
         }
         return nil
     }
+
+    /// The first responder's that reads `request`'s body.
+    package func bodyToRead(of request: HTTPRequest) -> Int? {
+        responders.lazy.compactMap { $0.bodyToRead(of: request) }.first
+    }
+
+    /// The answer of the first responder that reads `request`'s body.
+    package func readyResponse(to request: HTTPRequest, body: ByteBuffer, on channel: any Channel) -> ReadyResponse? {
+        responders.first { $0.bodyToRead(of: request) != nil }?.readyResponse(to: request, body: body, on: channel)
+    }
 }

@@ -35,4 +35,21 @@ package protocol ReadyResponding: Sendable {
     /// connection's), or nil to leave the request to the router. Called on the channel's event loop
     /// for every request head: it must return at once (no waiting, no disk).
     func readyResponse(to request: HTTPRequest, on channel: any Channel) -> ReadyResponse?
+
+    /// For a request with a body (HTTP/1.1 only): the most body bytes to read on the event loop and
+    /// answer it there with `readyResponse(to:body:on:)`, or nil to leave it to the router. Called
+    /// for every head `readyResponse(to:on:)` left; it must return at once.
+    func bodyToRead(of request: HTTPRequest) -> Int?
+
+    /// The response to `request` with its whole `body` (no more than `bodyToRead` said), or nil to
+    /// hand the request, body and all, to the router after all (which then answers it as if it had
+    /// come straight there: nothing may have been changed). Same rules as `readyResponse(to:on:)`.
+    func readyResponse(to request: HTTPRequest, body: ByteBuffer, on channel: any Channel) -> ReadyResponse?
+}
+
+extension ReadyResponding {
+    /// None: requests with bodies go to the router.
+    package func bodyToRead(of request: HTTPRequest) -> Int? { nil }
+
+    package func readyResponse(to request: HTTPRequest, body: ByteBuffer, on channel: any Channel) -> ReadyResponse? { nil }
 }

@@ -6,6 +6,10 @@ import NIOHTTPTypes
 /// request loop: answers a request its `ReadyResponding` has a whole response for
 /// on the event loop (no Swift task, no router), and passes every other request on untouched.
 ///
+/// A request with a small body its responder reads (a viewport report) is held here, body and all,
+/// and answered at its end; or, when the responder leaves it after all, passed on whole then, as if
+/// it had never stopped here.
+///
 /// HTTP/1.1 answers in the order of the requests: a request is answered here only when every
 /// request passed on before it has its response written; one that comes while the router still
 /// answers an earlier one is passed on too. A request that asks to close the connection is passed
@@ -21,6 +25,8 @@ final class ReadyResponseHandler: ChannelDuplexHandler, RemovableChannelHandler 
         case betweenRequests
         case passedOn
         case answering(ReadyResponse)
+        /// A request whose body is read here: the body so far, and the most it may be.
+        case reading(HTTPRequest, body: ByteBuffer, limit: Int)
     }
 
     private let responder: any ReadyResponding
@@ -35,23 +41,63 @@ final class ReadyResponseHandler: ChannelDuplexHandler, RemovableChannelHandler 
     func channelRead(context: ChannelHandlerContext, data: NIOAny) {
         switch unwrapInboundIn(data) {
         case .head(let request):
-            if unanswered == 0, !Self.asksToClose(request), let response = responder.readyResponse(to: request, on: context.channel) {
-                current = .answering(response)
-                return
+            if unanswered == 0, !Self.asksToClose(request) {
+                if let response = responder.readyResponse(to: request, on: context.channel) {
+                    current = .answering(response)
+                    return
+                }
+                if let limit = responder.bodyToRead(of: request) {
+                    current = .reading(request, body: context.channel.allocator.buffer(capacity: 0), limit: limit)
+                    return
+                }
             }
             unanswered += 1
             current = .passedOn
-        case .body:
-            if case .answering = current { return }
+        case .body(var part):
+            switch current {
+            case .answering:
+                return
+            case .reading(let request, var body, let limit):
+                guard body.readableBytes + part.readableBytes <= limit else {
+                    // More than its responder reads: the router's, with what came so far.
+                    passOn(request, body: body, context: context)
+                    current = .passedOn
+                    break
+                }
+                body.writeBuffer(&part)
+                current = .reading(request, body: body, limit: limit)
+                return
+            case .betweenRequests, .passedOn:
+                break
+            }
         case .end:
-            if case .answering(let response) = current {
+            switch current {
+            case .answering(let response):
                 current = .betweenRequests
                 response.write(on: context)
                 return
+            case .reading(let request, let body, _):
+                current = .betweenRequests
+                if let response = responder.readyResponse(to: request, body: body, on: context.channel) {
+                    response.write(on: context)
+                    return
+                }
+                passOn(request, body: body, context: context)
+            case .betweenRequests, .passedOn:
+                current = .betweenRequests
             }
-            current = .betweenRequests
         }
         context.fireChannelRead(data)
+    }
+
+    /// Hands a request held here to the router as it came: its head and the body read so far (the
+    /// caller passes on what follows).
+    private func passOn(_ request: HTTPRequest, body: ByteBuffer, context: ChannelHandlerContext) {
+        unanswered += 1
+        context.fireChannelRead(wrapInboundOut(.head(request)))
+        if body.readableBytes > 0 {
+            context.fireChannelRead(wrapInboundOut(.body(body)))
+        }
     }
 
     func write(context: ChannelHandlerContext, data: NIOAny, promise: EventLoopPromise<Void>?) {

@@ -6,7 +6,9 @@ import NIOHTTPTypes
 /// request its `ReadyResponding` has a whole response for is answered on the event loop, and the
 /// stream never gets a `NIOAsyncChannel` nor a Swift task; any other request's stream is wrapped in
 /// a `NIOAsyncChannel` then, handed to the connection's request loop (`passOn`), and its request
-/// passed on to it untouched. Used on the stream's event loop only.
+/// passed on to it untouched. A request with a small body its responder reads (a viewport report)
+/// is held until its end and answered, or handed on then, body and all, as if it had never stopped
+/// here. Used on the stream's event loop only.
 final class ReadyStreamHandler: ChannelInboundHandler, RemovableChannelHandler {
     typealias InboundIn = HTTPRequestPart
     typealias InboundOut = HTTPRequestPart
@@ -15,6 +17,8 @@ final class ReadyStreamHandler: ChannelInboundHandler, RemovableChannelHandler {
         case awaitingHead
         case passedOn
         case answering(ReadyResponse)
+        /// A request whose body is read here (`ReadyResponding.bodyToRead`): the body so far, and the most it may be.
+        case reading(HTTPRequest, body: ByteBuffer, limit: Int)
         case answered
     }
 
@@ -35,21 +39,52 @@ final class ReadyStreamHandler: ChannelInboundHandler, RemovableChannelHandler {
                 current = .answering(response)
                 return
             }
-            do {
-                let stream = try GuardedHTTP2Connection.Stream(wrappingChannelSynchronously: context.channel)
-                current = .passedOn
-                passOn.yield(stream)
-                context.fireChannelRead(data)
-            } catch {
-                current = .answered
-                context.close(promise: nil)
+            if let limit = responder?.bodyToRead(of: request) {
+                current = .reading(request, body: context.channel.allocator.buffer(capacity: 0), limit: limit)
+                return
             }
+            handOn(request, body: nil, context: context)
+        case (.reading(let request, var body, let limit), .body(var part)):
+            guard body.readableBytes + part.readableBytes <= limit else {
+                // More than its responder reads: the router's, with what came so far.
+                handOn(request, body: body, context: context)
+                if case .passedOn = current { context.fireChannelRead(data) }
+                return
+            }
+            body.writeBuffer(&part)
+            current = .reading(request, body: body, limit: limit)
+        case (.reading(let request, let body, _), .end):
+            if let response = responder?.readyResponse(to: request, body: body, on: context.channel) {
+                current = .answered
+                response.write(on: context)
+                return
+            }
+            handOn(request, body: body, context: context)
+            if case .passedOn = current { context.fireChannelRead(data) }
         case (.answering(let response), .end):
             current = .answered
             response.write(on: context)
-        case (.answering, _), (.answered, _), (.awaitingHead, _):
+        case (.answering, _), (.answered, _), (.awaitingHead, _), (.reading, _):
             // A ready answer's request body, or parts after it: nobody reads them.
             break
+        }
+    }
+
+    /// Wraps the stream in a `NIOAsyncChannel` for the connection's request loop and passes it the
+    /// request's head and the body read here so far (the caller passes on what follows); closes the
+    /// stream if it cannot be wrapped.
+    private func handOn(_ request: HTTPRequest, body: ByteBuffer?, context: ChannelHandlerContext) {
+        do {
+            let stream = try GuardedHTTP2Connection.Stream(wrappingChannelSynchronously: context.channel)
+            current = .passedOn
+            passOn.yield(stream)
+            context.fireChannelRead(wrapInboundOut(.head(request)))
+            if let body, body.readableBytes > 0 {
+                context.fireChannelRead(wrapInboundOut(.body(body)))
+            }
+        } catch {
+            current = .answered
+            context.close(promise: nil)
         }
     }
 }

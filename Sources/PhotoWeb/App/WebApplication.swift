@@ -29,6 +29,8 @@ public final class WebApplication: Sendable {
     let readyPhotoList: ReadyPhotoList
     /// Plain page loads, answered on the event loop.
     let readyPage: ReadyPage
+    /// Viewport reports, taken on the event loop.
+    let readyReports: ReadyViewportReports
     private let responder: RouterResponder<PhotoRequestContext>
 
     /// Reads the templates, the page's files and the TLS files; `pipeline` is the list's pipeline
@@ -100,6 +102,7 @@ public final class WebApplication: Sendable {
         readyThumbnails = ReadyThumbnails(library: library, metrics: context.metrics, routerFields: routerFields)
         readyPhotoList = ReadyPhotoList(library: library, answers: context.photoList, metrics: context.metrics)
         readyPage = ReadyPage(page: page, metrics: context.metrics, routerFields: routerFields)
+        readyReports = ReadyViewportReports(handler: ViewportHandler(context: context), metrics: context.metrics, routerFields: routerFields)
         self.configuration = configuration
         self.context = context
         connections = limits.connections
@@ -116,7 +119,7 @@ public final class WebApplication: Sendable {
 
     /// The HTTP server on the configured address; it calls `onServerRunning` once it listens.
     public func server(onServerRunning: @escaping @Sendable (any Channel) async -> Void) -> some Service {
-        let ready = ReadyResponders([readyThumbnails, readyPhotoList, readyPage])
+        let ready = ReadyResponders([readyThumbnails, readyPhotoList, readyPage, readyReports])
         return Hummingbird.Application(
             responder: responder,
             server: Self.serverBuilder(limits, configuration: configuration, certificates: certificates, ready: ready),

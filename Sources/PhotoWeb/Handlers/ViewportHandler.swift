@@ -25,7 +25,18 @@ struct ViewportHandler: Sendable {
     static let maxVisibleRows = 200
 
     func handle(_ request: Request, context requestContext: PhotoRequestContext) async throws -> Response {
-        let report = try Self.parse(try await request.body(limit: context.configuration.maxRequestBodyBytes))
+        try take(try await request.body(limit: context.configuration.maxRequestBodyBytes))
+        return Self.accepted
+    }
+
+    /// The answer to a report taken.
+    static var accepted: Response { .empty(.noContent, headers: [.cacheControl: "no-store"]) }
+
+    /// Checks the report in `body` and hands it to its viewer's session, or throws what to answer
+    /// instead, having changed nothing. Synchronous and short: the event loop calls it too
+    /// (`ReadyViewportReports`).
+    func take(_ body: Data) throws(APIError) {
+        let report = try Self.parse(body)
         let session = try context.session(report.viewer)
         let pipeline = try session.channel.loadedPipeline()
         for rows in [report.rows, report.showing].compactMap(\.self) {
@@ -41,7 +52,6 @@ struct ViewportHandler: Sendable {
         try context.labs.presentations.reported(report, by: session)
         session.receive(report, on: pipeline, .init(
             presentations: context.presentations, firstScreens: context.firstScreens, defaultStrategy: context.configuration.strategy))
-        return .empty(.noContent, headers: [.cacheControl: "no-store"])
     }
 
     /// Parses the body, saying exactly what is wrong with a bad one.
