@@ -88,8 +88,8 @@ struct ViewportHandler: Sendable {
     /// A report's body, decoded in one pass (under a crowd, a field-by-field read was 4% of the
     /// server's CPU); as strict as `RequestFields`: 1.5 or true is not a row number, and a field of the
     /// wrong type is named in the 400.
-    struct Body: Decodable {
-        struct Shown: Decodable {
+    struct Body: Decodable, Equatable {
+        struct Shown: Decodable, Equatable {
             let first: Int
             let last: Int
         }
@@ -105,13 +105,16 @@ struct ViewportHandler: Sendable {
 
         /// The body, in one pass; a body that does not decode is read field by field for the exact reason.
         static func decoded(from data: Data) throws(APIError) -> Body {
-            if let body = try? JSONDecoder().decode(Body.self, from: data) { return body }
+            if let body = scanned(data) ?? (try? JSONDecoder().decode(Body.self, from: data)) { return body }
             guard let object = try? JSONSerialization.jsonObject(with: data, options: .fragmentsAllowed) else {
                 throw .badRequest("body is not valid JSON")
             }
             guard let fields = object as? [String: Any] else { throw .badRequest("body is not a JSON object") }
             return try Body(fields: fields)
         }
+
+        /// No field given.
+        init() {}
 
         /// `fields` read one by one (`RequestFields.field`), each of the wrong type named in the 400.
         init(fields: [String: Any]) throws(APIError) {
