@@ -21,6 +21,7 @@ export function attachPresenting({ store, list, button, bar, viewport, reporter,
     following: !!params.get('follow'),
     followers: 0,
     ended: false,
+    joining: false, // asking to follow again: reports are held until the answer
     link: null,
     trail: [], // each move applied as { first, scrolling, at: page clock } (the latest 50), for the browser tests
     last: null,
@@ -139,10 +140,20 @@ export function attachPresenting({ store, list, button, bar, viewport, reporter,
   }
 
   async function followAgain() {
-    const response = await fetch(url(`/api/presentations/${state.code}/followers`), {
-      method: 'POST', headers: { 'Content-Type': 'application/json' }, cache: 'no-store',
-      body: JSON.stringify({ viewer: store.state.viewer }),
-    });
+    // Reports are held from the ask on: one sent before its answer (the stop of this page's own
+    // scroll) could reach the server after it and end the following there, unknown to this page.
+    state.joining = true;
+    let response;
+    try {
+      response = await fetch(url(`/api/presentations/${state.code}/followers`), {
+        method: 'POST', headers: { 'Content-Type': 'application/json' }, cache: 'no-store',
+        body: JSON.stringify({ viewer: store.state.viewer }),
+      });
+    } finally {
+      state.joining = false;
+      // Not following after all (the ask failed): what was held goes now.
+      if (!response || !response.ok) reporter.send();
+    }
     const body = await response.json().catch(() => ({}));
     if (!response.ok) {
       // It ended (or the server restarted and knows it no more): this page is on its own.
@@ -204,8 +215,8 @@ export function attachPresenting({ store, list, button, bar, viewport, reporter,
       if (state.role === 'follower' && state.following) followAgain();
       else if (state.role === 'presenter') { Object.assign(state, { role: null, code: null, link: null, followers: 0, coldStarts: null }); render(); }
     },
-    /** Whether this page's reports are held (it follows a presenter). */
-    get following() { return state.following; },
+    /** Whether this page's reports are held (it follows a presenter, or asks to follow again). */
+    get following() { return state.following || state.joining; },
     /** Whether this page presents (its scroll is shown to followers as it goes). */
     get presenting() { return state.role === 'presenter'; },
     /** Starts presenting once the page has its viewer (`?present`). */
