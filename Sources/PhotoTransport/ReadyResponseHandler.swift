@@ -25,8 +25,8 @@ final class ReadyResponseHandler: ChannelDuplexHandler, RemovableChannelHandler 
         case betweenRequests
         case passedOn
         case answering(ReadyResponse)
-        /// A request whose body is read here: the body so far, and the most it may be.
-        case reading(HTTPRequest, body: ByteBuffer, limit: Int)
+        /// A request whose body is read here.
+        case reading(HeldRequest)
     }
 
     private let responder: any ReadyResponding
@@ -47,25 +47,25 @@ final class ReadyResponseHandler: ChannelDuplexHandler, RemovableChannelHandler 
                     return
                 }
                 if let limit = responder.bodyToRead(of: request) {
-                    current = .reading(request, body: context.channel.allocator.buffer(capacity: 0), limit: limit)
+                    current = .reading(HeldRequest(request, limit: limit, allocator: context.channel.allocator))
                     return
                 }
             }
             unanswered += 1
             current = .passedOn
-        case .body(var part):
+        case .body(let part):
             switch current {
             case .answering:
                 return
-            case .reading(let request, var body, let limit):
-                guard body.readableBytes + part.readableBytes <= limit else {
+            case .reading(var held):
+                current = .betweenRequests  // the held body is not shared while it grows
+                guard held.add(part) else {
                     // More than its responder reads: the router's, with what came so far.
-                    passOn(request, body: body, context: context)
+                    passOn(held, context: context)
                     current = .passedOn
                     break
                 }
-                body.writeBuffer(&part)
-                current = .reading(request, body: body, limit: limit)
+                current = .reading(held)
                 return
             case .betweenRequests, .passedOn:
                 break
@@ -76,13 +76,13 @@ final class ReadyResponseHandler: ChannelDuplexHandler, RemovableChannelHandler 
                 current = .betweenRequests
                 response.write(on: context)
                 return
-            case .reading(let request, let body, _):
+            case .reading(let held):
                 current = .betweenRequests
-                if let response = responder.readyResponse(to: request, body: body, on: context.channel) {
+                if let response = responder.readyResponse(to: held.request, body: held.body, on: context.channel) {
                     response.write(on: context)
                     return
                 }
-                passOn(request, body: body, context: context)
+                passOn(held, context: context)
             case .betweenRequests, .passedOn:
                 current = .betweenRequests
             }
@@ -92,11 +92,11 @@ final class ReadyResponseHandler: ChannelDuplexHandler, RemovableChannelHandler 
 
     /// Hands a request held here to the router as it came: its head and the body read so far (the
     /// caller passes on what follows).
-    private func passOn(_ request: HTTPRequest, body: ByteBuffer, context: ChannelHandlerContext) {
+    private func passOn(_ held: HeldRequest, context: ChannelHandlerContext) {
         unanswered += 1
-        context.fireChannelRead(wrapInboundOut(.head(request)))
-        if body.readableBytes > 0 {
-            context.fireChannelRead(wrapInboundOut(.body(body)))
+        context.fireChannelRead(wrapInboundOut(.head(held.request)))
+        if held.body.readableBytes > 0 {
+            context.fireChannelRead(wrapInboundOut(.body(held.body)))
         }
     }
 

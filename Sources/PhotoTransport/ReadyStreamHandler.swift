@@ -17,8 +17,8 @@ final class ReadyStreamHandler: ChannelInboundHandler, RemovableChannelHandler {
         case awaitingHead
         case passedOn
         case answering(ReadyResponse)
-        /// A request whose body is read here (`ReadyResponding.bodyToRead`): the body so far, and the most it may be.
-        case reading(HTTPRequest, body: ByteBuffer, limit: Int)
+        /// A request whose body is read here (`ReadyResponding.bodyToRead`).
+        case reading(HeldRequest)
         case answered
     }
 
@@ -40,26 +40,26 @@ final class ReadyStreamHandler: ChannelInboundHandler, RemovableChannelHandler {
                 return
             }
             if let limit = responder?.bodyToRead(of: request) {
-                current = .reading(request, body: context.channel.allocator.buffer(capacity: 0), limit: limit)
+                current = .reading(HeldRequest(request, limit: limit, allocator: context.channel.allocator))
                 return
             }
             handOn(request, body: nil, context: context)
-        case (.reading(let request, var body, let limit), .body(var part)):
-            guard body.readableBytes + part.readableBytes <= limit else {
+        case (.reading(var held), .body(let part)):
+            current = .awaitingHead  // the held body is not shared while it grows
+            guard held.add(part) else {
                 // More than its responder reads: the router's, with what came so far.
-                handOn(request, body: body, context: context)
+                handOn(held.request, body: held.body, context: context)
                 if case .passedOn = current { context.fireChannelRead(data) }
                 return
             }
-            body.writeBuffer(&part)
-            current = .reading(request, body: body, limit: limit)
-        case (.reading(let request, let body, _), .end):
-            if let response = responder?.readyResponse(to: request, body: body, on: context.channel) {
+            current = .reading(held)
+        case (.reading(let held), .end):
+            if let response = responder?.readyResponse(to: held.request, body: held.body, on: context.channel) {
                 current = .answered
                 response.write(on: context)
                 return
             }
-            handOn(request, body: body, context: context)
+            handOn(held.request, body: held.body, context: context)
             if case .passedOn = current { context.fireChannelRead(data) }
         case (.answering(let response), .end):
             current = .answered
