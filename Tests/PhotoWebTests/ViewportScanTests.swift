@@ -1,4 +1,5 @@
 import Foundation
+import PhotoCodecs
 @testable import PhotoWeb
 import Testing
 
@@ -53,7 +54,7 @@ struct ViewportScanTests {
 
     @Test(arguments: [36, 38, 2026] as [UInt64])
     func noMangledBodyIsReadOtherwiseThanTheDecoderReadsIt(seed: UInt64) {
-        var generator = SplitMix(seed: seed)
+        var generator = SplitMix64(seed: seed)
         let alphabet = Array(#"{}[]":,.-+0123456789eE truefalsnvwrihdgp\"#.utf8) + [0x09, 0x0A, 0xC3, 0xA9, 0x00, 0x7F]
         var taken = 0
         for round in 0..<20_000 {
@@ -73,18 +74,5 @@ struct ViewportScanTests {
             #expect(scanned == Self.decoded(bytes), "seed \(seed): \(String(decoding: bytes, as: UTF8.self))")
         }
         #expect(taken > 500, "seed \(seed): the mangling left too few bodies it reads to say anything")
-    }
-
-    /// A small seeded generator, so a failure names the seed that found it.
-    struct SplitMix: RandomNumberGenerator {
-        var state: UInt64
-        init(seed: UInt64) { state = seed }
-        mutating func next() -> UInt64 {
-            state &+= 0x9E37_79B9_7F4A_7C15
-            var z = state
-            z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-            z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-            return z ^ (z >> 31)
-        }
     }
 }

@@ -192,23 +192,3 @@ private func hue(_ degrees: Int, saturation: Int, value: Int) -> SIMD3<Int32> {
     let s = Int32(saturation), v = Int32(value)
     return (SIMD3(repeating: 255 * (255 - s)) &+ pure &* s) &* v / (255 * 255)
 }
-
-/// SplitMix64: a tiny, well-mixed seeded generator, identical on every platform.
-private struct SplitMix64 {
-    private var state: UInt64
-
-    init(seed: UInt64) { state = seed }
-
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
-    }
-
-    /// Uniform enough for scene layout (modulo bias is irrelevant here).
-    mutating func int(in range: ClosedRange<Int>) -> Int {
-        range.lowerBound + Int(next() % UInt64(range.upperBound - range.lowerBound + 1))
-    }
-}

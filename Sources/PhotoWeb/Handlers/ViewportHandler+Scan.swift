@@ -42,19 +42,19 @@ extension ViewportHandler.Body {
 
         mutating func body() -> ViewportHandler.Body? {
             var body = ViewportHandler.Body()
-            var seen = Set<String>()
             guard take(UInt8(ascii: "{")) else { return nil }
             if !take(UInt8(ascii: "}")) {
                 repeat {
-                    guard let key = string(), seen.insert(key).inserted, take(UInt8(ascii: ":")) else { return nil }
+                    guard let key = string(), take(UInt8(ascii: ":")) else { return nil }
+                    // A key whose field is set already comes twice: the decoder's, as any other key.
                     switch key {
-                    case "viewer": guard let value = string() else { return nil }; body.viewer = value
-                    case "strategy": guard let value = string() else { return nil }; body.strategy = value
-                    case "scrolling": guard let value = bool() else { return nil }; body.scrolling = value
-                    case "hidden": guard let value = bool() else { return nil }; body.hidden = value
-                    case "first": guard let value = integer() else { return nil }; body.first = value
-                    case "last": guard let value = integer() else { return nil }; body.last = value
-                    case "prefetch": guard let value = integer() else { return nil }; body.prefetch = value
+                    case "viewer" where body.viewer == nil: guard let value = string() else { return nil }; body.viewer = value
+                    case "strategy" where body.strategy == nil: guard let value = string() else { return nil }; body.strategy = value
+                    case "scrolling" where body.scrolling == nil: guard let value = bool() else { return nil }; body.scrolling = value
+                    case "hidden" where body.hidden == nil: guard let value = bool() else { return nil }; body.hidden = value
+                    case "first" where body.first == nil: guard let value = integer() else { return nil }; body.first = value
+                    case "last" where body.last == nil: guard let value = integer() else { return nil }; body.last = value
+                    case "prefetch" where body.prefetch == nil: guard let value = integer() else { return nil }; body.prefetch = value
                     default: return nil
                     }
                 } while take(UInt8(ascii: ","))
@@ -80,9 +80,13 @@ extension ViewportHandler.Body {
 
         mutating func bool() -> Bool? {
             skipSpace()
-            for (word, value) in [("true", true), ("false", false)] where matches(word) {
-                at += word.utf8.count
-                return value
+            if matches("true") {
+                at += 4
+                return true
+            }
+            if matches("false") {
+                at += 5
+                return false
             }
             return nil
         }
