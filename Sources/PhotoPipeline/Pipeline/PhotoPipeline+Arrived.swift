@@ -50,7 +50,11 @@ extension PhotoPipeline {
     /// Also returns how many bytes it was made of (0 when it was not tried). The downloader learns what
     /// the decode cost and whether later bytes could show more (not after the JPEG's end, nor corrupt bytes).
     private func renderArrivedPreview(of downloader: ImageDownloader) -> (ArrivedPreview?, used: Int) {
-        guard downloader.isForARowOnScreen, let data = downloader.arrivedBytes(), takeFilterPermitIfFree() else { return (nil, 0) }
+        // A download that ended while this waited on the queue has its final filtration: nothing to show.
+        let current = core.lock.withLock { $0.pending.downloadsInProgress[downloader.index] === downloader }
+        guard current, downloader.isForARowOnScreen, let data = downloader.arrivedBytes(), takeFilterPermitIfFree() else {
+            return (nil, 0)
+        }
         defer { releaseFilterPermit() }
         let decode = (try? renderer.arrivedDecode(of: data, height: configuration.thumbnailHeight)) ?? ArrivedDecode(isFinal: true)
         downloader.arrivedBytesDecoded(pixels: decode.declaredPixels, final: decode.isFinal)
