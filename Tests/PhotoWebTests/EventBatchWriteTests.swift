@@ -4,6 +4,7 @@ import Hummingbird
 import Locking
 import NIOCore
 @testable import PhotoWeb
+import PhotoPipeline
 import Testing
 
 /// Events queued together reach their connection in one write (one chunk, one syscall), on a viewer's
@@ -62,5 +63,37 @@ struct EventBatchWriteTests {
         stream.close()
         try await writing.value
         #expect(writes.all.count == 3, "nothing was left for another write")
+    }
+
+    @Test(.timeLimit(.minutes(1)))
+    func aMemberItsOutboxCutOffIsLeftAndTheOthersGoOn() async throws {
+        // Given a shared stream carrying two viewers, and one of them sent more than its outbox holds
+        // before the stream's writer came for it (its outbox cuts it off: it needs a snapshot)
+        let viewers = TestViewers(maxViewers: 4, idleTimeout: .seconds(30))
+        let (behind, reading) = (try #require(viewers.create()), try #require(viewers.create()))
+        let stream = SharedEventStream(maxViewers: 4)
+        try stream.join(behind, lastEventID: nil) { [] }
+        try stream.join(reading, lastEventID: nil) { [] }
+        behind.outbox.enqueue(contentsOf: (0...behind.outbox.limit).map { photo($0) })
+        reading.outbox.enqueue(contentsOf: (0..<3).map { photo($0) })
+
+        // When the stream's writer runs
+        let writes = BodyWrites()
+        let writing = Task {
+            var writer: any ResponseBodyWriter = RecordingBodyWriter(writes: writes)
+            try await SharedEventWriter(stream: stream, retry: .seconds(1), heartbeat: .seconds(600)).write(to: &writer)
+        }
+
+        // Then the page is told the viewer that fell behind is no longer carried, in the same write as
+        // the other's three events, and the stream goes on carrying the other alone
+        let body = await writes.first(3)[2]
+        #expect(body.contains("event: left\ndata: {\"viewer\":\"\(behind.id.rawValue)\"}"))
+        #expect(photoEvents(in: body) == 3 && body.contains("\"viewer\":\"\(reading.id.rawValue)\""))
+        #expect(stream.viewers == [reading.id])
+        // And what the other is sent next still reaches it
+        reading.outbox.enqueue(photo(7))
+        #expect(await writes.first(4)[3].contains(#"{"index":7,"#))
+        stream.close()
+        try await writing.value
     }
 }

@@ -4,51 +4,34 @@ import Testing
 import PhotoPipeline
 import Locking
 
-/// What a shared stream's mux holds for a client that does not read: one carry per member, one
-/// heartbeat, a capped number of control events, all counted in the unsent-bytes budget.
+/// What a shared stream's mux holds for a client that does not read: one entry per member (its
+/// events stay in its outbox until the writer pulls them), one heartbeat, a capped number of control
+/// events; the items it holds count in the unsent-bytes budget.
 @Suite("A shared stream holds little for a client that does not read")
 struct StreamMuxTests {
     private let viewer = ViewerID("rejoined")
-    private let event = OutgoingEvent(id: 1, name: .snapshot, data: Data(repeating: 0x41, count: 10_000), key: nil)
 
-    /// Waits (yielding, bounded) until `condition` holds.
-    private func eventually(_ condition: () -> Bool) async throws {
-        let deadline = ContinuousClock.now + .seconds(20)
-        while !condition() {
-            guard ContinuousClock.now < deadline else { throw TestFailure("condition not met within 20 s") }
-            await Task.yield()
-        }
-    }
-
-    @Test func aRejoinWithdrawsTheItemTheCarryItSupersedesWasWaitingToDeliver() async throws {
+    @Test func aMemberReadyAgainAndAgainWaitsOnceAndARejoinWithdrawsTheOlderEntry() async throws {
         let unsent = UnsentEventBytes(budget: .max)
         let mux = StreamMux(unsent: unsent)
-        let (viewer, event) = (viewer, event)
-
-        // Given a carry parked with its event (nobody takes from the mux)
+        // Given a member whose outbox says it is ready, many times over, while nobody takes from the mux
         mux.carry(viewer, generation: 1)
-        let first = Task { await mux.deliver([event], of: viewer, generation: 1) }
-        try await eventually { mux.queued == 1 }
-        #expect(unsent.bytes >= event.data.count, "what waits in the mux counts in the budget")
+        for _ in 0..<100 { mux.ready(viewer, generation: 1) }
+        #expect(mux.queued == 1)
+        #expect(unsent.bytes == 0, "its events stay in its outbox, counted there")
 
         // When the viewer joins again and then a thousand times more
-        var carries: [Task<Bool, Never>] = [first]
         for generation in 2...1_001 {
             mux.carry(viewer, generation: generation)
-            carries.append(Task { await mux.deliver([event], of: viewer, generation: generation) })
+            mux.ready(viewer, generation: generation)
+            mux.ready(viewer, generation: generation - 1)  // a superseded outbox's late wake-up
         }
-        try await eventually { mux.queued == 1 }
 
-        // Then every superseded carry was told no, one item waits, and the budget counts just it
-        for carry in carries.dropLast() { #expect(await carry.value == false) }
+        // Then one entry waits, the last carry's, and the writer is handed it
         #expect(mux.queued == 1)
-        #expect(unsent.bytes < 2 * event.data.count)
-
-        // And the last one is handed over when the writer reads
-        guard case .events(let whose, _) = await mux.next() else { Issue.record("no event"); return }
-        #expect(whose == viewer)
-        #expect(await carries.last!.value)
-        #expect(unsent.bytes == 0)
+        guard case .ready(let whose, let generation) = await mux.next() else { Issue.record("no member ready"); return }
+        #expect(whose == viewer && generation == 1_001)
+        #expect(mux.queued == 0)
     }
 
     @Test func theWriterWaitingForItemsStopsWhenItsTaskIsCancelled() async throws {
@@ -61,20 +44,29 @@ struct StreamMuxTests {
         #expect(await writer.value == nil)
     }
 
-    @Test func aCarryOfALeftViewerIsToldNoAndItsItemUncounted() async throws {
-        let unsent = UnsentEventBytes(budget: .max)
-        let mux = StreamMux(unsent: unsent)
-        let (viewer, event) = (viewer, event)
+    @Test func aWaitingWriterIsHandedAMemberTheMomentItIsReady() async throws {
+        let mux = StreamMux(unsent: UnsentEventBytes(budget: .max))
+        mux.carry(viewer, generation: 1)
+        let writer = Task { await mux.next() }
+        // Whether the writer already waits or not, the entry reaches it
+        mux.ready(viewer, generation: 1)
+        guard case .ready(let whose, 1)? = await writer.value else { Issue.record("the writer was not handed the member"); return }
+        #expect(whose == viewer)
+        #expect(mux.queued == 0)
+    }
+
+    @Test func aRetiredCarrysEntryIsWithdrawnAndItsLaterWakeUpsIgnored() async throws {
+        let mux = StreamMux(unsent: UnsentEventBytes(budget: .max))
         mux.carry(viewer, generation: 3)
-        let carry = Task { await mux.deliver([event], of: viewer, generation: 3) }
-        try await eventually { mux.queued == 1 }
+        mux.ready(viewer, generation: 3)
+        #expect(mux.queued == 1)
 
         mux.retire(viewer, generation: 2)  // an older carry's end changes nothing
         #expect(mux.queued == 1)
         mux.retire(viewer, generation: 3)
-        #expect(await carry.value == false)
-        #expect(mux.queued == 0 && unsent.bytes == 0)
-        #expect(await mux.deliver([event], of: viewer, generation: 3) == false, "a retired carry delivers nothing more")
+        #expect(mux.queued == 0)
+        mux.ready(viewer, generation: 3)
+        #expect(mux.queued == 0, "a retired carry is not pulled again")
     }
 
     @Test func heartbeatsWaitOnceAndControlEventsPastTheirCapCutTheConnection() async throws {
@@ -93,20 +85,23 @@ struct StreamMuxTests {
         #expect(unsent.bytes == 0)
     }
 
-    @Test func closingGivesBackEveryCountedByteAndTellsEveryCarryNo() async throws {
+    @Test func closingGivesBackEveryCountedByteAndDropsWhatWaited() async throws {
         let unsent = UnsentEventBytes(budget: .max)
         let mux = StreamMux(unsent: unsent)
-        let event = event
-        let carries = (0..<8).map { index in
+        for index in 0..<8 {
             let viewer = ViewerID("v\(index)")
             mux.carry(viewer, generation: 1)
-            return Task { await mux.deliver([event], of: viewer, generation: 1) }
+            mux.ready(viewer, generation: 1)
         }
         mux.post(.control("left", Data("{}".utf8)))
-        try await eventually { mux.queued == 9 }
+        mux.post(.heartbeat)
+        #expect(mux.queued == 10)
+        #expect(unsent.bytes > 0)
         mux.close()
-        for carry in carries { #expect(await carry.value == false) }
-        #expect(unsent.bytes == 0)
+        #expect(mux.queued == 0 && unsent.bytes == 0)
+        #expect(await mux.next() == nil)
+        mux.ready(ViewerID("v0"), generation: 1)
+        #expect(mux.queued == 0, "nothing is queued once closed")
     }
 }
 

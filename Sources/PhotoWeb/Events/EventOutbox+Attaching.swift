@@ -41,11 +41,11 @@ extension EventOutbox {
             state.snapshotting = state.generation
             return (state.generation, false, stale)
         }
-        stale?.continuation.resume(returning: .woken)
+        stale?.waker.wake()
         guard !replayed else { return generation }
 
         let payloads = snapshot()
-        let waiter = state.withLock { state -> CheckedContinuation<Wake, Never>? in
+        let waiter = state.withLock { state -> Waker? in
             // A newer stream took over meanwhile: it made its own snapshot.
             guard state.snapshotting == generation else { return nil }
             state.snapshotting = nil
@@ -66,7 +66,7 @@ extension EventOutbox {
             }
             return wakeWaiter(in: &state)
         }
-        waiter?.resume(returning: .woken)
+        waiter?.wake()
         return generation
     }
 

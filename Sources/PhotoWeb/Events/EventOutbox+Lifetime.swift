@@ -4,7 +4,7 @@ import Locking
 extension EventOutbox {
     /// Stream `generation` ended (the client left or the write failed).
     func detach(generation: Int) {
-        let waiter = state.withLock { state -> CheckedContinuation<Wake, Never>? in
+        let waiter = state.withLock { state -> Waker? in
             guard state.generation == generation else { return nil }
             state.attached = false
             // The next stream replays from the history or starts from a snapshot: the backlog is of no use.
@@ -13,9 +13,9 @@ extension EventOutbox {
             state.cutConnection = nil
             state.lastActivity = .now
             state.generation += 1
-            return state.waiter.take()?.continuation
+            return state.waiter.take()?.waker
         }
-        waiter?.resume(returning: .woken)
+        waiter?.wake()
     }
 
     /// Ends this outbox for good if no stream has read from it for longer than `timeout`; returns
@@ -56,11 +56,11 @@ extension EventOutbox {
     /// Ends the current stream for good once what is queued has been written (server shutdown,
     /// or the viewer was dropped).
     func close() {
-        let waiter = state.withLock { state -> CheckedContinuation<Wake, Never>? in
+        let waiter = state.withLock { state -> Waker? in
             state.closing = true
             // A waiting writer means nothing is queued: it can stop now.
-            return state.waiter.take()?.continuation
+            return state.waiter.take()?.waker
         }
-        waiter?.resume(returning: .woken)
+        waiter?.wake()
     }
 }

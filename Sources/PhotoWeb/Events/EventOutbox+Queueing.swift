@@ -11,7 +11,7 @@ extension EventOutbox {
     /// `enqueue` would one by one.
     func enqueue(contentsOf payloads: some Sequence<Payload>) {
         var cut: (@Sendable () -> Void)?
-        let waiter: CheckedContinuation<Wake, Never>? = state.withLock { state in
+        let waiter: Waker? = state.withLock { state in
             defer { settle(&state) }
             for payload in payloads {
                 guard !state.needsSnapshot else { return nil }
@@ -41,26 +41,26 @@ extension EventOutbox {
                     state.pending.removeAll()
                     state.generation += 1
                     cut = state.cutConnection.take()
-                    return state.waiter.take()?.continuation
+                    return state.waiter.take()?.waker
                 }
             }
             guard state.attached, state.snapshotting == nil else { return nil }
             return wakeWaiter(in: &state)
         }
-        waiter?.resume(returning: .woken)
+        waiter?.wake()
         cut?()
     }
 
     /// Closes the current stream; the next connection gets a snapshot.
     func requireSnapshot() {
-        let waiter = state.withLock { state -> CheckedContinuation<Wake, Never>? in
+        let waiter = state.withLock { state -> Waker? in
             state.needsSnapshot = true
             state.pending.removeAll()
             settle(&state)
             state.generation += 1
-            return state.waiter.take()?.continuation
+            return state.waiter.take()?.waker
         }
-        waiter?.resume(returning: .woken)
+        waiter?.wake()
     }
 
     /// Gives `payload` the viewer's next id. Under the lock.

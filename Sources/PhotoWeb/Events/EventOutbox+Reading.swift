@@ -14,16 +14,18 @@ extension EventOutbox {
                         if let ready = take(for: generation, in: &state) { return ready }
                         // Cancelled before it waited: the handler below found no waiter to end.
                         if Task.isCancelled { return .closed }
-                        state.waiter = (generation, continuation)
+                        state.waiter = (generation, .task(continuation))
                         return nil
                     }
                     if let ready { continuation.resume(returning: ready) }
                 }
             } onCancel: {
                 let waiter = state.withLock { state -> CheckedContinuation<Wake, Never>? in
-                    guard let waiter = state.waiter, waiter.generation == generation else { return nil }
+                    guard let waiter = state.waiter, waiter.generation == generation, case .task(let continuation) = waiter.waker else {
+                        return nil
+                    }
                     state.waiter = nil
-                    return waiter.continuation
+                    return continuation
                 }
                 waiter?.resume(returning: .closed)
             }
@@ -35,15 +37,30 @@ extension EventOutbox {
         }
     }
 
+    /// What a shared stream's writer takes for stream `generation` now, without waiting: an item, or
+    /// `.closed` when that stream is over; nil when nothing is ready. `more` says that more is ready
+    /// already (the writer comes back for it after the other members'); when nothing more is,
+    /// `whenReady` is called once, outside the lock, the moment something is (or the stream ends).
+    func pull(generation: Int, whenReady: @escaping @Sendable () -> Void) -> (wake: Wake?, more: Bool) {
+        state.withLock { state in
+            let taken = take(for: generation, in: &state)
+            if case .closed = taken { return (taken, false) }
+            // A closing outbox ends its stream at the next pull, once what is queued is written.
+            let more = state.pending.count > 0 || state.heartbeatDue || state.closing
+            if !more { state.waiter = (generation, .hook(whenReady)) }
+            return (taken, more)
+        }
+    }
+
     /// Sends a comment line if the stream has been quiet since `idleSince`, so proxies and
     /// browsers keep the connection and a dead client is noticed.
     func heartbeatIfIdle(since idleSince: ContinuousClock.Instant) {
-        let waiter = state.withLock { state -> CheckedContinuation<Wake, Never>? in
+        let waiter = state.withLock { state -> Waker? in
             guard state.attached, state.lastActivity <= idleSince else { return nil }
             state.heartbeatDue = true
             return wakeWaiter(in: &state)
         }
-        waiter?.resume(returning: .woken)
+        waiter?.wake()
     }
 
     /// What stream `generation`'s writer gets now: the queued events, else a due heartbeat; nil
@@ -74,10 +91,10 @@ extension EventOutbox {
 
     /// The current stream's waiting writer, taken when it has something to write (resume it, with
     /// `.woken`, after the lock). Under the lock.
-    func wakeWaiter(in state: inout State) -> CheckedContinuation<Wake, Never>? {
+    func wakeWaiter(in state: inout State) -> Waker? {
         guard let waiter = state.waiter, waiter.generation == state.generation,
               state.pending.count > 0 || state.heartbeatDue else { return nil }
         state.waiter = nil
-        return waiter.continuation
+        return waiter.waker
     }
 }

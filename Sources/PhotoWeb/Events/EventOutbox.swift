@@ -31,6 +31,22 @@ final class EventOutbox: Sendable {
         case woken
     }
 
+    /// Who waits for stream `generation`'s next item.
+    enum Waker: Sendable {
+        /// A writer's task, in `next`.
+        case task(CheckedContinuation<Wake, Never>)
+        /// A shared stream's mux, which has its writer `pull` (called once, then armed again by the pull).
+        case hook(@Sendable () -> Void)
+
+        /// Tells it something changed. After the outbox's lock is released.
+        func wake() {
+            switch self {
+            case .task(let continuation): continuation.resume(returning: .woken)
+            case .hook(let ready): ready()
+            }
+        }
+    }
+
     /// An item carries events queued together up to about this many bytes.
     static let batchBytes = 64 * 1_024
 
@@ -52,7 +68,9 @@ final class EventOutbox: Sendable {
         var lastSnapshotID: UInt64 = 0
         /// Set at shutdown: the stream ends once what is queued has been written.
         var closing = false
-        var waiter: (generation: Int, continuation: CheckedContinuation<Wake, Never>)?
+        /// Who is told when something comes for stream `generation`: a writer's task waiting in `next`,
+        /// or a shared stream's mux (`pull`). Taken when it is told.
+        var waiter: (generation: Int, waker: Waker)?
         var lastActivity = ContinuousClock.now
         /// The generation whose snapshot is being made outside the lock, if any.
         var snapshotting: Int?

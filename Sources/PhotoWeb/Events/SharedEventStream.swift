@@ -82,9 +82,10 @@ final class SharedEventStream: Sendable {
             session.outbox.detach(generation: generation)
             return
         }
-        // The carry of an earlier join of this viewer ends here: its waiting item is withdrawn.
+        // The carry of an earlier join of this viewer ends here: its waiting entry is withdrawn.
         mux.carry(session.id, generation: generation)
-        Task { await carry(session, generation: generation) }
+        // The writer's first pull takes what the join queued (a replay or a snapshot), or arms the outbox.
+        mux.ready(session.id, generation: generation)
     }
 
     /// Stops carrying viewer `id`; false when it was not carried.
@@ -129,17 +130,33 @@ final class SharedEventStream: Sendable {
         if idle { close() }
     }
 
-    /// Moves viewer `session`'s events into the mux, what its outbox has ready as one item, until its outbox ends this
-    /// generation (it left, joined elsewhere, was cut off or dropped) or the stream closes.
-    private func carry(_ session: ViewerSession, generation: Int) async {
-        carrying: while let item = await session.outbox.next(generation: generation) {
-            switch item {
-            case .events(let events):
-                guard await mux.deliver(events, of: session.id, generation: generation) else { break carrying }
-            case .heartbeat:
-                mux.post(.heartbeat)
-            }
+    /// What the writer writes for viewer `viewer`, whose outbox said it had something for stream
+    /// `generation` (`StreamMux.ready`): what its outbox has ready, as one item; nil when nothing is
+    /// (a superseded carry, or a wake-up with nothing left). When the outbox has ended that stream (the
+    /// viewer was cut off, dropped or closed), the viewer stops being carried here.
+    func pull(_ viewer: ViewerID, generation: Int) -> StreamMux.Item? {
+        let member = state.withLock { state in state.members[viewer].flatMap { $0.generation == generation ? $0.session : nil } }
+        guard let session = member else { return nil }
+        let mux = mux
+        let (wake, more) = session.outbox.pull(generation: generation) { mux.ready(viewer, generation: generation) }
+        switch wake {
+        case .item(.events(let events)):
+            if more { mux.ready(viewer, generation: generation) }
+            return .events(viewer, events)
+        case .item(.heartbeat):
+            if more { mux.ready(viewer, generation: generation) }
+            return .heartbeat
+        case .closed:
+            ended(session, generation: generation)
+            return nil
+        case .woken, nil:
+            return nil
         }
+    }
+
+    /// Viewer `session`'s outbox ended stream `generation` (it left, joined elsewhere, was cut off
+    /// or dropped): it is no longer carried, and the page is told.
+    private func ended(_ session: ViewerSession, generation: Int) {
         mux.retire(session.id, generation: generation)
         session.outbox.detach(generation: generation)
         let (dropped, last) = state.withLock { state -> (Bool, Bool) in

@@ -31,23 +31,28 @@ struct SharedEventWriter: Sendable {
         var lastWrite = ContinuousClock.now
         while let first = await mux.next() {
             // What came meanwhile goes in the same write: one write per burst, not per event (each
-            // member's item already holds all its outbox had ready).
+            // member's pull takes all its outbox had ready).
             var buffer = ByteBuffer()
-            buffer.reserveCapacity(first.bytes)
-            var item: StreamMux.Item? = first
-            while let current = item {
-                switch current {
-                case .events(let viewer, let events):
+            var entry: StreamMux.Entry? = first
+            while let current = entry {
+                let item: StreamMux.Item? = switch current {
+                case .item(let item): item
+                case .ready(let viewer, let generation): stream.pull(viewer, generation: generation)
+                }
+                switch item {
+                case .events(let viewer, let events)?:
                     for event in events { Self.write(event, of: viewer, to: &buffer) }
-                case .control(let name, let data):
+                case .control(let name, let data)?:
                     buffer.writeData(Self.encoded(name: name, data: data))
-                case .heartbeat:
+                case .heartbeat?:
                     // Each member's outbox asks for one when it is quiet: one a second is enough for all.
                     if buffer.readableBytes == 0, ContinuousClock.now - lastWrite >= .seconds(1) {
                         buffer.writeString(": ping\n\n")
                     }
+                case nil:
+                    break
                 }
-                item = buffer.readableBytes < EventOutbox.batchBytes ? mux.nextIfReady() : nil
+                entry = buffer.readableBytes < EventOutbox.batchBytes ? mux.nextIfReady() : nil
             }
             guard buffer.readableBytes > 0 else { continue }
             try await writer.write(buffer)

@@ -2,16 +2,20 @@ import Foundation
 import PhotoPipeline
 import Locking
 
-/// What several viewers' outboxes hand one shared stream's writer: each member delivers one item at
-/// a time (the events its outbox had ready, together) and waits until the writer takes it, so the mux holds at most one item per member and the
-/// outboxes stay the place where unsent events are bounded and coalesced.
+/// What one shared stream's writer writes next, in order: its members' events and its own items.
 ///
-/// One carry per member: a re-join names a newer generation of the viewer's outbox, and the item
-/// the carry it supersedes was waiting to deliver is withdrawn (that carry then ends). A heartbeat
-/// waits at most once; control events are capped (past `maxQueuedControls` the client is not
-/// reading, and its connection is cut). What waits counts in the unsent-bytes budget.
+/// A member whose outbox has events is queued here as ready (its outbox calls `ready` once, then
+/// again only after the writer has pulled from it), and the writer takes its events from the outbox
+/// when it comes to it (`SharedEventStream.pull`): no task of the member's own sits between the
+/// outbox and the writer, the events stay in the outbox until written (where unsent events are
+/// bounded and coalesced), and the mux holds at most one entry per member.
+///
+/// One carry per member: a re-join names a newer generation of the viewer's outbox, and an entry of
+/// an older one is withdrawn. A heartbeat waits at most once; control events are capped (past
+/// `maxQueuedControls` the client is not reading, and its connection is cut). What waits counts in
+/// the unsent-bytes budget.
 final class StreamMux: Sendable {
-    /// What the writer gets next.
+    /// What the writer writes.
     enum Item: Sendable {
         /// Viewer `viewer`'s events, taken from its outbox together: written together.
         case events(ViewerID, [OutgoingEvent])
@@ -30,21 +34,24 @@ final class StreamMux: Sendable {
         }
     }
 
+    /// What the writer is handed: an item to write, or a member to pull events from.
+    enum Entry: Sendable {
+        case item(Item)
+        /// Viewer `viewer`'s outbox has something for stream `generation`.
+        case ready(ViewerID, generation: Int)
+    }
+
     /// Control events waiting at most; a client past them is not reading its stream.
     static let maxQueuedControls = 64
 
-    private struct Waiting {
-        var item: Item
-        /// The member's carry that waits for it to be taken (nil: posted).
-        var carrier: (viewer: ViewerID, generation: Int, taken: CheckedContinuation<Bool, Never>)?
-    }
-
     private struct State {
-        var queue: [Waiting] = []
-        var waiter: CheckedContinuation<Item?, Never>?
+        var queue: [Entry] = []
+        var waiter: CheckedContinuation<Entry?, Never>?
         var closed = false
-        /// The outbox generation each member's carry delivers from: one carry per member.
+        /// The outbox generation each member's events come from: one carry per member.
         var carriers: [ViewerID: Int] = [:]
+        /// The members with an entry in `queue`: one each.
+        var queuedMembers: Set<ViewerID> = []
         var queuedControls = 0
         var heartbeatQueued = false
     }
@@ -61,52 +68,51 @@ final class StreamMux: Sendable {
         self.overflowed = overflowed
     }
 
-    /// Items waiting for the writer now.
+    /// Entries waiting for the writer now.
     var queued: Int { state.withLock { $0.queue.count } }
 
     /// From now on viewer `viewer`'s events come from its outbox's `generation`: an older carry's
-    /// waiting item is withdrawn (its `deliver` returns false, and that carry ends).
+    /// waiting entry is withdrawn.
     func carry(_ viewer: ViewerID, generation: Int) {
-        let withdrawn = state.withLock { state -> [CheckedContinuation<Bool, Never>] in
-            guard !state.closed, (state.carriers[viewer] ?? .min) < generation else { return [] }
+        state.withLock { state in
+            guard !state.closed, (state.carriers[viewer] ?? .min) < generation else { return }
             state.carriers[viewer] = generation
-            return withdraw(in: &state) { $0.viewer == viewer && $0.generation < generation }
+            if state.queuedMembers.remove(viewer) != nil {
+                state.queue.removeAll { if case .ready(viewer, _) = $0 { true } else { false } }
+            }
         }
-        withdrawn.forEach { $0.resume(returning: false) }
     }
 
     /// Viewer `viewer`'s carry of `generation` ended (it left, or its outbox ended it).
     func retire(_ viewer: ViewerID, generation: Int) {
-        let withdrawn = state.withLock { state -> [CheckedContinuation<Bool, Never>] in
-            guard state.carriers[viewer] == generation else { return [] }
+        state.withLock { state in
+            guard state.carriers[viewer] == generation else { return }
             state.carriers[viewer] = nil
-            return withdraw(in: &state) { $0.viewer == viewer }
-        }
-        withdrawn.forEach { $0.resume(returning: false) }
-    }
-
-    /// Hands viewer `viewer`'s events (from its outbox's `generation`) to the writer as one item and
-    /// waits until it is taken; false once the stream has closed or a newer carry replaced this one
-    /// (the item is then dropped, and the carry stops).
-    func deliver(_ events: [OutgoingEvent], of viewer: ViewerID, generation: Int) async -> Bool {
-        let item = Item.events(viewer, events)
-        return await withCheckedContinuation { (taken: CheckedContinuation<Bool, Never>) in
-            let action: (writer: CheckedContinuation<Item?, Never>?, accepted: Bool?) = state.withLock { state in
-                if state.closed || state.carriers[viewer] != generation { return (nil, false) }
-                if let writer = state.waiter.take() { return (writer, true) }
-                state.queue.append(Waiting(item: item, carrier: (viewer, generation, taken)))
-                unsent?.add(item.bytes)
-                return (nil, nil)
+            if state.queuedMembers.remove(viewer) != nil {
+                state.queue.removeAll { if case .ready(viewer, _) = $0 { true } else { false } }
             }
-            action.writer?.resume(returning: item)
-            if let accepted = action.accepted { taken.resume(returning: accepted) }
         }
     }
 
-    /// Queues an item nobody waits on (a heartbeat or a control event); dropped once closed, or
+    /// Viewer `viewer`'s outbox has something for stream `generation`: the writer pulls it in its
+    /// turn. Ignored once the stream has closed, for a carry that is not the viewer's current one, and
+    /// while the member's entry already waits.
+    func ready(_ viewer: ViewerID, generation: Int) {
+        let entry = Entry.ready(viewer, generation: generation)
+        let writer: CheckedContinuation<Entry?, Never>? = state.withLock { state in
+            guard !state.closed, state.carriers[viewer] == generation, !state.queuedMembers.contains(viewer) else { return nil }
+            if let writer = state.waiter.take() { return writer }
+            state.queuedMembers.insert(viewer)
+            state.queue.append(entry)
+            return nil
+        }
+        writer?.resume(returning: entry)
+    }
+
+    /// Queues an item of the stream's own (a heartbeat or a control event); dropped once closed, or
     /// when a heartbeat already waits.
     func post(_ item: Item) {
-        enum Outcome { case none, hand(CheckedContinuation<Item?, Never>), overflow }
+        enum Outcome { case none, hand(CheckedContinuation<Entry?, Never>), overflow }
         let outcome = state.withLock { state -> Outcome in
             guard !state.closed else { return .none }
             if let writer = state.waiter.take() { return .hand(writer) }
@@ -120,25 +126,25 @@ final class StreamMux: Sendable {
             case .events:
                 break
             }
-            state.queue.append(Waiting(item: item, carrier: nil))
+            state.queue.append(.item(item))
             unsent?.add(item.bytes)
             return .none
         }
         switch outcome {
         case .none: break
-        case .hand(let writer): writer.resume(returning: item)
+        case .hand(let writer): writer.resume(returning: .item(item))
         case .overflow:
             close()
             overflowed()
         }
     }
 
-    /// The next item, waiting for one; nil once the stream has closed, or when the waiting task is
+    /// The next entry, waiting for one; nil once the stream has closed, or when the waiting task is
     /// cancelled (a stopping server cancels its connections: the stream must not hold the stop).
-    func next() async -> Item? {
+    func next() async -> Entry? {
         await withTaskCancellationHandler {
-            await withCheckedContinuation { (writer: CheckedContinuation<Item?, Never>) in
-                enum Ready { case closed, item(Waiting) }
+            await withCheckedContinuation { (writer: CheckedContinuation<Entry?, Never>) in
+                enum Ready { case closed, entry(Entry) }
                 let ready: Ready? = state.withLock { state in
                     if state.closed { return .closed }
                     guard !state.queue.isEmpty else {
@@ -147,16 +153,12 @@ final class StreamMux: Sendable {
                         state.waiter = writer
                         return nil
                     }
-                    let first = state.queue.removeFirst()
-                    uncount(first, in: &state)
-                    return .item(first)
+                    return .entry(takeFirst(in: &state))
                 }
                 switch ready {
                 case nil: break
                 case .closed: writer.resume(returning: nil)
-                case .item(let waiting):
-                    waiting.carrier?.taken.resume(returning: true)
-                    writer.resume(returning: waiting.item)
+                case .entry(let entry): writer.resume(returning: entry)
                 }
             }
         } onCancel: {
@@ -164,59 +166,45 @@ final class StreamMux: Sendable {
         }
     }
 
-    /// The next item if one is queued now, without waiting (nil when none is, or the stream closed):
+    /// The next entry if one is queued now, without waiting (nil when none is, or the stream closed):
     /// the writer takes what came together and writes it at once.
-    func nextIfReady() -> Item? {
-        let taken: Waiting? = state.withLock { state in
+    func nextIfReady() -> Entry? {
+        state.withLock { state in
             guard !state.closed, !state.queue.isEmpty else { return nil }
-            let first = state.queue.removeFirst()
-            uncount(first, in: &state)
-            return first
+            return takeFirst(in: &state)
         }
-        guard let taken else { return nil }
-        taken.carrier?.taken.resume(returning: true)
-        return taken.item
     }
 
-    /// Ends the stream: the writer's wait returns nil and every member waiting to deliver is told no.
+    /// Ends the stream: the writer's wait returns nil, and what waited is dropped.
     func close() {
-        let (writer, members) = state.withLock { state in
+        let writer = state.withLock { state in
             state.closed = true
-            let members = withdraw(in: &state) { _ in true }
-            let posted = state.queue
+            let queue = state.queue
             state.queue.removeAll()
-            posted.forEach { uncount($0, in: &state) }
-            return (state.waiter.take(), members)
+            state.queuedMembers.removeAll()
+            queue.forEach { uncount($0, in: &state) }
+            return state.waiter.take()
         }
         writer?.resume(returning: nil)
-        members.forEach { $0.resume(returning: false) }
     }
 
-    /// Takes the waiting deliveries `matching` out of the queue; their carries, to be told no.
-    private func withdraw(
-        in state: inout State, matching: ((viewer: ViewerID, generation: Int, taken: CheckedContinuation<Bool, Never>)) -> Bool
-    ) -> [CheckedContinuation<Bool, Never>] {
-        var withdrawn: [CheckedContinuation<Bool, Never>] = []
-        var kept: [Waiting] = []
-        let queue = state.queue
-        for waiting in queue {
-            if let carrier = waiting.carrier, matching(carrier) {
-                withdrawn.append(carrier.taken)
-                uncount(waiting, in: &state)
-            } else {
-                kept.append(waiting)
-            }
+    /// The first entry, taken out of the queue and its count. Under the lock.
+    private func takeFirst(in state: inout State) -> Entry {
+        let first = state.queue.removeFirst()
+        uncount(first, in: &state)
+        return first
+    }
+
+    private func uncount(_ entry: Entry, in state: inout State) {
+        guard case .item(let item) = entry else {
+            if case .ready(let viewer, _) = entry { state.queuedMembers.remove(viewer) }
+            return
         }
-        state.queue = kept
-        return withdrawn
-    }
-
-    private func uncount(_ waiting: Waiting, in state: inout State) {
-        unsent?.add(-waiting.item.bytes)
-        switch waiting.item {
-        case .heartbeat where waiting.carrier == nil: state.heartbeatQueued = false
+        unsent?.add(-item.bytes)
+        switch item {
+        case .heartbeat: state.heartbeatQueued = false
         case .control: state.queuedControls -= 1
-        default: break
+        case .events: break
         }
     }
 }
