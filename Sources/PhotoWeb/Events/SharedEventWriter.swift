@@ -35,6 +35,8 @@ final class SharedEventWriter: Sendable {
         var done: CheckedContinuation<Void, Never>?
         var ended = false
         var failed = false
+        /// Posts a heartbeat every `heartbeat`: a stream that carries nobody still notices a client that went away.
+        var pinger: RepeatedTask?
     }
 
     /// Read and changed on the channel's event loop (and once, to park `done`, by the closure).
@@ -51,15 +53,6 @@ final class SharedEventWriter: Sendable {
     /// connection closed).
     func write() async throws {
         defer { stream.close() }
-        let (mux, heartbeat) = (stream.mux, heartbeat)
-        // A stream that carries nobody still notices a client that went away.
-        let pinger = Task {
-            while !Task.isCancelled {
-                do { try await Task.sleep(for: heartbeat) } catch { return }
-                mux.post(.heartbeat)
-            }
-        }
-        defer { pinger.cancel() }
         await withTaskCancellationHandler {
             await withCheckedContinuation { (done: CheckedContinuation<Void, Never>) in
                 state.withLock { $0.done = done }
@@ -75,6 +68,8 @@ final class SharedEventWriter: Sendable {
 
     /// The stream's first lines, then whatever is ready. On the loop.
     private func start() {
+        // Ended before it started (its task was cancelled at once): nothing is written.
+        guard !state.withLock({ $0.ended }) else { return }
         // The connection gone (the client left, or a member's reader fell so far behind that its
         // outbox cut it): the stream ends now, not at the next write.
         channel.closeFuture.whenComplete { [self] _ in
@@ -82,6 +77,15 @@ final class SharedEventWriter: Sendable {
             stream.close()
             end()
         }
+        let mux = stream.mux
+        let pinger = channel.eventLoop.scheduleRepeatedTask(initialDelay: TimeAmount(heartbeat), delay: TimeAmount(heartbeat)) { _ in
+            mux.post(.heartbeat)
+        }
+        let kept = state.withLock { state in
+            if !state.ended { state.pinger = pinger }
+            return !state.ended
+        }
+        if !kept { pinger.cancel() }
         var buffer = channel.allocator.buffer(capacity: 256)
         buffer.writeString("retry: \(Int(retry / .milliseconds(1)))\n\n")
         let opened = EventPayloads.json(EventPayloads.SharedStream(stream: stream.id, maxViewers: stream.maxViewers))
@@ -155,10 +159,12 @@ final class SharedEventWriter: Sendable {
     /// The stream is over: the body's closure goes on (to Hummingbird's end of the response). On the loop,
     /// after the last write was handed to the channel.
     private func end() {
-        state.withLock { state in
+        let (done, pinger) = state.withLock { state in
             state.ended = true
-            return state.done.take()
-        }?.resume()
+            return (state.done.take(), state.pinger.take())
+        }
+        pinger?.cancel()
+        done?.resume()
     }
 
     /// Viewer `viewer`'s event on a shared stream: its name, and as data
