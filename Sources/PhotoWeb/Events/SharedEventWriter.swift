@@ -73,7 +73,9 @@ final class SharedEventWriter: Sendable {
         // The connection gone (the client left, or a member's reader fell so far behind that its
         // outbox cut it): the stream ends now, not at the next write.
         channel.closeFuture.whenComplete { [self] _ in
-            state.withLock { $0.failed = !$0.ended }
+            state.withLock { state in
+                if !state.ended { state.failed = true }
+            }
             stream.close()
             end()
         }
