@@ -46,8 +46,7 @@ final class StreamMux: Sendable {
 
     private struct State {
         var queue: [Entry] = []
-        /// Wakes the writer once when the next entry comes, or the stream closes (`wakeWhenReady`).
-        var waker: (@Sendable () -> Void)?
+        var waiter: CheckedContinuation<Entry?, Never>?
         var closed = false
         /// The outbox generation each member's events come from: one carry per member.
         var carriers: [ViewerID: Int] = [:]
@@ -71,19 +70,6 @@ final class StreamMux: Sendable {
 
     /// Entries waiting for the writer now.
     var queued: Int { state.withLock { $0.queue.count } }
-
-    /// Whether the stream has closed: the writer stops.
-    var isClosed: Bool { state.withLock { $0.closed } }
-
-    /// Has `wake` called once, after the lock is released, when the next entry comes or the stream
-    /// closes; false (and `wake` is not kept) when an entry waits already: the writer takes it now.
-    func wakeWhenReady(_ wake: @escaping @Sendable () -> Void) -> Bool {
-        state.withLock { state in
-            guard state.queue.isEmpty || state.closed else { return false }
-            if !state.closed { state.waker = wake }
-            return true
-        }
-    }
 
     /// From now on viewer `viewer`'s events come from its outbox's `generation`: an older carry's
     /// waiting entry is withdrawn.
@@ -112,21 +98,24 @@ final class StreamMux: Sendable {
     /// turn. Ignored once the stream has closed, for a carry that is not the viewer's current one, and
     /// while the member's entry already waits.
     func ready(_ viewer: ViewerID, generation: Int) {
-        let wake: (@Sendable () -> Void)? = state.withLock { state in
+        let entry = Entry.ready(viewer, generation: generation)
+        let writer: CheckedContinuation<Entry?, Never>? = state.withLock { state in
             guard !state.closed, state.carriers[viewer] == generation, !state.queuedMembers.contains(viewer) else { return nil }
+            if let writer = state.waiter.take() { return writer }
             state.queuedMembers.insert(viewer)
-            state.queue.append(.ready(viewer, generation: generation))
-            return state.waker.take()
+            state.queue.append(entry)
+            return nil
         }
-        wake?()
+        writer?.resume(returning: entry)
     }
 
     /// Queues an item of the stream's own (a heartbeat or a control event); dropped once closed, or
     /// when a heartbeat already waits.
     func post(_ item: Item) {
-        enum Outcome { case none, wake(@Sendable () -> Void), overflow }
+        enum Outcome { case none, hand(CheckedContinuation<Entry?, Never>), overflow }
         let outcome = state.withLock { state -> Outcome in
             guard !state.closed else { return .none }
+            if let writer = state.waiter.take() { return .hand(writer) }
             switch item {
             case .heartbeat:
                 guard !state.heartbeatQueued else { return .none }
@@ -139,18 +128,46 @@ final class StreamMux: Sendable {
             }
             state.queue.append(.item(item))
             unsent?.add(item.bytes)
-            return state.waker.take().map { .wake($0) } ?? .none
+            return .none
         }
         switch outcome {
         case .none: break
-        case .wake(let wake): wake()
+        case .hand(let writer): writer.resume(returning: .item(item))
         case .overflow:
             close()
             overflowed()
         }
     }
 
-    /// The next entry if one is queued now (nil when none is, or the stream closed).
+    /// The next entry, waiting for one; nil once the stream has closed, or when the waiting task is
+    /// cancelled (a stopping server cancels its connections: the stream must not hold the stop).
+    func next() async -> Entry? {
+        await withTaskCancellationHandler {
+            await withCheckedContinuation { (writer: CheckedContinuation<Entry?, Never>) in
+                enum Ready { case closed, entry(Entry) }
+                let ready: Ready? = state.withLock { state in
+                    if state.closed { return .closed }
+                    guard !state.queue.isEmpty else {
+                        // Cancelled before it waited: the handler below found no waiter to end.
+                        if Task.isCancelled { return .closed }
+                        state.waiter = writer
+                        return nil
+                    }
+                    return .entry(takeFirst(in: &state))
+                }
+                switch ready {
+                case nil: break
+                case .closed: writer.resume(returning: nil)
+                case .entry(let entry): writer.resume(returning: entry)
+                }
+            }
+        } onCancel: {
+            state.withLock { $0.waiter.take() }?.resume(returning: nil)
+        }
+    }
+
+    /// The next entry if one is queued now, without waiting (nil when none is, or the stream closed):
+    /// the writer takes what came together and writes it at once.
     func nextIfReady() -> Entry? {
         state.withLock { state in
             guard !state.closed, !state.queue.isEmpty else { return nil }
@@ -158,17 +175,17 @@ final class StreamMux: Sendable {
         }
     }
 
-    /// Ends the stream: what waited is dropped, and the writer is woken to see it.
+    /// Ends the stream: the writer's wait returns nil, and what waited is dropped.
     func close() {
-        let wake = state.withLock { state in
+        let writer = state.withLock { state in
             state.closed = true
             let queue = state.queue
             state.queue.removeAll()
             state.queuedMembers.removeAll()
             queue.forEach { uncount($0, in: &state) }
-            return state.waker.take()
+            return state.waiter.take()
         }
-        wake?()
+        writer?.resume(returning: nil)
     }
 
     /// The first entry, taken out of the queue and its count. Under the lock.

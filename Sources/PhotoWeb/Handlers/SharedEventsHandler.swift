@@ -28,8 +28,7 @@ struct SharedEventsHandler: Sendable {
             // Opened as the body is written: a stream exists only while its connection can carry it.
             let stream = streams.open(place: place, cutConnection: { channel.close(promise: nil) })
             defer { streams.close(stream.id); place.release() }
-            try await SharedEventWriter(stream: stream, retry: retry, heartbeat: heartbeat, channel: channel).write()
-            try await body.finish(nil)
+            try await SharedEventWriter(stream: stream, retry: retry, heartbeat: heartbeat).write(to: &body)
         }
     }
 
