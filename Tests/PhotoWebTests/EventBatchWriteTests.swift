@@ -53,7 +53,7 @@ struct EventBatchWriteTests {
         let writes = BodyWrites()
         let writing = Task {
             var writer: any ResponseBodyWriter = RecordingBodyWriter(writes: writes)
-            try await SharedEventWriter(stream: stream, retry: .seconds(1), heartbeat: .seconds(600)).write(to: &writer)
+            try await SharedEventWriter(stream: stream, retry: .seconds(1)).write(to: &writer)
         }
 
         // Then after the retry line and the `stream` event, one write carries the snapshot and all twenty
@@ -81,7 +81,7 @@ struct EventBatchWriteTests {
         let writes = BodyWrites()
         let writing = Task {
             var writer: any ResponseBodyWriter = RecordingBodyWriter(writes: writes)
-            try await SharedEventWriter(stream: stream, retry: .seconds(1), heartbeat: .seconds(600)).write(to: &writer)
+            try await SharedEventWriter(stream: stream, retry: .seconds(1)).write(to: &writer)
         }
 
         // Then the page is told the viewer that fell behind is no longer carried, in the same write as

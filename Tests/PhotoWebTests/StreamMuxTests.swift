@@ -110,3 +110,27 @@ private final class Cut: Sendable {
     func happened() { times.withLock { $0 += 1 } }
     var count: Int { times.withLock { $0 } }
 }
+
+@Suite("A shared stream that carries nobody still gets heartbeats")
+struct EmptyStreamHeartbeatTests {
+    @Test func onlyStreamsCarryingNobodyAreSentOneAndOneWaitsAtMost() throws {
+        // Given two open streams, one carrying a viewer (its outbox asks for its heartbeats)
+        let viewers = TestViewers(maxViewers: 4, idleTimeout: .seconds(30))
+        let streams = SharedStreams()
+        let (empty, carrying) = (streams.open(cutConnection: {}), streams.open(cutConnection: {}))
+        try carrying.join(try #require(viewers.create()), lastEventID: nil) { [] }
+        let queuedByJoin = carrying.mux.queued
+
+        // When heartbeats are sent, several intervals running while nobody writes
+        for _ in 0..<3 { streams.heartbeatEmpty() }
+
+        // Then the empty stream has one heartbeat waiting, and the other nothing more than its join
+        #expect(empty.mux.queued == 1)
+        guard case .item(.heartbeat)? = empty.mux.nextIfReady() else { Issue.record("no heartbeat"); return }
+        #expect(carrying.mux.queued == queuedByJoin)
+        // And a stream that was closed is not sent one
+        streams.close(empty.id)
+        streams.heartbeatEmpty()
+        #expect(empty.mux.queued == 0)
+    }
+}

@@ -140,11 +140,17 @@ public final class WebApplication: Sendable {
     }
 
     /// Every `tick` until the task is cancelled: viewers whose streams left are dropped, labs that
-    /// lost a lane's viewer are ended, and every channel (the list, each lab lane) ticks.
+    /// lost a lane's viewer are ended, and every channel (the list, each lab lane) ticks; every
+    /// heartbeat interval, shared streams that carry nobody get a heartbeat.
     public func runTicks() async {
+        var lastHeartbeat = ContinuousClock.now
         while !Task.isCancelled {
             do { try await Task.sleep(for: configuration.tick) } catch { return }
             let now = ContinuousClock.now
+            if now - lastHeartbeat >= configuration.heartbeatInterval {
+                lastHeartbeat = now
+                context.viewers.streams.heartbeatEmpty()
+            }
             for session in context.viewers.dropIdle(now: now) {
                 logger.debug("viewer left", metadata: ["viewer": "\(session.id)", "viewers": "\(context.viewers.count)"])
             }

@@ -6,25 +6,18 @@ import NIOFoundationEssentialsCompat
 
 /// The body of a `GET /events/shared` response: a `retry` hint, the `stream` event naming the
 /// stream (its id for joins and leaves, and how many viewers it may carry), then its members'
-/// events as they come, each saying whose it is, and a comment heartbeat while quiet. Ends when the
+/// events as they come, each saying whose it is, and a comment heartbeat while quiet (its members'
+/// outboxes ask for one on their channel's tick; a stream that carries nobody gets one from
+/// `SharedStreams.heartbeatEmpty`, so it too notices a client that went away). Ends when the
 /// client goes away (a write fails) or the stream is closed; either way the stream closes, so its
 /// members' outboxes learn their stream is gone.
 struct SharedEventWriter: Sendable {
     let stream: SharedEventStream
     let retry: Duration
-    let heartbeat: Duration
 
     func write(to writer: inout any ResponseBodyWriter) async throws {
         defer { stream.close() }
         let mux = stream.mux
-        // A stream that carries nobody still notices a client that went away.
-        let pinger = Task {
-            while !Task.isCancelled {
-                do { try await Task.sleep(for: heartbeat) } catch { return }
-                mux.post(.heartbeat)
-            }
-        }
-        defer { pinger.cancel() }
         try await writer.write(ByteBuffer(string: "retry: \(Int(retry / .milliseconds(1)))\n\n"))
         let opened = EventPayloads.json(EventPayloads.SharedStream(stream: stream.id, maxViewers: stream.maxViewers))
         try await writer.write(ByteBuffer(data: Self.encoded(name: "stream", data: opened)))

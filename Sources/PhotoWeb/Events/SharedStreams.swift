@@ -66,6 +66,15 @@ final class SharedStreams: Sendable {
     /// Streams open now.
     var count: Int { streams.withLock { $0.count } }
 
+    /// A heartbeat for every stream that carries nobody: its writer writes it (if the stream has been
+    /// quiet), so a client that went away is noticed. Streams that carry viewers get theirs from their
+    /// viewers' outboxes (`PhotoChannel.tick`). Called every heartbeat interval.
+    func heartbeatEmpty() {
+        streams.withLock { $0.values.map(\.stream) }
+            .filter { $0.idleSince != nil }
+            .forEach { $0.mux.post(.heartbeat) }
+    }
+
     /// Stream `id`'s connection ended: it is forgotten and closed, and its place given back.
     func close(_ id: String) {
         guard let entry = streams.withLock({ $0.removeValue(forKey: id) }) else { return }
