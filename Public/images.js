@@ -11,11 +11,25 @@ const thumbnailURL = (index) => url('/photos/' + index + '/thumbnail');
 // The n-th sepia preview of what has arrived of a photo still downloading: each is a URL of its own.
 const partialURL = (index, n) => url('/photos/' + index + '/partial?n=' + n);
 
+// How long before a photo's last byte is due the page asks for its final thumbnail: about an event's
+// way to the page and a request's to the server (first_pixels.py: 20-45 ms and a few ms), with room
+// for the estimate. The server holds the request until the filter is done, so the answer leaves the
+// moment it is, instead of a round trip after the last byte's event reaches the page.
+const ASK_AHEAD_MS = 120;
+// The pace is told from this long of a download at least, and only a steady one (its latest half as
+// quick as the whole, within STEADY): bytes that came in a burst and then stopped say nothing of when
+// the rest will come.
+const PACE_WINDOW_MS = 60;
+const STEADY = 1.5;
+
 /** The image a photo's row should end up showing in its state; null for the placeholder. A row
- * that shows a preview of the bytes arrived (already sepia) keeps it until the final thumbnail. */
-function wanted(photo) {
+ * that shows a preview of the bytes arrived (already sepia) keeps it until the final thumbnail.
+ * `ahead`: a photo still downloading has its final thumbnail asked for ahead of its last byte. */
+function wanted(photo, ahead) {
   switch (photo.state) {
-    case 'downloading': return photo.partial ? partialURL(photo.index, photo.partial) : null;
+    case 'downloading':
+      if (ahead) return thumbnailURL(photo.index);
+      return photo.partial ? partialURL(photo.index, photo.partial) : null;
     // Every byte is in: the final thumbnail is asked for now, and the server answers it the moment
     // the filter is done (it waits for it), not a round trip after the 'filtered' event reaches us.
     // Until then the row keeps its latest preview of the bytes arrived; the unfiltered thumbnail
@@ -46,6 +60,10 @@ export function createImages({ store, onLoaded }) {
   const failures = new Map(); // url -> { count, retryAt }
   const shownPartial = new Map(); // index -> { n, src }: its latest preview of the bytes arrived, loaded
   const earlyShown = new Set(); // rows whose final thumbnail came by the page's first script's load
+  // index -> { samples: [{ at, progress }], due, missed }: the progress the page heard of a row's
+  // download and when (its clock; events come a little late, all alike), to tell its pace; `due` once
+  // its final thumbnail is asked for ahead of its last byte, `missed` if that ask was not answered.
+  const arrivals = new Map();
   let near = null;
   const counters = { started: 0, maxInFlight: 0 };
 
@@ -55,14 +73,44 @@ export function createImages({ store, onLoaded }) {
     && (!store.state.scrolling || (index >= near.visible.first && index <= near.visible.last));
   const ready = (src) => src === FAILED || loaded.has(src);
 
+  /** Whether row `index`'s final thumbnail is asked for ahead of its last byte. */
+  const askedAhead = (index) => { const a = arrivals.get(index); return !!a && a.due && !a.missed; };
+
+  /** Notes photo `photo`'s progress; makes its final thumbnail due once every byte should be in within
+   * ASK_AHEAD_MS at the steady pace seen so far. */
+  function noteProgress(photo) {
+    if (photo.state !== 'downloading' || !(photo.progress > 0)) {
+      arrivals.delete(photo.index);
+      return;
+    }
+    const now = performance.now();
+    let a = arrivals.get(photo.index);
+    if (!a) arrivals.set(photo.index, a = { samples: [], due: false, missed: false });
+    const { samples } = a;
+    if (samples.length && photo.progress <= samples[samples.length - 1].progress) return;
+    samples.push({ at: now, progress: photo.progress });
+    if (samples.length > 64) samples.splice(1, 1);
+    if (a.due) return;
+    if (photo.progress >= 1) { a.due = true; return; }
+    const first = samples[0], span = now - first.at;
+    if (span < PACE_WINDOW_MS) return;
+    const half = samples.find((s) => s.at >= first.at + span / 2);
+    const pace = (photo.progress - first.progress) / span; // of the photo a ms
+    const latest = half && now > half.at ? (photo.progress - half.progress) / (now - half.at) : Infinity;
+    if (latest > pace * STEADY) return;
+    a.due = (1 - photo.progress) / pace <= ASK_AHEAD_MS;
+  }
+
+  const want = (photo) => wanted(photo, askedAhead(photo.index));
+
   /** What row `photo` shows now: its wanted image once loaded (meanwhile the latest preview of its
    * bytes arrived, or the unfiltered preview, if loaded), or null for the placeholder. Only rows near
    * the screen show images. */
   function srcFor(photo) {
     if (!inNear(photo.index)) return null;
     if (earlyShown.has(photo.index) && photo.state !== 'new' && photo.state !== 'failed') return thumbnailURL(photo.index);
-    const want = wanted(photo);
-    if (want && ready(want)) return want;
+    const wish = want(photo);
+    if (wish && ready(wish)) return wish;
     if (photo.state === 'new' || photo.state === 'failed') return null;
     const partial = shownPartial.get(photo.index);
     return partial ? partial.src : null;
@@ -70,8 +118,8 @@ export function createImages({ store, onLoaded }) {
 
   function needs(index) {
     const photo = store.state.photos[index];
-    const want = photo && wanted(photo);
-    return want && !ready(want) ? want : null;
+    const wish = photo && want(photo);
+    return wish && !ready(wish) ? wish : null;
   }
 
   function priority(index) {
@@ -121,7 +169,12 @@ export function createImages({ store, onLoaded }) {
     const done = (ok) => {
       image.onload = image.onerror = null;
       inFlight.delete(src);
-      if (!ok && early) {
+      // An early load, or an ask ahead of the last byte (the download stalled or was cancelled), that
+      // failed is no failure of the row's: it asks again once every byte is in.
+      const ahead = !ok && !early && src === thumbnailURL(index) && askedAhead(index)
+        && store.state.photos[index]?.state === 'downloading';
+      if (ahead) arrivals.get(index).missed = true;
+      if (!ok && (early || ahead)) {
         refresh(near);
         return;
       }
@@ -172,6 +225,8 @@ export function createImages({ store, onLoaded }) {
 
   /** Row `index` changed state: queue its new image if it is near the screen. */
   function photoChanged(index) {
+    const photo = store.state.photos[index];
+    if (photo) noteProgress(photo);
     // The events have caught up with (or gone past) the first script's load.
     if (store.state.photos[index]?.state !== 'downloading') earlyShown.delete(index);
     // Asked for while on its way and not answered (the filter was cancelled, or the wait ran out):
@@ -193,6 +248,7 @@ export function createImages({ store, onLoaded }) {
     failures.clear();
     shownPartial.clear();
     earlyShown.clear();
+    arrivals.clear();
   }
 
   return {

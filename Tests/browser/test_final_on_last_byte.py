@@ -1,12 +1,19 @@
-"""The final thumbnail is asked for as the last byte arrives (issue 38): the page asks when its row's photo
-is downloaded, and the server answers the moment the filter is done, so no event's way and no round trip
-follow the filter. Watched on the page's clock: when each row's 'filtered' event reached the page, and
-when the page asked for its thumbnail."""
+"""The final thumbnail is asked for as the last byte arrives, or just before (issue 38): the page asks
+when its row's photo is downloaded, or once a steady download is due to end within a moment, and the
+server answers the moment the filter is done, so no event's way and no round trip follow the filter.
+Watched on the page's clock: when each row's 'filtered' event reached the page, and when the page asked
+for its thumbnail; and against an origin that holds a photo's last bytes."""
 from __future__ import annotations
+
+import sys
+from pathlib import Path
 
 import gestures
 from page_events import tap_page_events
-from test_page import Page
+from test_page import WORK_TIMEOUT, Page, wait_for
+
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "pysupport"))
+from held_photo_origin import HeldPhotoOrigin  # noqa: E402
 
 # Runs before the page's scripts: the arrival of each row's 'filtered' event, read where the page's
 # events arrive (the SharedWorker's MessagePort, or an EventSource of the page's own).
@@ -59,3 +66,44 @@ def test_the_page_asks_for_a_rows_final_thumbnail_before_its_filtered_event(star
     assert len(rows) >= 3, times
     late = [(i, round(asked - at)) for i, asked, at in rows if asked >= at]
     assert len(late) < len(rows), f"every row asked only after its 'filtered' event (row, ms after): {late}"
+
+
+# Runs before the page's scripts: every image the page loads on its own (a detached Image, images.js),
+# in order, so a test sees what was asked for while the answer is still held.
+WATCH_LOADS = """
+window.__loads = [];
+const imageSrc = Object.getOwnPropertyDescriptor(HTMLImageElement.prototype, 'src');
+Object.defineProperty(HTMLImageElement.prototype, 'src', {
+  configurable: true, enumerable: true,
+  get() { return imageSrc.get.call(this); },
+  set(value) { if (!this.isConnected) window.__loads.push(String(value)); imageSrc.set.call(this, value); },
+});
+"""
+
+
+def test_a_steady_downloads_final_thumbnail_is_asked_for_before_its_last_byte(start_server, session_dir, driver):
+    # Given a list of one photo whose origin sends it at a steady pace, then holds its last 2 KB
+    photo = (session_dir / "samples" / "sample-photos-v2" / "photo-002.jpg").read_bytes()
+    origin = HeldPhotoOrigin(photo, [len(photo) - 2048], pace=len(photo))  # about a second
+    driver.execute_cdp_cmd("Page.addScriptToEvaluateOnNewDocument", {"source": WATCH_LOADS})
+    try:
+        source = origin.write_source(session_dir / "steady-source.json")
+        server = start_server("steady", photo_count=1, latency_ms=20, bandwidth=20_000_000, source=str(source))
+        # (a chosen strategy: the page's first script asks for no thumbnail of its own, images.js does)
+        page = Page(driver, server).open("/?strategy=prefetch")
+
+        # When all but its last bytes have come: the page has asked for its final thumbnail already,
+        # the last bytes still held (the server holds the request until the filter is done)
+        wait_for(driver, lambda d: any(u.endswith("/photos/0/thumbnail") for u in d.execute_script("return window.__loads")),
+                 WORK_TIMEOUT, "the page never asked for the final thumbnail while the last bytes were held")
+        assert origin.sent < len(photo), origin.sent
+        assert server.photos()[0]["state"] == "downloading"
+
+        # Then, the rest let go, that one ask is answered with the final image: no second ask
+        origin.open_gate(0)
+        page.wait_filtered(0, 0)
+        loads = page.js("return window.__loads")
+        assert sum(u.endswith("/photos/0/thumbnail") for u in loads) == 1, loads
+    finally:
+        driver.execute_cdp_cmd("Page.addScriptToEvaluateOnNewDocument", {"source": ""})
+        origin.close()

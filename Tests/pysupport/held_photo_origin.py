@@ -1,20 +1,25 @@
 """A loopback origin that serves one photo in stages, each after a gate the test opens: the bytes up
 to the first cut at once, then up to each next cut once its gate is open, the rest after the last.
 A test holds a download at a byte it chose, looks at what the page shows, and lets it go on, with no
-bet on timing. `sent` says how many bytes have left, so a test knows the last one has not."""
+bet on timing. `sent` says how many bytes have left, so a test knows the last one has not. With `pace`,
+the bytes up to the first cut go at that many a second, in small steady writes, as a throttled
+origin sends them, rather than at once."""
 from __future__ import annotations
 
 import json
 import threading
+import time
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 
 
 class HeldPhotoOrigin:
     """Serves `photo` (JPEG) at every path, held at each of `cuts` (byte offsets, increasing) until
-    the matching gate is open."""
+    the matching gate is open; the bytes before the first cut at `pace` bytes a second if given."""
 
-    def __init__(self, photo: bytes, cuts: list[int]):
+    STEP = 4096  # bytes a paced write sends
+
+    def __init__(self, photo: bytes, cuts: list[int], pace: int | None = None):
         assert cuts == sorted(cuts) and 0 < cuts[0] and cuts[-1] < len(photo), cuts
         self.photo = photo
         self.cuts = cuts
@@ -35,10 +40,16 @@ class HeldPhotoOrigin:
                     while gate is not None and not gate.wait(0.5):
                         if origin.closed.is_set():
                             return
-                    self.wfile.write(photo[start:cut])
-                    self.wfile.flush()
+                    step = HeldPhotoOrigin.STEP if pace and gate is None else cut - start
+                    began = time.monotonic()
+                    for offset in range(start, cut, step):
+                        if pace and gate is None:
+                            # Each write at its time on the steady pace (no drift from slow writes).
+                            time.sleep(max(0.0, began + (offset - start) / pace - time.monotonic()))
+                        self.wfile.write(photo[offset:min(offset + step, cut)])
+                        self.wfile.flush()
+                        origin.sent = min(offset + step, cut)
                     start = cut
-                    origin.sent = cut
 
             def log_message(self, *args):
                 pass
