@@ -115,7 +115,21 @@ DELAYS = """
       if (!c || c.lastByte == null || c.screen == null || e.startTime < c.lastByte - 200 || e.responseEnd > c.screen) continue;
       asks.push(e.startTime - c.lastByte); answers.push(e.responseEnd - e.startTime); frames.push(c.screen - e.responseEnd);
     }
-    return { events: lags.map((l) => l - least), asks, answers, frames,
+    // The same on the server's clock, placed on the page's by the quickest event (so a few ms early):
+    // the ask against the photo's last byte, the filter's wait for a slot and its run, the answer's end
+    // after the filter and the screen after the answer; for each row whose final image came by its ask.
+    const server = { ask: [], wait: [], run: [], answer: [], screen: [] };
+    for (const e of performance.getEntriesByType('resource')) {
+      const m = e.name.match(/[/]photos[/]([0-9]+)[/]thumbnail$/), c = m && chain[m[1]];
+      if (!c || c.lastByteOnServer == null || c.filteredOnServer == null || c.filterStartedOnServer == null
+          || c.screen == null || e.responseEnd > c.screen || e.startTime < c.lastByteOnServer + least - 1000) continue;
+      server.ask.push(e.startTime - (c.lastByteOnServer + least));
+      server.wait.push(c.filterStartedOnServer - c.lastByteOnServer);
+      server.run.push(c.filteredOnServer - c.filterStartedOnServer);
+      server.answer.push(e.responseEnd - (c.filteredOnServer + least));
+      server.screen.push(c.screen - e.responseEnd);
+    }
+    return { server, events: lags.map((l) => l - least), asks, answers, frames,
              waits: reports.map((e) => e.requestStart - e.startTime), trips: reports.map((e) => e.responseEnd - e.requestStart) };
 """
 
@@ -129,6 +143,11 @@ def log_delays(delays: dict) -> None:
         f"its round trip {line(delays['trips'])} ({len(delays['waits'])} reports); after the last byte's event, "
         f"the final thumbnail asked {line(delays['asks'])}, answered {line(delays['answers'])}, "
         f"its answer on screen {line(delays['frames'])} ({len(delays['asks'])} thumbnails)")
+    server = delays["server"]
+    log(f"after the last byte on the server's clock (placed on the page's by the quickest event), p50 / p90 / max: "
+        f"the final thumbnail asked {line(server['ask'])}, the filter waiting for a slot {line(server['wait'])}, "
+        f"running {line(server['run'])}, the answer's end after the filter {line(server['answer'])}, "
+        f"on screen after the answer {line(server['screen'])} ({len(server['ask'])} rows)")
 
 
 def play(port: int, count: int, jumps: int, seed: int) -> list[dict]:

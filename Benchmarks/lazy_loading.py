@@ -82,6 +82,14 @@ PROBE = """
       if (c.startedOnServer == null) c.startedOnServer = d.time * 1000;
     }
     if (type === 'operation' && d.queue === 'download' && d.outcome === 'finished') mark(d.index, 'lastByte');
+    // The server's own times of a photo's last byte and of its filtration's start and end (its clock;
+    // first_pixels.py places them on the page's), the first of each.
+    if (type === 'operation' && typeof d.time === 'number') {
+      const key = { 'download finished': 'lastByteOnServer', 'filtration started': 'filterStartedOnServer',
+                    'filtration finished': 'filteredOnServer' }[d.queue + ' ' + d.outcome];
+      const c = key && (chain[d.index] || (chain[d.index] = { reports: [] }));
+      if (c && c[key] == null) c[key] = d.time * 1000;
+    }
     if (type !== 'photo') return;
     if (d.state === 'downloading' && d.progress > 0) mark(d.index, 'firstByte');
     if (d.partial) mark(d.index, 'partial');

@@ -11,6 +11,9 @@ Each operation event carries the server's time, so the links below are the serve
   filter run        filtration started -> finished (decode, sepia, encode, on a loaded core or not)
   filter CPU        the filtration's own CPU time (its event's `cpuSeconds`)
   last byte -> filtered         the sum: what the server adds to a photo after its last byte
+  download past the floor       the download's start to its last byte, less the origin's latency and
+                                the photo's bytes at its bandwidth: what the transfer adds (the
+                                connection, the origin's own pace, the reads of a busy transfer thread)
 
 Set beside first_pixels.py's "page's own delays" (the same events' arrival at a page), it says which
 part of a jump's time past the floor is the server's. Printed, not judged.
@@ -70,7 +73,7 @@ async def play(port: int, count: int, stops: int, shared: bool) -> list[tuple[fl
     return arrivals
 
 
-def figures(arrivals: list[tuple[float, dict]]) -> list[list[object]]:
+def figures(arrivals: list[tuple[float, dict]], sizes: dict[int, int]) -> list[list[object]]:
     """The table's rows: each link's p50 / p90 / max in ms."""
     offsets = [arrived - data["time"] for arrived, data in arrivals]
     least = min(offsets)
@@ -87,7 +90,10 @@ def figures(arrivals: list[tuple[float, dict]]) -> list[list[object]]:
         return [1000 * (end[i] - start[i]) for i in end if i in start]
 
     last_byte, started, finished = ("download", "finished"), ("filtration", "started"), ("filtration", "finished")
-    rows = [("delivery", delivery), ("last byte -> filter started", link(last_byte, started)),
+    downloads = times.get(("download", "started"), {})
+    transfer = [1000 * (times[last_byte][i] - downloads[i]) - LATENCY_MS - sizes[i] / BANDWIDTH * 1000
+                for i in times.get(last_byte, {}) if i in downloads and i in sizes and i in times.get(started, {})]
+    rows = [("download past the floor", transfer), ("delivery", delivery), ("last byte -> filter started", link(last_byte, started)),
             ("filter run", link(started, finished)), ("filter CPU", cpu),
             ("last byte -> filtered", link(last_byte, finished))]
     return [[name, len(values), f"{percentile(values, 50):.1f}", f"{percentile(values, 90):.1f}", f"{max(values):.1f}"]
@@ -104,9 +110,12 @@ def main() -> None:
         common.BINARY = args.binary.resolve()
     log(f"The server's own links after a stop, {args.stops} stops of {ROWS_ON_SCREEN} rows, "
         f"{'shared' if args.shared else 'own'} stream; load {os.getloadavg()[0]:.1f} at the start")
-    with common.behind_sample_origin(LATENCY_MS, BANDWIDTH) as (server, photos, _):
+    with common.behind_sample_origin(LATENCY_MS, BANDWIDTH) as (server, photos, origin_host):
+        samples = next(Path(origin_host.cache).glob("sample-photos-*"))
+        files = {p["index"]: samples / p["url"].rsplit("/", 1)[1] for p in photos}
+        sizes = {i: f.stat().st_size for i, f in files.items() if f.exists()}
         arrivals = asyncio.run(play(server.port, len(photos), args.stops, args.shared))
-    log(table(["link", "n", "p50 ms", "p90 ms", "max ms"], figures(arrivals)))
+    log(table(["link", "n", "p50 ms", "p90 ms", "max ms"], figures(arrivals, sizes)))
     log(f"(load {os.getloadavg()[0]:.1f} at the end)")
 
 
