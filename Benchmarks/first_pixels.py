@@ -38,12 +38,15 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--jumps", type=int, default=16, help="jumps to play (default 16)")
     parser.add_argument("--seed", type=int, default=29, help="seed of the rows jumped to")
+    parser.add_argument("--click-ms", type=float, default=0,
+                        help="how long each click in the scrollbar's track holds the button (default 0; a person's lasts about 100)")
     parser.add_argument("--binary", type=Path, help="the server (default: the release build of scripts/bench.sh)")
     args = parser.parse_args()
+    person_input.CLICK_HOLD_S = args.click_ms / 1000
     if args.binary:
         common.BINARY = args.binary.resolve()
     log(f"13. First pixels and final image after a jump, against the floor (latency + bytes at 2 MB/s), "
-        f"{args.jumps} jumps, headless Chromium; load {os.getloadavg()[0]:.1f} at the start")
+        f"{args.jumps} jumps, clicks held {args.click_ms:.0f} ms, headless Chromium; load {os.getloadavg()[0]:.1f} at the start")
     rows: list[dict] = []
     with common.behind_sample_origin(LATENCY_MS, BANDWIDTH) as (server, photos, origin_host):
         samples = next(Path(origin_host.cache).glob("sample-photos-*"))

@@ -29,6 +29,7 @@ movement's end to every whole row on screen final.
 from __future__ import annotations
 
 import shutil
+import time
 
 # Windows virtual key codes, which Chromium's keyboard scrolling reads.
 KEYS = {"End": 35, "Home": 36, "PageDown": 34, "PageUp": 33}
@@ -57,14 +58,22 @@ def press(driver, key: str) -> None:
     driver.execute_cdp_cmd("Input.dispatchKeyEvent", {"type": "keyUp", **fields})
 
 
+# How long a click in the scrollbar's track holds the button down, in seconds: 0 lets go at once; a
+# person's click lasts about 0.1 s (first_pixels.py --click-ms).
+CLICK_HOLD_S = 0.0
+
+
 def track_click(driver, fraction: float) -> None:
-    """Shift-clicks the scroller's track where its thumb stands at `fraction` of the scroll range."""
+    """Shift-clicks the scroller's track where its thumb stands at `fraction` of the scroll range,
+    holding the button CLICK_HOLD_S."""
     point = driver.execute_script(TRACK, fraction)
     if point["bar"] <= 0:
         raise SystemExit("the browser shows no scrollbar to click (overlay or hidden scrollbars)")
     where = {"x": point["x"], "y": point["y"]}
     driver.execute_cdp_cmd("Input.dispatchMouseEvent", {"type": "mouseMoved", **where})
     for kind in ("mousePressed", "mouseReleased"):
+        if kind == "mouseReleased" and CLICK_HOLD_S > 0:
+            time.sleep(CLICK_HOLD_S)  # the person's finger on the button, not a wait for the page
         driver.execute_cdp_cmd("Input.dispatchMouseEvent",
                                {"type": kind, "button": "left", "clickCount": 1, "modifiers": SHIFT, **where})
 

@@ -9,7 +9,11 @@
 //   wait grows with them);
 // - a finger: never while it touches; its fling ends at `scrollend` (the momentum's end), or after
 //   TOUCH_STILL_MS of stillness;
-// - the scrollbar: never while the button is held on it; the release ends it at once;
+// - the scrollbar's thumb: never while the button is held on it; the release ends it at once;
+// - a press in the scrollbar's track (or on an arrow): the jump or page it makes at the press (a page
+//   is animated over a few frames) ends once it has been still TRACK_STILL_MS, though the button is
+//   still down (a person's click lasts about 100 ms, and what it jumped to is on screen from the
+//   press); what the press does after (Chromium's repeat while it is held) is held until the release;
 // - keys the browser scrolls for: at `scrollend` (the page's own keys are jumps, viewport.js);
 // - a script's scroll has no end of its own (Chromium fires `scrollend` after every programmatic
 //   step): it ends after STILLNESS_MS of stillness, as in a browser without `scrollend`.
@@ -30,6 +34,9 @@ export const TRACKPAD_GAPS = 2;
 /** The stillness that ends a trackpad's scroll whose events have come at most `gap` ms apart. */
 export const trackpadStill = (gap) => (gap > 0
   ? Math.min(TRACKPAD_STILL_MS, Math.max(TRACKPAD_QUICKEST_MS, TRACKPAD_GAPS * gap)) : TRACKPAD_STILL_MS);
+/** Stillness that ends the jump or page of a press in the scrollbar's track, the button still down
+ * (a page's animation moves every frame; Chromium repeats a held press's page after about 150 ms). */
+export const TRACK_STILL_MS = 50;
 /** Quiet time that ends a finger's scroll when the browser did not say its end. */
 const TOUCH_STILL_MS = 500;
 /** Input this long before a scroll began still made it (a wheel event comes a frame before its scroll). */
@@ -54,6 +61,9 @@ export function createScrollEnd({ target, position, onEnd }) {
   let touching = 0;
   let lastTouch = -Infinity;
   let onScrollbar = false;
+  // A press in the scrollbar's track, not on its thumb: 'pressed', then 'moving' once the list moves,
+  // 'done' once that move has ended (the rest of the press is held until the release).
+  let trackPress = null;
 
   const byPerson = () => lastInput >= began - INPUT_LEAD_MS;
 
@@ -73,8 +83,15 @@ export function createScrollEnd({ target, position, onEnd }) {
   // Ends the scroll if its input has stopped; else looks again when it may have.
   function check() {
     timer = null;
-    if (!active || touching || onScrollbar) return;
+    if (!active || touching) return;
     const now = performance.now();
+    if (onScrollbar) {
+      if (trackPress !== 'moving') return;
+      const left = lastScroll + TRACK_STILL_MS - now;
+      if (left > 0) return recheck(left);
+      trackPress = 'done';
+      return end();
+    }
     if (byPerson()) {
       const wheelLeft = wheel.at + wheel.still - now;
       if (wheelLeft > 0) return recheck(wheelLeft);
@@ -116,18 +133,33 @@ export function createScrollEnd({ target, position, onEnd }) {
   for (const type of ['touchend', 'touchcancel']) {
     target.addEventListener(type, (event) => { input(); touching = event.touches.length; if (active) check(); });
   }
+  /** Whether a press at `y` (client coordinates) on the scrollbar falls on its thumb: Chromium's
+   * classic scrollbar, an arrow button the bar's width at each end and a thumb at least as long,
+   * with a few pixels' margin, since a press there is a drag. */
+  function onThumb(y, rect) {
+    const bar = target.offsetWidth - target.clientWidth;
+    const length = rect.height - 2 * bar;
+    const thumb = Math.max(bar, length * target.clientHeight / target.scrollHeight);
+    const range = Math.max(1, target.scrollHeight - target.clientHeight);
+    const top = rect.top + bar + (length - thumb) * target.scrollTop / range;
+    return y >= top - 4 && y <= top + thumb + 4;
+  }
+
   // A press on the scrollbar (beside the content box) holds the scroll until it is released,
-  // wherever the pointer is then.
+  // wherever the pointer is then, but for the jump or page a press in the track makes at once.
   target.addEventListener('pointerdown', (event) => {
     input();
     if (event.pointerType !== 'mouse' || event.target !== target) return;
     const rect = target.getBoundingClientRect();
-    if (event.clientX >= rect.left + target.clientLeft + target.clientWidth) onScrollbar = true;
+    if (event.clientX < rect.left + target.clientLeft + target.clientWidth) return;
+    onScrollbar = true;
+    trackPress = onThumb(event.clientY, rect) ? null : 'pressed';
   }, { passive: true });
   for (const type of ['pointerup', 'pointercancel']) {
     window.addEventListener(type, () => {
       if (!onScrollbar) return;
       onScrollbar = false;
+      trackPress = null;
       input();
       lastScrollEnd = performance.now(); // the thumb stops where it is let go
       if (active) check();
@@ -146,7 +178,9 @@ export function createScrollEnd({ target, position, onEnd }) {
       active = true;
       top = now;
       lastScroll = at;
-      if (timer == null) recheck(STILLNESS_MS);
+      if (onScrollbar && trackPress === 'pressed') trackPress = 'moving';
+      if (onScrollbar && trackPress === 'moving') recheck(TRACK_STILL_MS);
+      else if (timer == null) recheck(STILLNESS_MS);
     },
     /** Whether the scroll going on was made by a person's input (not by a script). */
     byPerson,
@@ -154,7 +188,8 @@ export function createScrollEnd({ target, position, onEnd }) {
      * is reported alone; a second notch makes it a run, which is told). */
     loneNotch: () => byPerson() && wheel.count === 1 && wheel.still === WHEEL_STILL_MS
       && wheel.at >= began - INPUT_LEAD_MS && !touching && !onScrollbar,
-    /** Whether the person is still holding the scroll (a finger down, the scrollbar held). */
-    held: () => touching > 0 || onScrollbar,
+    /** Whether the person is still holding the scroll (a finger down, the scrollbar held; not the
+     * jump of a press in the track, which ends while the button is down). */
+    held: () => touching > 0 || (onScrollbar && trackPress !== 'moving'),
   };
 }

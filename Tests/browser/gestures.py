@@ -115,18 +115,19 @@ def drag_scrollbar(driver, selector: str, fraction: float, steps: int = 20, inte
     _mouse(driver, type="mouseReleased", x=x, y=target, button="left", buttons=0, clickCount=1)
 
 
-def track_click(driver, selector: str, fraction: float) -> None:
+def track_click(driver, selector: str, fraction: float, hold: bool = False) -> dict:
     """A jump: a shift-click in the scrollbar's track of `selector` where the thumb stands at `fraction` of
-    the range (Chromium moves the thumb there at the press)."""
+    the range (Chromium moves the thumb there at the press). With `hold`, the button stays down (let go
+    with `release(driver, at)`, `at` what this returns)."""
     thumb = driver.execute_script(THUMB, selector)
     at = {"x": thumb["x"], "y": thumb["y"] - thumb["travel"] * driver.execute_script(
         "const s = document.querySelector(arguments[0]); return s.scrollTop / Math.max(1, s.scrollHeight - s.clientHeight);",
         selector) + thumb["travel"] * fraction}
     before = driver.execute_script("return document.querySelector(arguments[0]).scrollTop", selector)
     _mouse(driver, type="mouseMoved", **at)
-    for kind in ("mousePressed", "mouseReleased"):
-        _mouse(driver, type=kind, button="left", buttons=1 if kind == "mousePressed" else 0, clickCount=1,
-               modifiers=8, **at)
+    _mouse(driver, type="mousePressed", button="left", buttons=1, clickCount=1, modifiers=8, **at)
+    if not hold:
+        release(driver, at)
     # CDP answers once the press is dispatched, not once the list has moved: what a test reads next
     # (the page's visible rows, its last report) must be the jump's, so wait for the move itself.
     moved = driver.execute_async_script("""
@@ -139,6 +140,12 @@ def track_click(driver, selector: str, fraction: float) -> None:
         };
         check();""", selector, before)
     assert moved, f"the shift-click in {selector}'s scrollbar track at {fraction} did not move it"
+    return at
+
+
+def release(driver, at: dict) -> None:
+    """Lets go of the mouse's left button at `at` (a press of `track_click(..., hold=True)`)."""
+    _mouse(driver, type="mouseReleased", button="left", buttons=0, clickCount=1, modifiers=8, **at)
 
 
 def phone(driver, width: int = 390, height: int = 844) -> None:

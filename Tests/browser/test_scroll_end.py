@@ -1,12 +1,14 @@
-"""A scroll's end is reported as soon as it is known: a key's jump at once, a wheel once it has been
-still long enough for a next notch (`scrollend` comes after every notch), and a script's step-by-step
-scroll (whose end nothing says) once, after it settles."""
+"""A scroll's end is reported as soon as it is known: a key's jump at once, a press in the scrollbar's
+track once its jump is still (the button still down), a wheel once it has been still long enough for a
+next notch (`scrollend` comes after every notch), and a script's step-by-step scroll (whose end nothing
+says) once, after it settles."""
 from __future__ import annotations
 
 from selenium.webdriver.common.action_chains import ActionChains
 from selenium.webdriver.common.keys import Keys
 from selenium.webdriver.common.actions.wheel_input import ScrollOrigin
 
+import gestures
 from test_layout import open_without_intro
 from test_page import ROW_HEIGHT, Page, wait_for
 from test_reading import RECORD_REPORTS
@@ -53,6 +55,26 @@ def test_a_key_jump_is_reported_while_the_key_is_handled(server, driver):
     asked = seen["pending"] or reports[seen["sent"] - 1]["body"]
     assert asked["scrolling"] is False and (asked["first"], asked["last"]) == (first, last), (asked, seen)
     assert not [r for r in reports if r["body"]["scrolling"]], reports
+
+
+def test_a_press_in_the_scrollbar_track_is_a_stop_while_the_button_is_still_down(server, driver):
+    # Given the page at rest at the top, on a laptop's screen, its reports recorded
+    gestures.laptop(driver)
+    page = open_without_intro(Page(driver, server))
+    page.js(RECORD_REPORTS)
+
+    # When a person presses in the scrollbar's track (a shift-press: the thumb jumps there) and holds
+    # the button down, as a click does for about 100 ms
+    at = gestures.track_click(driver, "#list", 0.6, hold=True)
+    try:
+        # Then the rows it jumped to are reported as a stop with the button still down: what the
+        # press shows is on screen from the press, and a person's click need not end first
+        wait_for(driver, lambda _: stops(page), 10, "no stop was reported while the button was down")
+        first, last = page.visible_range()
+        stop = stops(page)[0]["body"]
+        assert first > 100 and (stop["first"], stop["last"]) == (first, last), (stop, first, last)
+    finally:
+        gestures.release(driver, at)
 
 
 def test_a_lone_wheel_notch_is_a_stop_once_the_wheel_is_still(server, driver):
