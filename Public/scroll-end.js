@@ -10,10 +10,11 @@
 // - a finger: never while it touches; its fling ends at `scrollend` (the momentum's end), or after
 //   TOUCH_STILL_MS of stillness;
 // - the scrollbar's thumb: never while the button is held on it; the release ends it at once;
-// - a press in the scrollbar's track (or on an arrow): the jump or page it makes at the press (a page
-//   is animated over a few frames) ends once it has been still TRACK_STILL_MS, though the button is
-//   still down (a person's click lasts about 100 ms, and what it jumped to is on screen from the
-//   press); what the press does after (Chromium's repeat while it is held) is held until the release;
+// - a press in the scrollbar's track (or on an arrow): the jump or page it makes at the press ends
+//   though the button is still down (a person's click lasts about 100 ms, and what it jumped to is on
+//   screen from the press): a jump of a screen or more (a shift-press) at once, a page (animated over
+//   a few frames) once it has been still TRACK_STILL_MS; what the press does after (Chromium's repeat
+//   while it is held) is held until the release;
 // - keys the browser scrolls for: at `scrollend` (the page's own keys are jumps, viewport.js);
 // - a script's scroll has no end of its own (Chromium fires `scrollend` after every programmatic
 //   step): it ends after STILLNESS_MS of stillness, as in a browser without `scrollend`.
@@ -64,6 +65,8 @@ export function createScrollEnd({ target, position, onEnd }) {
   // A press in the scrollbar's track, not on its thumb: 'pressed', then 'moving' once the list moves,
   // 'done' once that move has ended (the rest of the press is held until the release).
   let trackPress = null;
+  let pressTop = 0; // the scroll position at the press
+  let trackJumped = false; // the press's first move was a jump of a screen or more
 
   const byPerson = () => lastInput >= began - INPUT_LEAD_MS;
 
@@ -87,7 +90,7 @@ export function createScrollEnd({ target, position, onEnd }) {
     const now = performance.now();
     if (onScrollbar) {
       if (trackPress !== 'moving') return;
-      const left = lastScroll + TRACK_STILL_MS - now;
+      const left = lastScroll + (trackJumped ? 0 : TRACK_STILL_MS) - now;
       if (left > 0) return recheck(left);
       trackPress = 'done';
       return end();
@@ -154,6 +157,7 @@ export function createScrollEnd({ target, position, onEnd }) {
     if (event.clientX < rect.left + target.clientLeft + target.clientWidth) return;
     onScrollbar = true;
     trackPress = onThumb(event.clientY, rect) ? null : 'pressed';
+    pressTop = target.scrollTop;
   }, { passive: true });
   for (const type of ['pointerup', 'pointercancel']) {
     window.addEventListener(type, () => {
@@ -178,8 +182,11 @@ export function createScrollEnd({ target, position, onEnd }) {
       active = true;
       top = now;
       lastScroll = at;
-      if (onScrollbar && trackPress === 'pressed') trackPress = 'moving';
-      if (onScrollbar && trackPress === 'moving') recheck(TRACK_STILL_MS);
+      if (onScrollbar && trackPress === 'pressed') {
+        trackPress = 'moving';
+        trackJumped = Math.abs(now - pressTop) >= target.clientHeight;
+      }
+      if (onScrollbar && trackPress === 'moving') recheck(trackJumped ? 0 : TRACK_STILL_MS);
       else if (timer == null) recheck(STILLNESS_MS);
     },
     /** Whether the scroll going on was made by a person's input (not by a script). */
