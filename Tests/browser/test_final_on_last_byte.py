@@ -5,15 +5,11 @@ Watched on the page's clock: when each row's 'filtered' event reached the page, 
 for its thumbnail; and against an origin that holds a photo's last bytes."""
 from __future__ import annotations
 
-import sys
-from pathlib import Path
-
 import gestures
+from held_photo_origin import HeldPhotoOrigin
 from page_events import tap_page_events
 from test_page import WORK_TIMEOUT, Page, wait_for
 
-sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "pysupport"))
-from held_photo_origin import HeldPhotoOrigin  # noqa: E402
 
 # Runs before the page's scripts: the arrival of each row's 'filtered' event, read where the page's
 # events arrive (the SharedWorker's MessagePort, or an EventSource of the page's own).

@@ -3,15 +3,11 @@ sharper previews as more arrive, then the final thumbnail. The origin holds the 
 chooses (gates it opens), so each preview is looked at while the last byte has certainly not been sent."""
 from __future__ import annotations
 
-import sys
-from pathlib import Path
-
 import pytest
 
+from held_photo_origin import HeldPhotoOrigin
 from test_page import WORK_TIMEOUT, Page, wait_for
 
-sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "pysupport"))
-from held_photo_origin import HeldPhotoOrigin  # noqa: E402
 
 # Every `src` the row's thumbnail is given, in order, with whether it had loaded; the one it has now first.
 WATCH_ROW = """
