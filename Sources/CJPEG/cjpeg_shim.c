@@ -25,6 +25,20 @@ struct cpl_jpeg_decoder {
     /* The source of `cpl_jpeg_read_header_arrived`: suspends where the bytes end. */
     struct jpeg_source_mgr arrived;
     int created;
+    /* The `cpl_jpeg_stream_*` state: the bytes not read yet (at the front of `stream`), a skip past
+       them owed to the next bytes, and where the decode is. */
+    struct jpeg_source_mgr stream_source;
+    unsigned char *stream;
+    size_t stream_capacity;
+    unsigned long skip_owed;
+    int stream_set_up;
+    int stream_markers_saved;
+    int stream_final;
+    int stream_started;
+    int stream_output_open;
+    int stream_scans;
+    int stream_scans_shown;
+    int stream_end;
 };
 
 static cpl_jpeg_failure cpl_classify(int msg_code) {
@@ -113,6 +127,7 @@ void cpl_jpeg_decoder_destroy(cpl_jpeg_decoder *decoder) {
     if (decoder->created) {
         jpeg_destroy_decompress(&decoder->cinfo);
     }
+    free(decoder->stream);
     free(decoder);
 }
 
@@ -273,6 +288,205 @@ int cpl_jpeg_decode_arrived(cpl_jpeg_decoder *decoder, JSAMPARRAY rows, JDIMENSI
     *rows_ready = cpl_read_rows(cinfo, rows);
     *scans = completed;
     return *rows_ready > 0 ? 0 : 1;
+}
+
+/* The stream's source: where the bytes appended end it suspends, until every byte is in
+   (`stream_final`); then it ends the image as jpeg_mem_src does, with a warning that fails the decode. */
+static const JOCTET cpl_fake_eoi[2] = {0xFF, JPEG_EOI};
+
+static boolean cpl_stream_fill(j_decompress_ptr cinfo) {
+    cpl_jpeg_decoder *decoder = (cpl_jpeg_decoder *)cinfo;
+    if (!decoder->stream_final) {
+        return FALSE;
+    }
+    WARNMS(cinfo, JWRN_JPEG_EOF);
+    cinfo->src->next_input_byte = cpl_fake_eoi;
+    cinfo->src->bytes_in_buffer = 2;
+    return TRUE;
+}
+
+/* A skip past the bytes held is owed to the next ones appended. */
+static void cpl_stream_skip(j_decompress_ptr cinfo, long num_bytes) {
+    cpl_jpeg_decoder *decoder = (cpl_jpeg_decoder *)cinfo;
+    struct jpeg_source_mgr *src = cinfo->src;
+    if (num_bytes <= 0) {
+        return;
+    }
+    if ((unsigned long)num_bytes <= src->bytes_in_buffer) {
+        src->next_input_byte += num_bytes;
+        src->bytes_in_buffer -= (size_t)num_bytes;
+        return;
+    }
+    decoder->skip_owed += (unsigned long)num_bytes - src->bytes_in_buffer;
+    src->next_input_byte += src->bytes_in_buffer;
+    src->bytes_in_buffer = 0;
+    if (decoder->stream_final) {
+        (void)cpl_stream_fill(cinfo);
+    }
+}
+
+int cpl_jpeg_stream_append(cpl_jpeg_decoder *decoder, const unsigned char *data, unsigned long size) {
+    struct jpeg_source_mgr *src = &decoder->stream_source;
+    if (!decoder->stream_set_up) {
+        src->init_source = cpl_arrived_init;
+        src->fill_input_buffer = cpl_stream_fill;
+        src->skip_input_data = cpl_stream_skip;
+        src->resync_to_restart = jpeg_resync_to_restart;
+        src->term_source = cpl_arrived_term;
+        src->next_input_byte = NULL;
+        src->bytes_in_buffer = 0;
+        decoder->cinfo.src = src;
+        decoder->stream_set_up = 1;
+    }
+    unsigned long owed = decoder->skip_owed < size ? decoder->skip_owed : size;
+    decoder->skip_owed -= owed;
+    data += owed;
+    size -= owed;
+    /* What libjpeg has read is dropped and the rest moved to the front (libjpeg.txt, "I/O suspension"). */
+    size_t unread = src->bytes_in_buffer;
+    if (unread > 0 && src->next_input_byte != decoder->stream) {
+        memmove(decoder->stream, src->next_input_byte, unread);
+    }
+    if (unread + size > decoder->stream_capacity) {
+        size_t capacity = (unread + size) * 2;
+        unsigned char *grown = realloc(decoder->stream, capacity);
+        if (grown == NULL) {
+            return -1;
+        }
+        decoder->stream = grown;
+        decoder->stream_capacity = capacity;
+    }
+    if (size > 0) {
+        memcpy(decoder->stream + unread, data, size);
+    }
+    src->next_input_byte = decoder->stream;
+    src->bytes_in_buffer = unread + size;
+    return 0;
+}
+
+int cpl_jpeg_stream_read_header(cpl_jpeg_decoder *decoder) {
+    if (setjmp(decoder->error.jump)) {
+        return -1;
+    }
+    if (!decoder->stream_markers_saved) {
+        jpeg_save_markers(&decoder->cinfo, JPEG_APP0 + 1, 0xFFFF);
+        decoder->stream_markers_saved = 1;
+    }
+    return jpeg_read_header(&decoder->cinfo, TRUE) == JPEG_SUSPENDED ? 1 : 0;
+}
+
+/* Starts the decompression once: a progressive JPEG in buffered-image mode, so its scans can be shown
+   as they complete and its coefficients taken in as they arrive. Suspends (FALSE) only for want of input. */
+static int cpl_stream_start(cpl_jpeg_decoder *decoder) {
+    if (!decoder->stream_started) {
+        decoder->cinfo.buffered_image = jpeg_has_multiple_scans(&decoder->cinfo);
+        if (!jpeg_start_decompress(&decoder->cinfo)) {
+            return 0;
+        }
+        decoder->stream_started = 1;
+    }
+    return 1;
+}
+
+/* Ends an output pass that is open; FALSE while the next scan's start has not arrived. */
+static int cpl_stream_close_output(cpl_jpeg_decoder *decoder) {
+    if (decoder->stream_output_open) {
+        if (!jpeg_finish_output(&decoder->cinfo)) {
+            return 0;
+        }
+        decoder->stream_output_open = 0;
+    }
+    return 1;
+}
+
+/* Takes in a progressive JPEG's bytes until they run out, counting the scans completed. */
+static void cpl_stream_take_scans(cpl_jpeg_decoder *decoder) {
+    j_decompress_ptr cinfo = &decoder->cinfo;
+    if (!cpl_stream_close_output(decoder)) {
+        return;
+    }
+    while (!jpeg_input_complete(cinfo)) {
+        int status = jpeg_consume_input(cinfo);
+        if (status == JPEG_SCAN_COMPLETED || status == JPEG_REACHED_EOI) {
+            decoder->stream_scans = cinfo->input_scan_number;
+        }
+        if (status == JPEG_SUSPENDED) {
+            break;
+        }
+    }
+    if (jpeg_input_complete(cinfo)) {
+        decoder->stream_scans = cinfo->input_scan_number;
+        decoder->stream_end = 1;
+    }
+}
+
+int cpl_jpeg_stream_consume(cpl_jpeg_decoder *decoder, JSAMPARRAY rows, JDIMENSION *rows_ready, int *scans,
+                            int *reached_end) {
+    j_decompress_ptr cinfo = &decoder->cinfo;
+    *rows_ready = 0;
+    if (setjmp(decoder->error.jump)) {
+        return -1;
+    }
+    if (cpl_stream_start(decoder)) {
+        if (cinfo->buffered_image) {
+            cpl_stream_take_scans(decoder);
+        } else {
+            *rows_ready = cpl_read_rows(cinfo, rows);
+            decoder->stream_scans = *rows_ready > 0;
+            decoder->stream_end = *rows_ready == cinfo->output_height;
+        }
+    }
+    *scans = decoder->stream_scans;
+    *reached_end = decoder->stream_end;
+    return 0;
+}
+
+/* Writes the image as of complete scan `scan` into `rows` (a complete scan's output reads no input);
+   the rows written. */
+static JDIMENSION cpl_stream_write_scan(cpl_jpeg_decoder *decoder, int scan, JSAMPARRAY rows) {
+    j_decompress_ptr cinfo = &decoder->cinfo;
+    jpeg_start_output(cinfo, scan);
+    decoder->stream_output_open = 1;
+    JDIMENSION written = cpl_read_rows(cinfo, rows);
+    decoder->stream_scans_shown = scan;
+    (void)cpl_stream_close_output(decoder);
+    return written;
+}
+
+int cpl_jpeg_stream_output(cpl_jpeg_decoder *decoder, JSAMPARRAY rows) {
+    if (setjmp(decoder->error.jump)) {
+        return -1;
+    }
+    if (!decoder->stream_started || !decoder->cinfo.buffered_image || !cpl_stream_close_output(decoder)) {
+        return 1;
+    }
+    if (decoder->stream_scans == 0 || decoder->stream_scans == decoder->stream_scans_shown) {
+        return 1;
+    }
+    cpl_stream_write_scan(decoder, decoder->stream_scans, rows);
+    return 0;
+}
+
+int cpl_jpeg_stream_finish(cpl_jpeg_decoder *decoder, JSAMPARRAY rows) {
+    j_decompress_ptr cinfo = &decoder->cinfo;
+    if (setjmp(decoder->error.jump)) {
+        return -1;
+    }
+    /* From here the source never suspends: where the bytes end, it ends the image with a warning. */
+    decoder->stream_final = 1;
+    (void)cpl_stream_start(decoder);
+    JDIMENSION written;
+    if (cinfo->buffered_image) {
+        cpl_stream_take_scans(decoder);
+        written = cpl_stream_write_scan(decoder, cinfo->input_scan_number, rows);
+    } else {
+        written = cpl_read_rows(cinfo, rows);
+    }
+    if (written < cinfo->output_height) {
+        ERREXIT(cinfo, JERR_INPUT_EOF);
+    }
+    jpeg_finish_decompress(cinfo);
+    return 0;
 }
 
 /* Heap-allocated so nothing libjpeg updates lives in a local that longjmp could leave stale. */

@@ -60,4 +60,38 @@ struct ArrivedPreviewTests {
         #expect(try harness.pipeline.image(.partial, of: 0).data == thumbnail.data)
         #expect(harness.pipeline.arrivedPreviewSequences(in: [0, 1]).isEmpty)
     }
+
+    @Test func aRowOnScreenIsDecodedAsItsBytesArriveAndItsThumbnailIsTheWholeBodysOwn() async throws {
+        // Given a progressive photo on screen and a baseline one wanted off screen, each origin sending
+        // half and holding the rest
+        let gate = OriginGate()
+        gate.open(.firstBytes)
+        let baseline = Array(try JPEGEncoder.encode(SamplePhoto.make(seed: 4, width: 1600, height: 1067), quality: 85))
+        let harness = try PipelineHarness(photos: [
+            ("/p0.jpg", .gated(bytes: Self.progressive, firstBytes: Self.progressive.count / 2, gate: gate)),
+            ("/p1.jpg", .gated(bytes: baseline, firstBytes: baseline.count / 2, gate: gate)),
+        ])
+        defer { harness.close() }
+        harness.controller(strategy: .visible).loadImagesForOnscreenRows(0...0)
+        let eager = harness.controller(strategy: .eager)
+        defer { eager.close() }
+        try await harness.recorder.wait(for: "a preview of row 0") { !Self.partials(of: 0, in: $0).isEmpty }
+        try await harness.recorder.wait(photo: 1, "half downloaded") { state in
+            if case .downloading(let progress?) = state { return progress >= 0.45 } else { return false }
+        }
+
+        // When the rest arrives
+        gate.open(.rest)
+        try await harness.recorder.wait(photo: 0, "filtered") { $0 == .filtered }
+        try await harness.recorder.wait(photo: 1, "filtered") { $0 == .filtered }
+
+        // Then the row on screen's thumbnail was finished from its decode ahead, the other's decoded afresh
+        #expect(harness.pipeline.stats.decodedAhead == 1)
+        // And each is the thumbnail of the whole body, to the byte
+        let renderer = harness.pipeline.renderer
+        let height = harness.pipeline.configuration.thumbnailHeight
+        #expect(try harness.pipeline.image(.thumbnail, of: 0).data
+            == renderer.thumbnail(of: Data(Self.progressive), height: height).data)
+        #expect(try harness.pipeline.image(.thumbnail, of: 1).data == renderer.thumbnail(of: Data(baseline), height: height).data)
+    }
 }

@@ -73,6 +73,31 @@ int cpl_jpeg_read_header_arrived(cpl_jpeg_decoder *decoder, const unsigned char 
 int cpl_jpeg_decode_arrived(cpl_jpeg_decoder *decoder, JSAMPARRAY _Nonnull rows, JDIMENSION *rows_ready, int *scans,
                             int *reached_end);
 
+/* A JPEG decoded while its bytes arrive: the decoder keeps its own copy of the bytes not read yet,
+   so each call decodes only what came since the last, and libjpeg suspends where they end. */
+
+/** Appends `size` bytes that have arrived (the decoder copies them); 0, or -1 when out of memory. */
+int cpl_jpeg_stream_append(cpl_jpeg_decoder *decoder, const unsigned char *data, unsigned long size);
+
+/** Reads the header from the bytes appended: 0 when read, 1 when it has not all arrived, -1 on failure. */
+int cpl_jpeg_stream_read_header(cpl_jpeg_decoder *decoder);
+
+/** Takes in the bytes appended since the last call, after the header was read and the scale chosen:
+    a single-scan (baseline) JPEG's rows are decoded into `rows` (`output_height` of them, the same
+    rows at every call); a progressive one's scans into libjpeg's coefficients (buffered-image mode).
+    `rows_ready` gets the rows decoded so far (0 for a progressive JPEG), `scans` the complete scans,
+    `reached_end` 1 once no later byte can add to the image. 0, or -1 on failure. */
+int cpl_jpeg_stream_consume(cpl_jpeg_decoder *decoder, JSAMPARRAY _Nonnull rows, JDIMENSION *rows_ready, int *scans,
+                            int *reached_end);
+
+/** A progressive JPEG's image as of its last complete scan, into `rows`: 0 when written, 1 when there
+    is no complete scan yet or none since the last output, -1 on failure. */
+int cpl_jpeg_stream_output(cpl_jpeg_decoder *decoder, JSAMPARRAY _Nonnull rows);
+
+/** Every byte is in: decodes the rest into `rows` and reads to the EOI, failing where the bytes end
+    early as `cpl_jpeg_read_header`'s decoder would (no EOI invented silently). 0, or -1 on failure. */
+int cpl_jpeg_stream_finish(cpl_jpeg_decoder *decoder, JSAMPARRAY _Nonnull rows);
+
 /** Encodes tightly packed `pixels` (`components` bytes each, in `color_space`) to a JPEG.
     On success returns 0 and a malloc'd buffer in `output` (the caller frees it) of `output_size` bytes;
     on failure returns -1 and libjpeg's message in `message`. */

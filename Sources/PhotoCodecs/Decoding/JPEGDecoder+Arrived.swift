@@ -62,7 +62,7 @@ extension JPEGDecoder {
     }
 
     /// The Exif thumbnail in the first APP1 marker that has one.
-    private static func exifThumbnail(_ cinfo: UnsafeMutablePointer<jpeg_decompress_struct>) -> [UInt8]? {
+    static func exifThumbnail(_ cinfo: UnsafeMutablePointer<jpeg_decompress_struct>) -> [UInt8]? {
         var marker = cinfo.pointee.marker_list
         while let current = marker {
             if current.pointee.marker == UInt8(JPEG_APP0 + 1), let data = current.pointee.data,

@@ -50,13 +50,25 @@ extension SepiaRenderer {
     ///
     /// Bounded: the image at reduced scale, the Exif thumbnail too and only up to
     /// `exifThumbnailMaxPixels`; the decode says what it cost and whether later bytes could show more.
-    public func arrivedDecode(of data: Data, height: Int = 160) throws(ImageCodecError) -> ArrivedDecode {
+    ///
+    /// With `arriving` (made for `height` and these limits), the bytes are decoded by it: only those
+    /// that came since its last take, a preview made only when `preview` says so, and the decode's cost
+    /// counted as none (it follows the new bytes, not the image). Without, `data` is decoded afresh.
+    public func arrivedDecode(
+        of data: Data, height: Int = 160, continuing arriving: ArrivingJPEG? = nil, preview: Bool = true
+    ) throws(ImageCodecError) -> ArrivedDecode {
         // Bytes that do not start as a JPEG never will: no later preview of them is worth trying.
         guard ImageFormat(sniffing: data) == .jpeg else { return ArrivedDecode(isFinal: data.count >= 3) }
-        guard let arrived = try JPEGDecoder.decodeArrived(data, minimumHeight: max(1, height), limits: limits) else {
-            return ArrivedDecode()
+        let taken = arriving.flatMap { continues($0, height: height) ? $0 : nil }
+        let decoded = if let taken {
+            try taken.take(data, image: preview)
+        } else {
+            try JPEGDecoder.decodeArrived(data, minimumHeight: max(1, height), limits: limits)
         }
+        guard var arrived = decoded else { return ArrivedDecode() }
+        if taken != nil { arrived.declaredPixels = 0 }
         var decode = ArrivedDecode(declaredPixels: arrived.declaredPixels, isFinal: arrived.reachedEnd)
+        guard preview else { return decode }
         let complete = arrived.image != nil && (arrived.progressive || arrived.rowsReady >= arrived.rowsTotal)
         if !complete, let thumbnail = exifThumbnail(arrived, height: height) {
             decode.preview = ArrivedPreview(image: try sepia(thumbnail, height: height), scans: 0, progressive: arrived.progressive,
@@ -78,6 +90,11 @@ extension SepiaRenderer {
         thumbnailLimits.maxPixels = min(limits.maxPixels, Self.exifThumbnailMaxPixels)
         return try? JPEGDecoder.decode(Data(bytes), minimumHeight: max(1, height), limits: thumbnailLimits)
             .oriented(arrived.orientation)
+    }
+
+    /// Whether `arriving` decodes for thumbnails `height` high within these limits.
+    public func continues(_ arriving: ArrivingJPEG, height: Int) -> Bool {
+        arriving.minimumHeight == max(1, height) && arriving.limits == limits
     }
 
     /// `image` resampled to `height`, in sepia, as JPEG.

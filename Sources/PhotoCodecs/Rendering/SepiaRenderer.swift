@@ -41,11 +41,15 @@ public struct SepiaRenderer: Sendable {
     ///
     /// `unfiltered`, when given, receives the same thumbnail without the sepia step first (the
     /// tutorial's "unfiltered first, then sepia"), from the one decode, on the calling thread.
+    ///
+    /// `decodedAhead`, when given, is asked for the decoded image first (an `ArrivingJPEG`'s `finish`,
+    /// made for `height` and these limits, behind its owner's lock); when it gives nil, `data` is decoded.
     public func thumbnail(
         of data: Data, height: Int = 160, format: ImageFormat? = nil, isCancelled: () -> Bool = { false },
-        unfiltered: ((EncodedImage) -> Void)? = nil
+        decodedAhead: (() -> PixelBuffer?)? = nil, unfiltered: ((EncodedImage) -> Void)? = nil
     ) throws(ImageCodecError) -> EncodedImage {
-        try render(data, minimumHeight: max(1, height), format: format, isCancelled: isCancelled, unfiltered: unfiltered) { image in
+        try render(data, minimumHeight: max(1, height), format: format, isCancelled: isCancelled,
+                   decodedAhead: decodedAhead, unfiltered: unfiltered) { image in
             Resampler.scaled(image, toHeight: height)
         }
     }
@@ -56,7 +60,7 @@ public struct SepiaRenderer: Sendable {
         of data: Data, height: Int = 160, format: ImageFormat? = nil, isCancelled: () -> Bool = { false }
     ) throws(ImageCodecError) -> (preview: EncodedImage, sepia: EncodedImage) {
         var preview: EncodedImage?
-        let sepia = try thumbnail(of: data, height: height, format: format, isCancelled: isCancelled) { preview = $0 }
+        let sepia = try thumbnail(of: data, height: height, format: format, isCancelled: isCancelled, unfiltered: { preview = $0 })
         // render always hands the unfiltered image over before it filters, so it is set here.
         guard let preview else { throw .cancelled }
         return (preview, sepia)
@@ -66,17 +70,23 @@ public struct SepiaRenderer: Sendable {
     public func fullSize(
         of data: Data, format: ImageFormat? = nil, isCancelled: () -> Bool = { false }
     ) throws(ImageCodecError) -> EncodedImage {
-        try render(data, minimumHeight: nil, format: format, isCancelled: isCancelled) { $0 }
+        try render(data, minimumHeight: nil, format: format, isCancelled: isCancelled, resize: { $0 })
     }
 
     /// Checks `isCancelled` before decoding, before filtering and before encoding: the points where
     /// giving up saves the most work.
     private func render(
         _ data: Data, minimumHeight: Int?, format: ImageFormat?, isCancelled: () -> Bool,
-        unfiltered: ((EncodedImage) -> Void)? = nil, resize: (PixelBuffer) -> PixelBuffer
+        decodedAhead: (() -> PixelBuffer?)? = nil, unfiltered: ((EncodedImage) -> Void)? = nil,
+        resize: (PixelBuffer) -> PixelBuffer
     ) throws(ImageCodecError) -> EncodedImage {
         if isCancelled() { throw .cancelled }
-        var image = try ImageDecoder.decode(data, minimumHeight: minimumHeight, limits: limits)
+        var image: PixelBuffer
+        if let decoded = decodedAhead?() {
+            image = decoded
+        } else {
+            image = try ImageDecoder.decode(data, minimumHeight: minimumHeight, limits: limits)
+        }
         if isCancelled() { throw .cancelled }
         // Reassigning the one variable keeps the buffer uniquely referenced, so the filter does not copy it.
         image = resize(image)

@@ -54,6 +54,14 @@ struct ArrivedPreviews {
         decodes += 1
     }
 
+    /// Final thumbnails made from a decode ahead (`ArrivingJPEG`) so far: a server-wide total, for the stats.
+    private(set) var decodedAhead = 0
+
+    /// Counts one final thumbnail made from a decode ahead.
+    mutating func countDecodedAhead() {
+        decodedAhead += 1
+    }
+
     /// Drops photo `index`'s preview: its work ended (a preview being made then is not kept).
     mutating func forget(_ index: Int) {
         entries[index] = nil

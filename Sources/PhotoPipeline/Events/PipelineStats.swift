@@ -57,6 +57,9 @@ public struct PipelineStats: Sendable, Equatable {
     public var resumedBytes: Int64 = 0
     /// Decodes of bytes still arriving made for previews (each bounded per photo: see `ArrivedBytes`).
     public var previewDecodes = 0
+    /// Final thumbnails whose decode was made as the bytes arrived, only the image's end left at the
+    /// last byte (see `ArrivingJPEG`).
+    public var decodedAhead = 0
     /// How many photos of the list are in each state, by the state's name.
     public var states: [String: Int] = [:]
 

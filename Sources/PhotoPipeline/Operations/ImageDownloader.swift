@@ -1,6 +1,7 @@
 import Foundation
 import HTTPTransfer
 import Locking
+import PhotoCodecs
 
 /// The tutorial's `ImageDownloader`: fetches one photo's bytes with libcurl and hands them on to the
 /// `ImageFiltration` that depends on it.
@@ -27,6 +28,10 @@ final class ImageDownloader: PhotoOperation, @unchecked Sendable {
     private let lifecycle: Locked<Lifecycle>
     /// The latest bytes arrived taken for a preview, and when the next are worth taking.
     private let arrived = Locked(ArrivedBytes())
+    /// The photo decoded as its bytes arrive (made at the first take), handed to the filtration with
+    /// the last byte so that only the end of the image is left to decode then. Behind a lock of its
+    /// own, held while it decodes and for nothing else.
+    let decodedAhead = Locked<ArrivingJPEG?>(nil)
 
     /// A download of `photoRecord` whose bytes go to `filtration` (which depends on it).
     init(
@@ -105,9 +110,18 @@ final class ImageDownloader: PhotoOperation, @unchecked Sendable {
         isForARowOnScreen && arrived.withLock { $0.wants(progress) }
     }
 
-    /// The latest bytes arrived taken for a preview (nil before any was taken).
-    func arrivedBytes() -> Data? {
-        arrived.withLock { $0.latest }
+    /// The latest bytes arrived taken (nil before any was taken), and whether a preview of them is due
+    /// (then it is counted as made: the next waits for its step).
+    func takeArrivedBytes() -> (data: Data, preview: Bool)? {
+        arrived.withLock { arrived in
+            defer { arrived.previewTaken() }
+            return arrived.latest.map { ($0, arrived.previewDue) }
+        }
+    }
+
+    /// How many bytes the latest take holds (0 before any).
+    func arrivedByteCount() -> Int {
+        arrived.withLock { $0.latest?.count ?? 0 }
     }
 
     /// A preview was shown: the next needs more bytes (see `ArrivedBytes`); none after the `last`.
@@ -133,7 +147,7 @@ final class ImageDownloader: PhotoOperation, @unchecked Sendable {
     private func finish(with outcome: TransferOutcome) {
         releasePermit()
         if case .success(let data) = outcome.result {
-            lifecycle.withLock { $0.filtration }?.receiveOriginal(data)
+            lifecycle.withLock { $0.filtration }?.receiveOriginal(data, decodedAhead: decodedAhead)
             report(.downloaded(self, outcome))
             releaseClaimIfHeld()
         } else {

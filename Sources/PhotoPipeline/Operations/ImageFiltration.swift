@@ -30,6 +30,10 @@ final class ImageFiltration: PhotoOperation, @unchecked Sendable {
 
     /// The bytes to filter, or where they will come from; emptied once read.
     private let input: Locked<Input>
+    /// The photo decoded as its bytes arrived, from the download: only the end of it is left to decode.
+    private let decodedAhead = Locked<Locked<ArrivingJPEG?>?>(nil)
+    /// Whether the thumbnail was made from the decode ahead (the image's end decoded at the last byte).
+    private let finishedAhead = Locked(false)
     /// Whether `main()` ran: Foundation's `start()` skips it for an operation cancelled first.
     private let ranMain = Locked(false)
     private let renderer: SepiaRenderer
@@ -45,9 +49,11 @@ final class ImageFiltration: PhotoOperation, @unchecked Sendable {
         super.init(photoRecord: photoRecord, queue: .filtration, claims: claims, bounds: bounds, delegate: delegate)
     }
 
-    /// The download this filtration depends on hands over its bytes; it does so before it finishes.
-    func receiveOriginal(_ data: Data) {
+    /// The download this filtration depends on hands over its bytes, and what it decoded of them as
+    /// they arrived; it does so before it finishes.
+    func receiveOriginal(_ data: Data, decodedAhead: Locked<ArrivingJPEG?>? = nil) {
         input.withLock { $0 = .original(data) }
+        self.decodedAhead.withLock { $0 = decodedAhead }
     }
 
     /// Runs `main()` unless cancelled first, and reports that cancellation exactly once, however
@@ -100,6 +106,7 @@ final class ImageFiltration: PhotoOperation, @unchecked Sendable {
         do {
             result = .success(try renderer.thumbnail(
                 of: original, height: thumbnailHeight, isCancelled: { [unowned self] in self.isCancelled },
+                decodedAhead: finishDecodedAhead(original),
                 unfiltered: { [unowned self] in self.report(.preview(self, $0)) }))
         } catch {
             result = .failure(error)
@@ -114,5 +121,26 @@ final class ImageFiltration: PhotoOperation, @unchecked Sendable {
             releaseClaim()
             report(.filtered(self, .rendered(result, cpuSeconds: cpuSeconds)))
         }
+    }
+
+    /// What finishes the download's decode ahead with the whole `original` (nil when there is none, or
+    /// it was made for another size): the pixels, or nil to decode `original` afresh.
+    private func finishDecodedAhead(_ original: Data) -> (() -> PixelBuffer?)? {
+        guard let box = decodedAhead.withLock({ $0 }) else { return nil }
+        let (renderer, height) = (renderer, thumbnailHeight)
+        return { [finishedAhead] in
+            let image = box.withLock { arriving in
+                defer { arriving = nil }
+                guard let ahead = arriving, renderer.continues(ahead, height: height) else { return PixelBuffer?.none }
+                return ahead.finish(original)
+            }
+            finishedAhead.withLock { $0 = image != nil }
+            return image
+        }
+    }
+
+    /// Whether the thumbnail was made from the download's decode ahead.
+    var finishedDecodeAhead: Bool {
+        finishedAhead.withLock { $0 }
     }
 }

@@ -36,7 +36,7 @@ extension PhotoPipeline {
             let (preview, used) = downloader.map { self.renderArrivedPreview(of: $0) } ?? (nil, 0)
             self.keepArrivedPreview(preview, of: index, from: downloader)
             // Bytes taken while this one was made would otherwise wait for the next take.
-            if let downloader, used > 0, (downloader.arrivedBytes()?.count ?? 0) > used {
+            if let downloader, used > 0, downloader.arrivedByteCount() > used {
                 self.makeArrivedPreview(for: downloader)
             }
         }
@@ -44,21 +44,29 @@ extension PhotoPipeline {
         queue.addOperation(operation)
     }
 
-    /// The preview of the bytes `downloader` holds now (the latest, not those that asked for it), when
-    /// a filter permit is free; nil when none is, or nothing can be shown yet, or the bytes do not decode
-    /// (the final filtration says why, if it comes to that). On a filtration queue thread.
+    /// Decodes the bytes `downloader` holds now (the latest, not those that asked for it) as far as
+    /// they go, with its decode ahead (`ArrivingJPEG`: only the bytes since the last take), and makes a
+    /// preview of them when one is due; when a filter permit is free, else nothing (the next take
+    /// decodes these bytes too). Nil when no preview was due or nothing can be shown yet, or the bytes
+    /// do not decode (the final filtration says why, if it comes to that). On a filtration queue thread.
     /// Also returns how many bytes it was made of (0 when it was not tried). The downloader learns what
     /// the decode cost and whether later bytes could show more (not after the JPEG's end, nor corrupt bytes).
     private func renderArrivedPreview(of downloader: ImageDownloader) -> (ArrivedPreview?, used: Int) {
         // A download that ended while this waited on the queue has its final filtration: nothing to show.
         let current = core.lock.withLock { $0.pending.downloadsInProgress[downloader.index] === downloader }
-        guard current, downloader.isForARowOnScreen, let data = downloader.arrivedBytes(), takeFilterPermitIfFree() else {
+        guard current, downloader.isForARowOnScreen, let (data, preview) = downloader.takeArrivedBytes(),
+              takeFilterPermitIfFree() else {
             return (nil, 0)
         }
         defer { releaseFilterPermit() }
-        let decode = (try? renderer.arrivedDecode(of: data, height: configuration.thumbnailHeight)) ?? ArrivedDecode(isFinal: true)
+        let (renderer, height) = (renderer, configuration.thumbnailHeight)
+        let decode = downloader.decodedAhead.withLock { arriving in
+            if arriving == nil { arriving = ArrivingJPEG(minimumHeight: height, limits: renderer.limits) }
+            return (try? renderer.arrivedDecode(of: data, height: height, continuing: arriving, preview: preview))
+                ?? ArrivedDecode(isFinal: true)
+        }
         downloader.arrivedBytesDecoded(pixels: decode.declaredPixels, final: decode.isFinal)
-        core.lock.withLock { $0.arrived.countDecode() }
+        if preview { core.lock.withLock { $0.arrived.countDecode() } }
         return (decode.preview, data.count)
     }
 

@@ -142,6 +142,7 @@ extension PhotoPipeline: PhotoOperationDelegate {
                 return
             }
             state.ledger.add(filterSeconds: cpuSeconds, for: index)
+            if filtration.finishedDecodeAhead { state.arrived.countDecodedAhead() }
             let ending: OperationEvent.Outcome
             switch result {
             case .success:

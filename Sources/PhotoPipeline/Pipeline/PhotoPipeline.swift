@@ -97,6 +97,7 @@ public final class PhotoPipeline: Sendable {
             stats.resumableBytes = state.store.partials.totalBytes
             stats.states = state.census.byName
             stats.previewDecodes = state.arrived.decodes
+            stats.decodedAhead = state.arrived.decodedAhead
             return stats
         }
     }

@@ -134,6 +134,8 @@ enum EventPayloads {
         var resumedBytes: Int64
         /// Decodes of bytes still arriving made for previews, in all.
         var previewDecodes: Int
+        /// Final thumbnails whose decode was made as the bytes arrived, in all.
+        var decodedAhead: Int
         /// How many photos of the whole list are in each state (`new`, ..., `failed`).
         var states: [String: Int]
         var cacheHits: Int
@@ -163,6 +165,7 @@ enum EventPayloads {
             resumableBytes = stats.resumableBytes
             resumedBytes = stats.resumedBytes
             previewDecodes = stats.previewDecodes
+            decodedAhead = stats.decodedAhead
             states = stats.states
             cacheHits = stats.cacheHits
             cacheMisses = stats.cacheMisses
