@@ -12,7 +12,7 @@
 // - the scrollbar's thumb: never while the button is held on it; the release ends it at once;
 // - a press in the scrollbar's track (or on an arrow): the jump or page it makes at the press ends
 //   though the button is still down (a person's click lasts about 100 ms, and what it jumped to is on
-//   screen from the press): a jump of a screen or more (a shift-press) at once, a page (animated over
+//   screen from the press): a jump of a screen or more (a shift-press) in its own scroll event, a page (animated over
 //   a few frames) once it has been still TRACK_STILL_MS; what the press does after (Chromium's repeat
 //   while it is held) is held until the release;
 // - keys the browser scrolls for: at `scrollend` (the page's own keys are jumps, viewport.js);
@@ -185,8 +185,14 @@ export function createScrollEnd({ target, position, onEnd }) {
       if (onScrollbar && trackPress === 'pressed') {
         trackPress = 'moving';
         trackJumped = Math.abs(now - pressTop) >= target.clientHeight;
+        // A jump has landed: it ends now, in this scroll event. A timer, even of 0 ms, would run only
+        // after the frame the jump brings is drawn (15-17 ms here).
+        if (trackJumped) {
+          trackPress = 'done';
+          return end();
+        }
       }
-      if (onScrollbar && trackPress === 'moving') recheck(trackJumped ? 0 : TRACK_STILL_MS);
+      if (onScrollbar && trackPress === 'moving') recheck(TRACK_STILL_MS);
       else if (timer == null) recheck(STILLNESS_MS);
     },
     /** Whether the scroll going on was made by a person's input (not by a script). */

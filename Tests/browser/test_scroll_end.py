@@ -62,6 +62,7 @@ def test_a_press_in_the_scrollbar_track_is_a_stop_while_the_button_is_still_down
     gestures.laptop(driver)
     page = open_without_intro(Page(driver, server))
     page.js(RECORD_REPORTS)
+    page.js(WATCH, ["scroll"])
 
     # When a person presses in the scrollbar's track (a shift-press: the thumb jumps there) and holds
     # the button down, as a click does for about 100 ms
@@ -73,6 +74,12 @@ def test_a_press_in_the_scrollbar_track_is_a_stop_while_the_button_is_still_down
         first, last = page.visible_range()
         stop = stops(page)[0]["body"]
         assert first > 100 and (stop["first"], stop["last"]) == (first, last), (stop, first, last)
+        # And asked for in the jump's own scroll event, not a task later (which runs only after the
+        # frame the jump brings is drawn)
+        seen = page.js("return window.__seen")[0]
+        reports = page.js("return window.__reports")
+        asked = seen["pending"] or (reports[seen["sent"] - 1]["body"] if seen["sent"] else None)
+        assert asked and asked["scrolling"] is False and (asked["first"], asked["last"]) == (first, last), (asked, seen)
     finally:
         gestures.release(driver, at)
 
