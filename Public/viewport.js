@@ -40,6 +40,7 @@ export function createViewport({ store, list, reporter, rowHeight, keepsRowInURL
   let scrollTold = false; // the server was told this scroll began (a lone notch is not told)
   let lastShownFirst = null; // the first row of the last `showing` told in this scroll
   let resizeTimer = null;
+  let lastResize = -Infinity; // when the list's height last changed
   // The list's scroll position and height as last seen (from scroll events and the resize
   // observer): reading them when asked would make the browser lay the page out at that moment.
   let top = 0;
@@ -213,14 +214,21 @@ export function createViewport({ store, list, reporter, rowHeight, keepsRowInURL
     reportVisible();
   }
 
-  // After each layout that changed the list's height (the first one included).
+  // After each layout that changed the list's height (the first one included). The first change
+  // after a quiet while is reported at once (the introduction folding at a first visit's first jump
+  // uncovers rows that jump's stop could not know of); one of a resize still going on (a window's
+  // edge dragged), once it has been still.
   function onResize() {
     const first = !height;
     if (list.clientHeight === height) return;
     height = list.clientHeight;
     top = Math.max(0, list.scrollTop);
+    const now = performance.now();
+    const quiet = now - lastResize >= STILLNESS_MS;
+    lastResize = now;
     clearTimeout(resizeTimer);
     if (first) reportVisible();
+    else if (quiet) reportResized();
     else resizeTimer = setTimeout(reportResized, STILLNESS_MS);
   }
 

@@ -8,6 +8,7 @@ from __future__ import annotations
 import gestures
 from test_layout_shift import CLS_PROBE, MAX_CLS
 from test_page import ROW_HEIGHT, Page, after_frames, wait_for
+from test_reading import RECORD_REPORTS
 
 WHOLE_ROWS = """
     const list = document.getElementById('list').getBoundingClientRect();
@@ -62,6 +63,46 @@ def test_a_laptops_first_visit_folds_the_introduction_at_the_first_wheel_and_sho
     total = sum(s["value"] for s in shifts)
     print(f"1366x768 first visit, load and the first notch: layout shift {total:.4f}, {rows} whole rows, {shifts}")
     assert total <= MAX_CLS, f"layout shift {total:.3f}: {shifts}"
+
+
+# At each change of the list's height, seen by a ResizeObserver made after the page's (observers are
+# told in the order they were made): the height, and what the page had asked of the reporter by then.
+WATCH_RESIZE = """
+    window.__resized = [];
+    const list = document.getElementById('list');
+    new ResizeObserver(() => {
+        const r = classicPhotos.reports;
+        window.__resized.push({ height: list.clientHeight, pending: r.pending, sent: window.__reports.length });
+    }).observe(list);
+"""
+
+
+def test_a_first_visits_jump_asks_for_the_rows_its_folding_introduction_uncovers_at_once(server, driver):
+    # Given a first visit, the introduction open, the page's reports and the list's heights recorded
+    page = first_visit(driver, server)
+    page.js(RECORD_REPORTS)
+    page.js(WATCH_RESIZE)
+    wait_for(driver, lambda _: page.js("return window.__resized.length") > 0, 10, "the list was never laid out")
+    before = page.js("return window.__resized")[-1]["height"]
+
+    # When the visitor's first scroll is a press in the scrollbar's track, held as a click holds it
+    at = gestures.track_click(driver, "#list", 0.6, hold=True)
+    try:
+        # Then the introduction folds and the list grows, uncovering rows the jump's stop did not show
+        wait_for(driver, lambda _: any(r["height"] > before for r in page.js("return window.__resized")), 10,
+                 "the introduction never folded")
+        grown = next(r for r in page.js("return window.__resized") if r["height"] > before)
+        first, last = page.visible_range()
+        # And by the time the list's new height is known, the rows it shows are asked for: not a
+        # quiet while later (a window's resize waits for its end; this one is no drag)
+        reports = page.js("return window.__reports")
+        asked = grown["pending"] or (reports[grown["sent"] - 1]["body"] if grown["sent"] else None)
+        assert intro_state(page) == "brief"
+        assert asked and asked["scrolling"] is False and (asked["first"], asked["last"]) == (first, last), (asked, grown)
+        assert any(r["body"]["scrolling"] is False and r["body"]["last"] < last for r in reports), \
+            f"the jump's own stop already showed every row: nothing was uncovered ({reports})"
+    finally:
+        gestures.release(driver, at)
 
 
 def test_after_a_first_look_the_introduction_folds_by_itself_without_a_shift(server, driver):
