@@ -365,6 +365,10 @@ int cpl_jpeg_stream_append(cpl_jpeg_decoder *decoder, const unsigned char *data,
 }
 
 int cpl_jpeg_stream_read_header(cpl_jpeg_decoder *decoder) {
+    /* No byte appended yet: libjpeg has no source to read. */
+    if (!decoder->stream_set_up) {
+        return 1;
+    }
     if (setjmp(decoder->error.jump)) {
         return -1;
     }

@@ -4,7 +4,8 @@ import PhotoCodecs
 /// One input through the code that reads untrusted image bytes: the Exif reader on the raw bytes
 /// (orientation and thumbnail), the decoders at full and at a reduced scale, the thumbnail path, and
 /// the previews of a photo still arriving (the input whole, and its first half and its first quarter,
-/// as a download would have them); errors are expected, crashes are not.
+/// as a download would have them), and the decode made as its bytes arrive; errors are expected,
+/// crashes are not.
 enum CodecFuzzer {
     /// Small limits keep every input's work bounded, so a slow input shows as a hang, not as a big photo.
     static let limits = DecodeLimits(maxPixels: 4_000_000)
@@ -23,6 +24,21 @@ enum CodecFuzzer {
         for share in [1, 2, 4] {
             _ = try? SepiaRenderer(limits: limits).arrivedPreview(of: data.prefix(data.count / share), height: 16)
         }
+        decodeAhead(data)
+    }
+
+    /// The decode made as a photo's bytes arrive: the input taken in uneven pieces (single bytes among
+    /// them, where a marker or a skip may be cut), previews asked for along the way, then finished.
+    static func decodeAhead(_ data: Data) {
+        let arriving = ArrivingJPEG(minimumHeight: 16, limits: limits)
+        var end = 0
+        var step = 1
+        while end < data.count {
+            end = min(data.count, end + step)
+            _ = try? arriving.take(data.prefix(end), image: step % 2 == 1)
+            step = step < 4_096 ? step * 3 : 1
+        }
+        _ = arriving.finish(data)
     }
 }
 

@@ -111,6 +111,10 @@ struct ArrivingJPEGTests {
         #expect(restarted.finish(Self.baseline.prefix(3_000)) == nil)
         // Nothing taken at all, or not a JPEG
         #expect(ArrivingJPEG(minimumHeight: 80).finish(Data([1, 2, 3])) == nil)
+        // Nothing at all: no byte to read (the fuzzer's first input once crashed here)
+        let empty = ArrivingJPEG(minimumHeight: 80)
+        #expect(try empty.take(Data(), image: true) == nil)
+        #expect(empty.finish(Data()) == nil)
     }
 
     @Test func corruptBytesFailTheDecodeAheadAndNeverCrash() async throws {
