@@ -61,11 +61,6 @@ export function createImages({ store, onLoaded }) {
   const failures = new Map(); // url -> { count, retryAt }
   const shownPartial = new Map(); // index -> { n, src }: its latest preview of the bytes arrived, loaded
   const earlyShown = new Set(); // rows whose final thumbnail came by the page's first script's load
-  // The page's first script's wait for the first screen's thumbnails (index.mustache): the rows it
-  // still waits for are not asked for here (each would hold a connection until ready); `told` are
-  // the rows it said ready after this loader started, asked for at once whatever the events say yet.
-  const early = window.classicPhotosEarly;
-  const told = new Set();
   // index -> { samples: [{ at, progress }], due, missed }: the progress the page heard of a row's
   // download and when (its clock; events come a little late, all alike), to tell its pace; `due` once
   // its final thumbnail is asked for ahead of its last byte, `missed` if that ask was not answered.
@@ -107,8 +102,7 @@ export function createImages({ store, onLoaded }) {
     a.due = (1 - photo.progress) / pace <= ASK_AHEAD_MS;
   }
 
-  const want = (photo) => (told.has(photo.index) && photo.state !== 'failed'
-    ? thumbnailURL(photo.index) : wanted(photo, askedAhead(photo.index)));
+  const want = (photo) => wanted(photo, askedAhead(photo.index));
 
   /** What row `photo` shows now: its wanted image once loaded (meanwhile the latest preview of its
    * bytes arrived, or the unfiltered preview, if loaded), or null for the placeholder. Only rows near
@@ -126,7 +120,6 @@ export function createImages({ store, onLoaded }) {
   function needs(index) {
     const photo = store.state.photos[index];
     const wish = photo && want(photo);
-    if (wish && early && !early.done && early.waiting.has(index) && wish === thumbnailURL(index)) return null;
     return wish && !ready(wish) ? wish : null;
   }
 
@@ -209,10 +202,10 @@ export function createImages({ store, onLoaded }) {
   }
 
   // The first screen's thumbnails the page's first script asked for (index.mustache), before these
-  // modules ran, each once the server said it ready: adopted as this loader's own loads, at most
-  // MAX_LOADS still on their way (the rest are let go; their rows ask again). A row keeps showing one
-  // it has even while the events saying its photo is filtered are on their way.
-  for (const [src, { index, image }] of early?.images || []) {
+  // modules ran: adopted as this loader's own loads, at most MAX_LOADS still on their way (the rest
+  // are let go; their rows ask again when ready). The server answered each only once its photo was
+  // filtered, so a row keeps showing one it has even while the events saying so are on their way.
+  for (const [src, { index, image }] of window.classicPhotosEarlyImages || []) {
     if (image.complete) {
       if (image.naturalWidth > 0) { loaded.add(src); earlyShown.add(index); }
     } else if (inFlight.size < MAX_LOADS) {
@@ -221,17 +214,6 @@ export function createImages({ store, onLoaded }) {
       image.onload = image.onerror = null;
       image.src = '';
     }
-  }
-
-  // A row the first script's wait says ready from now on (null: the wait ended, and rows it did not
-  // say ask for theirs as usual). Until the rows near the screen are known, the first script asks
-  // for it itself (false).
-  if (early) {
-    early.ready = (index) => {
-      if (index != null) told.add(index);
-      if (near) refresh(near);
-      return !!near;
-    };
   }
 
   /** Sets the rows near the screen (`{first, last, visible}` or null) and queues what they need. */
@@ -267,7 +249,6 @@ export function createImages({ store, onLoaded }) {
     failures.clear();
     shownPartial.clear();
     earlyShown.clear();
-    told.clear();
     arrivals.clear();
   }
 

@@ -98,34 +98,6 @@ struct RoutesTests {
         }
     }
 
-    @Test func theRowsReadyAreSaidOneALineAndRowsAtRestNotAtAll() async throws {
-        try await WebHarness.with { harness in
-            let viewer = try await harness.newViewer()
-            let stream = try await EventStreamReader(port: harness.application.port, target: "/events?viewer=\(viewer)")
-            try await harness.report(viewer, scrolling: false, rows: 0...1)
-            // (the two may be filtered in either order)
-            var filtered: Set<Int> = []
-            while filtered.count < 2 {
-                let event = try await stream.next { $0.name == "photo" && $0.json["state"] as? String == "filtered" }
-                if let index = event.json["index"] as? Int { filtered.insert(index) }
-            }
-
-            // Rows 0 and 1 are filtered, row 2 was never wanted: a line each for 0 and 1, none for 2,
-            // and the answer ends (row 2 is not on its way, so nothing is waited for)
-            let ready = try await harness.request(.GET, "/photos/ready?first=0&last=2")
-            #expect(ready.status == 200)
-            #expect(ready.headers[.contentType] == "text/plain; charset=utf-8")
-            #expect(ready.text.split(separator: "\n").sorted() == ["0", "1"], "\(ready.text)")
-            #expect(harness.pipeline.stats.downloads.started == 2)
-
-            for query in ["first=2&last=1", "first=0&last=32", "first=-1&last=0", "first=x&last=1", "last=1"] {
-                let refused = try await harness.request(.GET, "/photos/ready?\(query)")
-                #expect(refused.status == 400, "\(query)")
-            }
-            #expect(try await harness.request(.GET, "/photos/ready?first=990&last=999").status == 404)
-        }
-    }
-
     @Test func unknownRoutesAndStaticFiles() async throws {
         try await WebHarness.with { harness in
             let missing = try await harness.request(.GET, "/no/such/thing")
