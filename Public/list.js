@@ -148,7 +148,8 @@ export function createListView({ store, list, rowsEl, messageEl, rows, images, v
     /** Redraws row `index` if it is in the DOM (its image arrived). */
     refreshRow(index) {
       const el = rendered.get(index);
-      if (el) renderRow(index, el);
+      // (a row drawn by the server whose photo the events have not brought yet stays as drawn)
+      if (el && store.state.photos[index]) renderRow(index, el);
     },
     get renderedCount() { return rendered.size; },
   };
