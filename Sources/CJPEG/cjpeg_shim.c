@@ -213,19 +213,24 @@ static void cpl_arrived_skip(j_decompress_ptr cinfo, long num_bytes) {
 
 static void cpl_arrived_term(j_decompress_ptr cinfo) { (void)cinfo; }
 
-int cpl_jpeg_read_header_arrived(cpl_jpeg_decoder *decoder, const unsigned char *data, unsigned long size) {
-    if (setjmp(decoder->error.jump)) {
-        return -1;
-    }
-    struct jpeg_source_mgr *src = &decoder->arrived;
+/* Makes `src`, over `size` bytes at `data`, the decoder's source, refilled by `fill` and skipped by `skip`. */
+static void cpl_use_source(cpl_jpeg_decoder *decoder, struct jpeg_source_mgr *src, boolean (*fill)(j_decompress_ptr),
+                           void (*skip)(j_decompress_ptr, long), const unsigned char *data, size_t size) {
     src->init_source = cpl_arrived_init;
-    src->fill_input_buffer = cpl_arrived_fill;
-    src->skip_input_data = cpl_arrived_skip;
+    src->fill_input_buffer = fill;
+    src->skip_input_data = skip;
     src->resync_to_restart = jpeg_resync_to_restart;
     src->term_source = cpl_arrived_term;
     src->next_input_byte = data;
     src->bytes_in_buffer = size;
     decoder->cinfo.src = src;
+}
+
+int cpl_jpeg_read_header_arrived(cpl_jpeg_decoder *decoder, const unsigned char *data, unsigned long size) {
+    if (setjmp(decoder->error.jump)) {
+        return -1;
+    }
+    cpl_use_source(decoder, &decoder->arrived, cpl_arrived_fill, cpl_arrived_skip, data, size);
     jpeg_save_markers(&decoder->cinfo, JPEG_APP0 + 1, 0xFFFF);
     return jpeg_read_header(&decoder->cinfo, TRUE) == JPEG_SUSPENDED ? 1 : 0;
 }
@@ -328,14 +333,7 @@ static void cpl_stream_skip(j_decompress_ptr cinfo, long num_bytes) {
 int cpl_jpeg_stream_append(cpl_jpeg_decoder *decoder, const unsigned char *data, unsigned long size) {
     struct jpeg_source_mgr *src = &decoder->stream_source;
     if (!decoder->stream_set_up) {
-        src->init_source = cpl_arrived_init;
-        src->fill_input_buffer = cpl_stream_fill;
-        src->skip_input_data = cpl_stream_skip;
-        src->resync_to_restart = jpeg_resync_to_restart;
-        src->term_source = cpl_arrived_term;
-        src->next_input_byte = NULL;
-        src->bytes_in_buffer = 0;
-        decoder->cinfo.src = src;
+        cpl_use_source(decoder, src, cpl_stream_fill, cpl_stream_skip, NULL, 0);
         decoder->stream_set_up = 1;
     }
     unsigned long owed = decoder->skip_owed < size ? decoder->skip_owed : size;

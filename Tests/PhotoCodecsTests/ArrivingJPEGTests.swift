@@ -33,19 +33,12 @@ struct ArrivingJPEGTests {
         return arriving.finish(data)
     }
 
-    @Test(arguments: [1, 2, 3])
-    func aProgressiveJPEGTakenInPiecesEndsAsTheOneShotDecode(seed: Int) async throws {
+    @Test(arguments: [true, false], [1, 2, 3])
+    func aJPEGTakenInPiecesEndsAsTheOneShotDecode(progressive: Bool, seed: Int) async throws {
         await Self.made.value
-        let expected = try JPEGDecoder.decode(Self.progressive, minimumHeight: 80)
-        let decoded = try #require(try Self.decodedAhead(Self.progressive, seed: seed))
-        #expect(decoded == expected)
-    }
-
-    @Test(arguments: [1, 2, 3])
-    func aBaselineJPEGTakenInPiecesEndsAsTheOneShotDecode(seed: Int) async throws {
-        await Self.made.value
-        let expected = try JPEGDecoder.decode(Self.baseline, minimumHeight: 80)
-        let decoded = try #require(try Self.decodedAhead(Self.baseline, seed: seed))
+        let jpeg = progressive ? Self.progressive : Self.baseline
+        let expected = try JPEGDecoder.decode(jpeg, minimumHeight: 80)
+        let decoded = try #require(try Self.decodedAhead(jpeg, seed: seed))
         #expect(decoded == expected)
     }
 
