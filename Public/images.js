@@ -65,6 +65,9 @@ export function createImages({ store, onLoaded }) {
   // download and when (its clock; events come a little late, all alike), to tell its pace; `due` once
   // its final thumbnail is asked for ahead of its last byte, `missed` if that ask was not answered.
   const arrivals = new Map();
+  // The page's first script's asks (index.mustache): its loads, and the rows on screen it has not
+  // asked for yet, which this loader asks for in its stead until the events bring the list.
+  const early = window.classicPhotosEarlyImages || null;
   let near = null;
   const counters = { started: 0, maxInFlight: 0 };
 
@@ -131,6 +134,12 @@ export function createImages({ store, onLoaded }) {
   }
 
   function pump() {
+    // Before the list is known, the first screen's rows the first script had not asked for yet.
+    while (early && !store.state.photos.length && inFlight.size < MAX_LOADS) {
+      const entry = early.next();
+      if (!entry) break;
+      follow(entry.src, entry.index, entry.image, entry.show);
+    }
     while (inFlight.size < MAX_LOADS && queue.size) {
       let best = -1;
       let bestPriority = Infinity;
@@ -161,9 +170,11 @@ export function createImages({ store, onLoaded }) {
   }
 
   /** Counts `image`'s load of `src` for row `index` in flight and handles its end. An early one
-   * (asked for by the page's first script) that fails is forgotten, not held back as a failure: it
-   * may have been asked before its row's work started, and the row asks again when it is ready. */
-  function follow(src, index, image, early) {
+   * (asked for by the page's first script, `showEarly` its way of showing it in the row the server
+   * drew) that fails is forgotten, not held back as a failure: it may have been asked before its
+   * row's work started, and the row asks again when it is ready. */
+  function follow(src, index, image, showEarly = null) {
+    const isEarly = !!showEarly;
     inFlight.set(src, index);
     counters.started += 1;
     counters.maxInFlight = Math.max(counters.maxInFlight, inFlight.size);
@@ -172,16 +183,16 @@ export function createImages({ store, onLoaded }) {
       inFlight.delete(src);
       // An early load, or an ask ahead of the last byte (the download stalled or was cancelled), that
       // failed is no failure of the row's: it asks again once every byte is in.
-      const ahead = !ok && !early && src === thumbnailURL(index) && askedAhead(index)
+      const ahead = !ok && !isEarly && src === thumbnailURL(index) && askedAhead(index)
         && store.state.photos[index]?.state === 'downloading';
       if (ahead) arrivals.get(index).missed = true;
-      if (!ok && (early || ahead)) {
+      if (!ok && (isEarly || ahead)) {
         refresh(near);
         return;
       }
       if (ok) {
         loaded.add(src);
-        if (early) earlyShown.add(index);
+        if (isEarly) earlyShown.add(index);
         failures.delete(src);
         const n = src.includes('/partial?') ? Number(src.split('n=')[1]) : 0;
         // Loads may end out of order: a row never goes back to an earlier preview.
@@ -197,24 +208,30 @@ export function createImages({ store, onLoaded }) {
       }
       refresh(near);
     };
-    image.onload = () => done(true);
+    image.onload = () => {
+      // The list shows a row once the events have brought its photo; until then the row stays as
+      // the server drew it, and the first script's way shows the image there.
+      if (showEarly && !store.state.photos[index]) showEarly();
+      done(true);
+    };
     image.onerror = () => done(false);
   }
 
   // The first screen's thumbnails the page's first script asked for (index.mustache), before these
-  // modules ran: adopted as this loader's own loads, at most MAX_LOADS still on their way (the rest
-  // are let go; their rows ask again when ready). The server answered each only once its photo was
-  // filtered, so a row keeps showing one it has even while the events saying so are on their way.
-  for (const [src, { index, image }] of window.classicPhotosEarlyImages || []) {
+  // modules ran (at most MAX_LOADS at once): adopted as this loader's own loads. The server answered
+  // each only once its photo was filtered, so a row keeps showing one it has even while the events
+  // saying so are on their way.
+  for (const [src, { index, image, show }] of early ? early.loads : []) {
     if (image.complete) {
-      if (image.naturalWidth > 0) { loaded.add(src); earlyShown.add(index); }
-    } else if (inFlight.size < MAX_LOADS) {
-      follow(src, index, image, true);
-    } else {
+      // (its load event may be still to come: the first script's handler would ask for the next row)
       image.onload = image.onerror = null;
-      image.src = '';
+      if (image.naturalWidth > 0) { loaded.add(src); earlyShown.add(index); show(); }
+    } else {
+      follow(src, index, image, show);
     }
   }
+  if (early) early.takenOver = pump;
+  pump();
 
   /** Sets the rows near the screen (`{first, last, visible}` or null) and queues what they need. */
   function refresh(range) {
