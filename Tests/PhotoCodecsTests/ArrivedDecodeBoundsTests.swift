@@ -8,17 +8,12 @@ import Testing
 /// decoded at full size on every attempt.
 @Suite("Previews of a JPEG still arriving: their cost, and the end of the image")
 struct ArrivedDecodeBoundsTests {
-    static let photo = SamplePhoto.make(seed: 12, width: 640, height: 427)
-    static let progressive = try! JPEGEncoder.encode(photo, quality: 85, progressive: true)
-    static let baseline = try! JPEGEncoder.encode(photo, quality: 85)
-    /// The fixtures above, made once on a thread of their own (`offThePool`): each test awaits this
-    /// before reading them, so no thread of Swift concurrency waits on their making.
-    static let made = Task { await offThePool { _ = (progressive, baseline) } }
+    static let jpegs = SampleJPEGs.made(seed: 12)
 
     @Test(arguments: [true, false])
     func theEndOfTheImageIsReachedOnlyWhenItsLastBytesHaveArrived(progressive: Bool) async throws {
-        await Self.made.value
-        let jpeg = progressive ? Self.progressive : Self.baseline
+        let jpegs = await Self.jpegs.value
+        let jpeg = progressive ? jpegs.progressive : jpegs.baseline
         // Given the first half of a JPEG, and the whole JPEG followed by 64 KB of zeros
         let half = try SepiaRenderer().arrivedDecode(of: jpeg.prefix(jpeg.count / 2), height: 80)
         let padded = try SepiaRenderer().arrivedDecode(of: jpeg + Data(count: 64 * 1_024), height: 80)
@@ -29,13 +24,13 @@ struct ArrivedDecodeBoundsTests {
     }
 
     @Test func anExifThumbnailThatDeclaresAPhotosSizeIsNotDecoded() async throws {
-        await Self.made.value
+        let jpegs = await Self.jpegs.value
         // Given a camera JPEG whose Exif thumbnail is a flat 1600 x 1600 image (small enough for an
         // Exif block, as a hostile one is, and 2.6 megapixels to decode at full size)
         let flat = PixelBuffer(width: 1_600, height: 1_600, channels: 3, bytes: [UInt8](repeating: 128, count: 1_600 * 1_600 * 3))
         let thumbnail = try JPEGEncoder.encode(flat, quality: 50)
         try #require(thumbnail.count < 60_000)
-        let camera = SamplePhoto.withEXIFThumbnail(Self.baseline, thumbnail: thumbnail)
+        let camera = SamplePhoto.withEXIFThumbnail(jpegs.baseline, thumbnail: thumbnail)
         // When a little more than the Exif block has arrived
         let preview = try SepiaRenderer().arrivedPreview(of: camera.prefix(thumbnail.count + 2_000), height: 80)
         // Then the thumbnail is not shown (nor decoded: it is over the bound before any pixel)
@@ -44,9 +39,9 @@ struct ArrivedDecodeBoundsTests {
     }
 
     @Test func aCameraSizedExifThumbnailStillShows() async throws {
-        await Self.made.value
+        let jpegs = await Self.jpegs.value
         let thumbnail = try JPEGEncoder.encode(SamplePhoto.make(seed: 2, width: 160, height: 107), quality: 75)
-        let camera = SamplePhoto.withEXIFThumbnail(Self.baseline, thumbnail: thumbnail)
+        let camera = SamplePhoto.withEXIFThumbnail(jpegs.baseline, thumbnail: thumbnail)
         let decode = try SepiaRenderer().arrivedDecode(of: camera.prefix(thumbnail.count + 2_000), height: 80)
         #expect(decode.preview?.fromEXIFThumbnail == true && decode.preview?.image.height == 80)
     }

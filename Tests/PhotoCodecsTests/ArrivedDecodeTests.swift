@@ -5,12 +5,7 @@ import Testing
 
 @Suite("Previews of a JPEG still arriving: progressive scans, baseline rows, the Exif thumbnail")
 struct ArrivedDecodeTests {
-    static let photo = SamplePhoto.make(seed: 11, width: 640, height: 427)
-    static let progressive = try! JPEGEncoder.encode(photo, quality: 85, progressive: true)
-    static let baseline = try! JPEGEncoder.encode(photo, quality: 85)
-    /// The fixtures above, made once on a thread of their own (`offThePool`): each test awaits this
-    /// before reading them, so no thread of Swift concurrency waits on their making.
-    static let made = Task { await offThePool { _ = (progressive, baseline) } }
+    static let jpegs = SampleJPEGs.made(seed: 11)
 
     /// The mean absolute difference per sample between two images of one size.
     static func difference(_ a: PixelBuffer, _ b: PixelBuffer) -> Double {
@@ -18,11 +13,11 @@ struct ArrivedDecodeTests {
     }
 
     @Test func aProgressiveJPEGShowsTheWholePhotoAfterItsFirstScanAndSharpensWithMore() async throws {
-        await Self.made.value
-        let final = try JPEGDecoder.decode(Self.progressive, minimumHeight: 80)
+        let jpegs = await Self.jpegs.value
+        let final = try JPEGDecoder.decode(jpegs.progressive, minimumHeight: 80)
         // Given the first fifth and the first two thirds of a progressive JPEG
-        let early = try #require(try JPEGDecoder.decodeArrived(Self.progressive.prefix(Self.progressive.count / 5), minimumHeight: 80))
-        let later = try #require(try JPEGDecoder.decodeArrived(Self.progressive.prefix(Self.progressive.count * 2 / 3), minimumHeight: 80))
+        let early = try #require(try JPEGDecoder.decodeArrived(jpegs.progressive.prefix(jpegs.progressive.count / 5), minimumHeight: 80))
+        let later = try #require(try JPEGDecoder.decodeArrived(jpegs.progressive.prefix(jpegs.progressive.count * 2 / 3), minimumHeight: 80))
         // Then each shows every row of the photo, at the final size, closer to it with more scans
         let earlyImage = try #require(early.image)
         let laterImage = try #require(later.image)
@@ -34,9 +29,9 @@ struct ArrivedDecodeTests {
     }
 
     @Test func aBaselineJPEGShowsTheRowsArrivedAndGreyBelow() async throws {
-        await Self.made.value
-        let final = try JPEGDecoder.decode(Self.baseline, minimumHeight: 80)
-        let arrived = try #require(try JPEGDecoder.decodeArrived(Self.baseline.prefix(Self.baseline.count / 2), minimumHeight: 80))
+        let jpegs = await Self.jpegs.value
+        let final = try JPEGDecoder.decode(jpegs.baseline, minimumHeight: 80)
+        let arrived = try #require(try JPEGDecoder.decodeArrived(jpegs.baseline.prefix(jpegs.baseline.count / 2), minimumHeight: 80))
         let image = try #require(arrived.image)
         #expect(!arrived.progressive && arrived.scans == 1)
         #expect(arrived.rowsReady > 0 && arrived.rowsReady < arrived.rowsTotal)
@@ -49,18 +44,18 @@ struct ArrivedDecodeTests {
     }
 
     @Test func nothingIsShownBeforeTheHeaderOrTheFirstScanHasArrived() async throws {
-        await Self.made.value
-        #expect(try JPEGDecoder.decodeArrived(Self.progressive.prefix(40), minimumHeight: 80) == nil)
-        let headerOnly = try JPEGDecoder.decodeArrived(Self.progressive.prefix(700), minimumHeight: 80)
+        let jpegs = await Self.jpegs.value
+        #expect(try JPEGDecoder.decodeArrived(jpegs.progressive.prefix(40), minimumHeight: 80) == nil)
+        let headerOnly = try JPEGDecoder.decodeArrived(jpegs.progressive.prefix(700), minimumHeight: 80)
         #expect(headerOnly == nil || headerOnly?.image == nil)
-        #expect(try SepiaRenderer().arrivedPreview(of: Self.progressive.prefix(40), height: 80) == nil)
+        #expect(try SepiaRenderer().arrivedPreview(of: jpegs.progressive.prefix(40), height: 80) == nil)
     }
 
     @Test func aCameraJPEGShowsItsExifThumbnailUntilItsRowsHaveAllArrived() async throws {
-        await Self.made.value
+        let jpegs = await Self.jpegs.value
         // Given a baseline JPEG with a thumbnail in its Exif block, as a camera writes it
-        let thumbnail = try JPEGEncoder.encode(Resampler.scaled(Self.photo, toHeight: 107), quality: 75)
-        let camera = SamplePhoto.withEXIFThumbnail(Self.baseline, thumbnail: thumbnail)
+        let thumbnail = try JPEGEncoder.encode(Resampler.scaled(jpegs.photo, toHeight: 107), quality: 75)
+        let camera = SamplePhoto.withEXIFThumbnail(jpegs.baseline, thumbnail: thumbnail)
         #expect(EXIFReader.thumbnail(inAPP1: camera.dropFirst(6).prefix(6 + 56 + thumbnail.count)) == Array(thumbnail))
         // When a little more than the Exif block has arrived
         let preview = try #require(try SepiaRenderer().arrivedPreview(of: camera.prefix(thumbnail.count + 2_000), height: 80))
@@ -73,8 +68,8 @@ struct ArrivedDecodeTests {
     }
 
     @Test func aCorruptPrefixFailsOrShowsNothingAndNeverCrashes() async {
-        await Self.made.value
-        var damaged = Array(Self.progressive.prefix(Self.progressive.count / 2))
+        let jpegs = await Self.jpegs.value
+        var damaged = Array(jpegs.progressive.prefix(jpegs.progressive.count / 2))
         for offset in stride(from: 600, to: damaged.count, by: 97) { damaged[offset] ^= 0x5A }
         for cut in stride(from: 0, to: damaged.count, by: max(1, damaged.count / 40)) {
             _ = try? SepiaRenderer().arrivedPreview(of: Data(damaged.prefix(cut)), height: 40)

@@ -5,11 +5,7 @@ import Testing
 
 @Suite("A JPEG decoded while its bytes arrive: the same pixels as a one-shot decode, whatever the pieces")
 struct ArrivingJPEGTests {
-    static let photo = SamplePhoto.make(seed: 23, width: 640, height: 427)
-    static let progressive = try! JPEGEncoder.encode(photo, quality: 85, progressive: true)
-    static let baseline = try! JPEGEncoder.encode(photo, quality: 85)
-    /// Made once on a thread of their own, as ArrivedDecodeTests' fixtures.
-    static let made = Task { await offThePool { _ = (progressive, baseline) } }
+    static let jpegs = SampleJPEGs.made(seed: 23)
 
     /// The body's prefixes a download would hand over: pieces of uneven sizes, a few single bytes among them.
     static func prefixes(of data: Data, seed: Int) -> [Int] {
@@ -35,8 +31,8 @@ struct ArrivingJPEGTests {
 
     @Test(arguments: [true, false], [1, 2, 3])
     func aJPEGTakenInPiecesEndsAsTheOneShotDecode(progressive: Bool, seed: Int) async throws {
-        await Self.made.value
-        let jpeg = progressive ? Self.progressive : Self.baseline
+        let jpegs = await Self.jpegs.value
+        let jpeg = progressive ? jpegs.progressive : jpegs.baseline
         let expected = try JPEGDecoder.decode(jpeg, minimumHeight: 80)
         let decoded = try #require(try Self.decodedAhead(jpeg, seed: seed))
         #expect(decoded == expected)
@@ -51,10 +47,10 @@ struct ArrivingJPEGTests {
     }
 
     @Test func aMarkerSkippedPastTheBytesHeldIsSkippedInTheBytesThatFollow() async throws {
-        await Self.made.value
+        let jpegs = await Self.jpegs.value
         // Given a comment of 20 KB after the SOI, which libjpeg skips, arriving 1 KB at a time
         let comment: [UInt8] = [0xFF, 0xFE, 0x50, 0x02] + [UInt8](repeating: 0x41, count: 0x5002 - 2)
-        let jpeg = Self.baseline.prefix(2) + Data(comment) + Self.baseline.dropFirst(2)
+        let jpeg = jpegs.baseline.prefix(2) + Data(comment) + jpegs.baseline.dropFirst(2)
         let arriving = ArrivingJPEG(minimumHeight: 80)
         for end in stride(from: 1_024, to: jpeg.count, by: 1_024) {
             _ = try arriving.take(jpeg.prefix(end), image: false)
@@ -64,12 +60,12 @@ struct ArrivingJPEGTests {
     }
 
     @Test func previewsTakenAlongTheWayAreThoseOfTheBytesArrived() async throws {
-        await Self.made.value
+        let jpegs = await Self.jpegs.value
         let arriving = ArrivingJPEG(minimumHeight: 80)
         var scans = 0
         var sharper = 0
         for tenth in 1...9 {
-            let prefix = Self.progressive.prefix(Self.progressive.count * tenth / 10)
+            let prefix = jpegs.progressive.prefix(jpegs.progressive.count * tenth / 10)
             let taken = try #require(try arriving.take(prefix, image: true))
             let fresh = try #require(try JPEGDecoder.decodeArrived(prefix, minimumHeight: 80))
             #expect(taken.scans == fresh.scans)
@@ -82,26 +78,26 @@ struct ArrivingJPEGTests {
             scans = taken.scans
         }
         #expect(sharper >= 3)
-        let half = Self.baseline.prefix(Self.baseline.count / 2)
+        let half = jpegs.baseline.prefix(jpegs.baseline.count / 2)
         let baseline = ArrivingJPEG(minimumHeight: 80)
-        _ = try baseline.take(Self.baseline.prefix(Self.baseline.count / 4), image: false)
+        _ = try baseline.take(jpegs.baseline.prefix(jpegs.baseline.count / 4), image: false)
         let taken = try #require(try baseline.take(half, image: true))
         let fresh = try #require(try JPEGDecoder.decodeArrived(half, minimumHeight: 80))
         #expect(taken.rowsReady == fresh.rowsReady && taken.rowsReady > 0 && taken.image == fresh.image)
     }
 
     @Test func aBodyThatEndsEarlyOrIsNotTheOneTakenGivesNothingToShowAsFinal() async throws {
-        await Self.made.value
+        let jpegs = await Self.jpegs.value
         // A body cut short: the one-shot decode fails, and so the decode ahead gives nothing
-        let cut = Self.baseline.prefix(Self.baseline.count - 500)
+        let cut = jpegs.baseline.prefix(jpegs.baseline.count - 500)
         let arriving = ArrivingJPEG(minimumHeight: 80)
         _ = try arriving.take(cut.prefix(cut.count / 2), image: false)
         #expect(arriving.finish(cut) == nil)
         #expect(throws: ImageCodecError.self) { try JPEGDecoder.decode(cut, minimumHeight: 80) }
         // Fewer bytes than were taken: not the body it took
         let restarted = ArrivingJPEG(minimumHeight: 80)
-        _ = try restarted.take(Self.baseline.prefix(4_000), image: false)
-        #expect(restarted.finish(Self.baseline.prefix(3_000)) == nil)
+        _ = try restarted.take(jpegs.baseline.prefix(4_000), image: false)
+        #expect(restarted.finish(jpegs.baseline.prefix(3_000)) == nil)
         // Nothing taken at all, or not a JPEG
         #expect(ArrivingJPEG(minimumHeight: 80).finish(Data([1, 2, 3])) == nil)
         // Nothing at all: no byte to read (the fuzzer's first input once crashed here)
@@ -111,8 +107,8 @@ struct ArrivingJPEGTests {
     }
 
     @Test func corruptBytesFailTheDecodeAheadAndNeverCrash() async throws {
-        await Self.made.value
-        for source in [Self.progressive, Self.baseline] {
+        let jpegs = await Self.jpegs.value
+        for source in [jpegs.progressive, jpegs.baseline] {
             var damaged = Array(source)
             for offset in stride(from: 700, to: damaged.count, by: 89) { damaged[offset] ^= 0x5A }
             let data = Data(damaged)
@@ -134,17 +130,17 @@ struct ArrivingJPEGTests {
     }
 
     @Test func theRenderersThumbnailFromTheDecodeAheadIsTheSameImage() async throws {
-        await Self.made.value
+        let jpegs = await Self.jpegs.value
         let renderer = SepiaRenderer()
         let arriving = ArrivingJPEG(minimumHeight: 80, limits: renderer.limits)
-        _ = try renderer.arrivedDecode(of: Self.progressive.prefix(Self.progressive.count / 2), height: 80,
+        _ = try renderer.arrivedDecode(of: jpegs.progressive.prefix(jpegs.progressive.count / 2), height: 80,
                                        continuing: arriving, preview: false)
         var asked = false
-        let ahead = try renderer.thumbnail(of: Self.progressive, height: 80, decodedAhead: {
+        let ahead = try renderer.thumbnail(of: jpegs.progressive, height: 80, decodedAhead: {
             asked = true
-            return arriving.finish(Self.progressive)
+            return arriving.finish(jpegs.progressive)
         })
         #expect(asked)
-        #expect(ahead.data == (try renderer.thumbnail(of: Self.progressive, height: 80)).data)
+        #expect(ahead.data == (try renderer.thumbnail(of: jpegs.progressive, height: 80)).data)
     }
 }

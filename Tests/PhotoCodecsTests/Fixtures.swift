@@ -178,3 +178,23 @@ func solid(width: Int, height: Int, _ pixel: [UInt8]) -> PixelBuffer {
     while bytes.count < width * height * pixel.count { bytes += bytes.prefix(width * height * pixel.count - bytes.count) }
     return PixelBuffer(width: width, height: height, channels: pixel.count, bytes: bytes)
 }
+
+/// A sample photo and its progressive and baseline JPEGs, for the suites that take a JPEG as its bytes
+/// arrive. A suite makes them once on a thread of its own (`offThePool`) and each test awaits them, so
+/// no thread of Swift concurrency waits on their making.
+struct SampleJPEGs: Sendable {
+    let photo: PixelBuffer
+    let progressive: Data
+    let baseline: Data
+
+    init(seed: Int) {
+        photo = SamplePhoto.make(seed: seed, width: 640, height: 427)
+        progressive = try! JPEGEncoder.encode(photo, quality: 85, progressive: true)
+        baseline = try! JPEGEncoder.encode(photo, quality: 85)
+    }
+
+    /// The JPEGs of the photo of `seed`, being made off the pool.
+    static func made(seed: Int) -> Task<SampleJPEGs, Never> {
+        Task { await offThePool { SampleJPEGs(seed: seed) } }
+    }
+}

@@ -51,8 +51,8 @@ struct ArrivedBytes {
     /// Keeps `data`, the body so far.
     mutating func take(_ data: Data) {
         let received = Int64(data.count)
-        previewDue = previewDue || wantsPreview(at: received)
         if wantsPreview(at: received) {
+            previewDue = true
             previewAt = received
             attempts += 1
         }

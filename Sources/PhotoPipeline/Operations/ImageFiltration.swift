@@ -14,8 +14,9 @@ final class ImageFiltration: PhotoOperation, @unchecked Sendable {
     enum Input: Sendable {
         /// From the download this filtration depends on; nothing if it failed or was cancelled.
         case awaitingDownload
-        /// The original bytes.
-        case original(Data)
+        /// The original bytes, and what the download decoded of them as they arrived (only the end of
+        /// it is left to decode), if it did.
+        case original(Data, decodedAhead: Locked<ArrivingJPEG?>? = nil)
         /// Read from the results store on the filtration's thread; nil when it holds them no more.
         case stored(@Sendable () -> Data?)
     }
@@ -30,8 +31,6 @@ final class ImageFiltration: PhotoOperation, @unchecked Sendable {
 
     /// The bytes to filter, or where they will come from; emptied once read.
     private let input: Locked<Input>
-    /// The photo decoded as its bytes arrived, from the download: only the end of it is left to decode.
-    private let decodedAhead = Locked<Locked<ArrivingJPEG?>?>(nil)
     /// Whether the thumbnail was made from the decode ahead (the image's end decoded at the last byte).
     private let finishedAhead = Locked(false)
     /// Whether `main()` ran: Foundation's `start()` skips it for an operation cancelled first.
@@ -52,8 +51,7 @@ final class ImageFiltration: PhotoOperation, @unchecked Sendable {
     /// The download this filtration depends on hands over its bytes, and what it decoded of them as
     /// they arrived; it does so before it finishes.
     func receiveOriginal(_ data: Data, decodedAhead: Locked<ArrivingJPEG?>? = nil) {
-        input.withLock { $0 = .original(data) }
-        self.decodedAhead.withLock { $0 = decodedAhead }
+        input.withLock { $0 = .original(data, decodedAhead: decodedAhead) }
     }
 
     /// Runs `main()` unless cancelled first, and reports that cancellation exactly once, however
@@ -88,10 +86,10 @@ final class ImageFiltration: PhotoOperation, @unchecked Sendable {
             defer { input = .awaitingDownload }
             return input
         }
-        let original: Data? = switch source {
-        case .awaitingDownload: nil
-        case .original(let data): data
-        case .stored(let read): read()
+        let (original, decodedAhead): (Data?, Locked<ArrivingJPEG?>?) = switch source {
+        case .awaitingDownload: (nil, nil)
+        case .original(let data, let decodedAhead): (data, decodedAhead)
+        case .stored(let read): (read(), nil)
         }
         guard let original else {
             // The claim goes back before the end is reported: work started on hearing of it finds the photo free.
@@ -106,7 +104,7 @@ final class ImageFiltration: PhotoOperation, @unchecked Sendable {
         do {
             result = .success(try renderer.thumbnail(
                 of: original, height: thumbnailHeight, isCancelled: { [unowned self] in self.isCancelled },
-                decodedAhead: finishDecodedAhead(original),
+                decodedAhead: decodedAhead.map { finishing($0, with: original) },
                 unfiltered: { [unowned self] in self.report(.preview(self, $0)) }))
         } catch {
             result = .failure(error)
@@ -123,10 +121,9 @@ final class ImageFiltration: PhotoOperation, @unchecked Sendable {
         }
     }
 
-    /// What finishes the download's decode ahead with the whole `original` (nil when there is none, or
-    /// it was made for another size): the pixels, or nil to decode `original` afresh.
-    private func finishDecodedAhead(_ original: Data) -> (() -> PixelBuffer?)? {
-        guard let box = decodedAhead.withLock({ $0 }) else { return nil }
+    /// What finishes the download's decode ahead (`box`) with the whole `original`: the pixels, or nil
+    /// to decode `original` afresh (it was made for another size, or cannot finish).
+    private func finishing(_ box: Locked<ArrivingJPEG?>, with original: Data) -> () -> PixelBuffer? {
         let (renderer, height) = (renderer, thumbnailHeight)
         return { [finishedAhead] in
             let image = box.withLock { arriving in
