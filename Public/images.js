@@ -134,8 +134,9 @@ export function createImages({ store, onLoaded }) {
   }
 
   function pump() {
-    // Before the list is known, the first screen's rows the first script had not asked for yet.
-    while (early && !store.state.photos.length && inFlight.size < MAX_LOADS) {
+    // Before the list is known, the first screen's rows the first script had not asked for yet (as
+    // many at once as it would have: over HTTP/2 all of them).
+    while (early && !store.state.photos.length && inFlight.size < early.most) {
       const entry = early.next();
       if (!entry) break;
       follow(entry.src, entry.index, entry.image, entry.show);

@@ -151,3 +151,39 @@ def test_twenty_tabs_and_a_lab_share_one_http2_connection(https_server, browser)
             break
         time.sleep(0.5)
     assert counts[-1] == 1, f"{counts[-1]} connections from one browser with {TABS} tabs and a lab (seen {counts})"
+
+
+# Runs before the page's scripts: when the page asked for each thumbnail by a detached image.
+WATCH_ASKS = """
+window.__asks = [];
+const imageSrc = Object.getOwnPropertyDescriptor(HTMLImageElement.prototype, 'src');
+Object.defineProperty(HTMLImageElement.prototype, 'src', {
+  configurable: true, enumerable: true,
+  get() { return imageSrc.get.call(this); },
+  set(value) {
+    if (!this.isConnected && /[/]thumbnail$/.test(String(value))) window.__asks.push({ url: String(value), at: performance.now() });
+    imageSrc.set.call(this, value);
+  },
+});
+"""
+
+
+def test_over_http2_the_first_screen_is_asked_for_at_once(https_server, browser):
+    """Over HTTP/1.1 the page's first script asks for four thumbnails at a time (a share of the six
+    connections, test_first_screen_asks.py); over HTTP/2 every request shares one connection, and it
+    asks for every row on screen at once."""
+    # Given rows nobody has looked at yet, opened by a shared link (`?row=`), over HTTP/2
+    browser.execute_cdp_cmd("Page.addScriptToEvaluateOnNewDocument", {"source": WATCH_ASKS})
+    page = Page(browser, https_server).open("/?row=41")
+    first, last = page.visible_range()
+    page.wait_filtered(first, last, allow_failed=True)
+    seen = page.js("""return { asks: window.__asks, protocol: performance.getEntriesByType('navigation')[0].nextHopProtocol,
+        ended: Object.fromEntries(performance.getEntriesByType('resource').map((e) => [new URL(e.name).pathname, e.responseEnd])) }""")
+    assert seen["protocol"] == "h2", seen["protocol"]
+
+    # Then the first script asked for more than four rows before the first of them was answered
+    asks = seen["asks"]
+    first_answer = min(seen["ended"][a["url"]] for a in asks if a["url"] in seen["ended"])
+    at_once = [int(a["url"].rsplit("/", 2)[-2]) for a in asks if a["at"] < first_answer]
+    print(f"rows {first}-{last}: asked before the first answer {at_once}")
+    assert len(at_once) > 4 and all(first <= i <= last for i in at_once), (at_once, first, last, asks)
