@@ -6,6 +6,7 @@ for its thumbnail; and against an origin that holds a photo's last bytes."""
 from __future__ import annotations
 
 import gestures
+from detached_images import WATCH_DETACHED_IMAGES
 from held_photo_origin import HeldPhotoOrigin
 from page_events import tap_page_events
 from test_page import WORK_TIMEOUT, Page, wait_for
@@ -64,24 +65,13 @@ def test_the_page_asks_for_a_rows_final_thumbnail_before_its_filtered_event(star
     assert len(late) < len(rows), f"every row asked only after its 'filtered' event (row, ms after): {late}"
 
 
-# Runs before the page's scripts: every image the page loads on its own (a detached Image, images.js),
-# in order, so a test sees what was asked for while the answer is still held.
-WATCH_LOADS = """
-window.__loads = [];
-const imageSrc = Object.getOwnPropertyDescriptor(HTMLImageElement.prototype, 'src');
-Object.defineProperty(HTMLImageElement.prototype, 'src', {
-  configurable: true, enumerable: true,
-  get() { return imageSrc.get.call(this); },
-  set(value) { if (!this.isConnected) window.__loads.push(String(value)); imageSrc.set.call(this, value); },
-});
-"""
 
 
 def test_a_steady_downloads_final_thumbnail_is_asked_for_before_its_last_byte(start_server, session_dir, driver):
     # Given a list of one photo whose origin sends it at a steady pace, then holds its last 2 KB
     photo = (session_dir / "samples" / "sample-photos-v2" / "photo-002.jpg").read_bytes()
     origin = HeldPhotoOrigin(photo, [len(photo) - 2048], pace=len(photo))  # about a second
-    driver.execute_cdp_cmd("Page.addScriptToEvaluateOnNewDocument", {"source": WATCH_LOADS})
+    driver.execute_cdp_cmd("Page.addScriptToEvaluateOnNewDocument", {"source": WATCH_DETACHED_IMAGES})
     try:
         source = origin.write_source(session_dir / "steady-source.json")
         server = start_server("steady", photo_count=1, latency_ms=20, bandwidth=20_000_000, source=str(source))
@@ -90,7 +80,7 @@ def test_a_steady_downloads_final_thumbnail_is_asked_for_before_its_last_byte(st
 
         # When all but its last bytes have come: the page has asked for its final thumbnail already,
         # the last bytes still held (the server holds the request until the filter is done)
-        wait_for(driver, lambda d: any(u.endswith("/photos/0/thumbnail") for u in d.execute_script("return window.__loads")),
+        wait_for(driver, lambda d: any(load["url"].endswith("/photos/0/thumbnail") for load in d.execute_script("return window.__loads")),
                  WORK_TIMEOUT, "the page never asked for the final thumbnail while the last bytes were held")
         assert origin.sent < len(photo), origin.sent
         assert server.photos()[0]["state"] == "downloading"
@@ -98,7 +88,7 @@ def test_a_steady_downloads_final_thumbnail_is_asked_for_before_its_last_byte(st
         # Then, the rest let go, that one ask is answered with the final image: no second ask
         origin.open_gate(0)
         page.wait_filtered(0, 0)
-        loads = page.js("return window.__loads")
+        loads = [load["url"] for load in page.js("return window.__loads")]
         assert sum(u.endswith("/photos/0/thumbnail") for u in loads) == 1, loads
     finally:
         driver.execute_cdp_cmd("Page.addScriptToEvaluateOnNewDocument", {"source": ""})

@@ -9,13 +9,14 @@ from __future__ import annotations
 
 import gestures
 from conftest import OnePhotoOrigin
+from detached_images import THUMBNAILS_ASKED, WATCH_DETACHED_IMAGES
 from test_page import WORK_TIMEOUT, wait_for
 
 PHOTOS = 40
 
 # Runs before the page's scripts: no SharedWorker (so the page opens a stream of its own) and an
-# EventSource that never opens, so the events never bring the list; and when the page asked for each
-# thumbnail by a detached image (its answer's end is in the resource timings).
+# EventSource that never opens, so the events never bring the list. (When the page asked for each
+# thumbnail: WATCH_DETACHED_IMAGES; its answer's end is in the resource timings.)
 NO_EVENTS = """
 window.SharedWorker = undefined;
 window.EventSource = class {
@@ -25,16 +26,6 @@ window.EventSource = class {
   removeEventListener() {}
   close() { this.readyState = 2; }
 };
-window.__asks = [];
-const imageSrc = Object.getOwnPropertyDescriptor(HTMLImageElement.prototype, 'src');
-Object.defineProperty(HTMLImageElement.prototype, 'src', {
-  configurable: true, enumerable: true,
-  get() { return imageSrc.get.call(this); },
-  set(value) {
-    if (!this.isConnected && /[/]thumbnail$/.test(String(value))) window.__asks.push({ url: String(value), at: performance.now() });
-    imageSrc.set.call(this, value);
-  },
-});
 """
 
 ROWS = """
@@ -51,7 +42,7 @@ def test_the_first_screen_fills_in_before_the_events_bring_the_list(start_server
     # Given a first visit on a laptop whose events never come
     photo = next((session_dir / "samples" / "sample-photos-v2").glob("photo-0*.jpg")).read_bytes()
     origin = OnePhotoOrigin(photo)
-    driver.execute_cdp_cmd("Page.addScriptToEvaluateOnNewDocument", {"source": NO_EVENTS})
+    driver.execute_cdp_cmd("Page.addScriptToEvaluateOnNewDocument", {"source": NO_EVENTS + WATCH_DETACHED_IMAGES})
     try:
         source = origin.write_source(session_dir / "first-screen-asks.json", PHOTOS)
         server = start_server("first-screen-asks", photo_count=PHOTOS, latency_ms=20, bandwidth=20_000_000,
@@ -69,7 +60,7 @@ def test_the_first_screen_fills_in_before_the_events_bring_the_list(start_server
         wait_for(driver, lambda d: all(r["shown"] and r["src"].endswith(f"/photos/{r['index']}/thumbnail")
                                        for r in d.execute_script(ROWS) if r["index"] in on_screen),
                  WORK_TIMEOUT, "the first screen's rows did not all show their thumbnails without the events")
-        page = driver.execute_script("""return { asks: window.__asks, count: classicPhotos.count,
+        page = driver.execute_script("""return { asks: (() => { """ + THUMBNAILS_ASKED + """ })(), count: classicPhotos.count,
             ended: Object.fromEntries(performance.getEntriesByType('resource').map((e) => [new URL(e.name).pathname, e.responseEnd])) }""")
         assert page["count"] == 0, "the events should never have brought the list"
         # each asked for once, in the order of the screen, never more than four on their way at once

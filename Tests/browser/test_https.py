@@ -20,6 +20,7 @@ from selenium import webdriver
 from selenium.webdriver.chrome.service import Service
 
 from conftest import BINARY, CHROMEDRIVER, REPO, chrome_options, free_port, own_cache_dir
+from detached_images import THUMBNAILS_ASKED, WATCH_DETACHED_IMAGES
 from server_process import read_address_line, stop_process
 from test_lab import open_lab
 from test_page import Page, wait_for
@@ -153,19 +154,6 @@ def test_twenty_tabs_and_a_lab_share_one_http2_connection(https_server, browser)
     assert counts[-1] == 1, f"{counts[-1]} connections from one browser with {TABS} tabs and a lab (seen {counts})"
 
 
-# Runs before the page's scripts: when the page asked for each thumbnail by a detached image.
-WATCH_ASKS = """
-window.__asks = [];
-const imageSrc = Object.getOwnPropertyDescriptor(HTMLImageElement.prototype, 'src');
-Object.defineProperty(HTMLImageElement.prototype, 'src', {
-  configurable: true, enumerable: true,
-  get() { return imageSrc.get.call(this); },
-  set(value) {
-    if (!this.isConnected && /[/]thumbnail$/.test(String(value))) window.__asks.push({ url: String(value), at: performance.now() });
-    imageSrc.set.call(this, value);
-  },
-});
-"""
 
 
 def test_over_http2_the_first_screen_is_asked_for_at_once(https_server, browser):
@@ -173,11 +161,11 @@ def test_over_http2_the_first_screen_is_asked_for_at_once(https_server, browser)
     connections, test_first_screen_asks.py); over HTTP/2 every request shares one connection, and it
     asks for every row on screen at once."""
     # Given rows nobody has looked at yet, opened by a shared link (`?row=`), over HTTP/2
-    browser.execute_cdp_cmd("Page.addScriptToEvaluateOnNewDocument", {"source": WATCH_ASKS})
+    browser.execute_cdp_cmd("Page.addScriptToEvaluateOnNewDocument", {"source": WATCH_DETACHED_IMAGES})
     page = Page(browser, https_server).open("/?row=41")
     first, last = page.visible_range()
     page.wait_filtered(first, last, allow_failed=True)
-    seen = page.js("""return { asks: window.__asks, protocol: performance.getEntriesByType('navigation')[0].nextHopProtocol,
+    seen = page.js("""return { asks: (() => { """ + THUMBNAILS_ASKED + """ })(), protocol: performance.getEntriesByType('navigation')[0].nextHopProtocol,
         ended: Object.fromEntries(performance.getEntriesByType('resource').map((e) => [new URL(e.name).pathname, e.responseEnd])) }""")
     assert seen["protocol"] == "h2", seen["protocol"]
 
