@@ -154,8 +154,6 @@ def test_twenty_tabs_and_a_lab_share_one_http2_connection(https_server, browser)
     assert counts[-1] == 1, f"{counts[-1]} connections from one browser with {TABS} tabs and a lab (seen {counts})"
 
 
-
-
 def test_over_http2_the_first_screen_is_asked_for_at_once(https_server, browser):
     """Over HTTP/1.1 the page's first script asks for four thumbnails at a time (a share of the six
     connections, test_first_screen_asks.py); over HTTP/2 every request shares one connection, and it
