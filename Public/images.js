@@ -1,6 +1,7 @@
 // Row images: at most MAX_LOADS requests at once, visible rows first, only for rows on or near the
 // screen, so images never take all of the browser's six connections per origin: one is the event
-// stream's, one is for viewport reports. An image is fetched by a detached Image; once it has
+// stream's, one is for viewport reports. (Over HTTP/2, where there is one connection, the first
+// screen's thumbnails are asked for all at once: see the first script in index.mustache.) An image is fetched by a detached Image; once it has
 // loaded, a row shows the same URL, which the browser answers from its memory cache.
 
 import { url, FAILED } from './config.js';
@@ -219,7 +220,7 @@ export function createImages({ store, onLoaded }) {
   }
 
   // The first screen's thumbnails the page's first script asked for (index.mustache), before these
-  // modules ran (at most MAX_LOADS at once): adopted as this loader's own loads. The server answered
+  // modules ran (over HTTP/1.1 at most MAX_LOADS at once): adopted as this loader's own loads. The server answered
   // each only once its photo was filtered, so a row keeps showing one it has even while the events
   // saying so are on their way.
   for (const [src, { index, image, show }] of early ? early.loads : []) {
