@@ -1,8 +1,9 @@
 // Row images: at most MAX_LOADS requests at once, visible rows first, only for rows on or near the
 // screen, so images never take all of the browser's six connections per origin: one is the event
 // stream's, one is for viewport reports. (Over HTTP/2, where there is one connection, the first
-// screen's thumbnails are asked for all at once: see the first script in index.mustache.) An image is fetched by a detached Image; once it has
-// loaded, a row shows the same URL, which the browser answers from its memory cache.
+// screen's thumbnails are asked for all at once: see the first script in index.mustache.) An image
+// is fetched by a detached Image; once it has loaded, a row shows the same URL, which the browser
+// answers from its memory cache.
 
 import { url, FAILED } from './config.js';
 
