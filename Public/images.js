@@ -221,9 +221,9 @@ export function createImages({ store, onLoaded }) {
   }
 
   // The first screen's thumbnails the page's first script asked for (index.mustache), before these
-  // modules ran (over HTTP/1.1 at most MAX_LOADS at once): adopted as this loader's own loads. The server answered
-  // each only once its photo was filtered, so a row keeps showing one it has even while the events
-  // saying so are on their way.
+  // modules ran (over HTTP/1.1 at most MAX_LOADS at once): adopted as this loader's own loads. The
+  // server answered each only once its photo was filtered, so a row keeps showing one it has even
+  // while the events saying so are on their way.
   for (const [src, { index, image, show }] of early ? early.loads : []) {
     if (image.complete) {
       // (its load event may be still to come: the first script's handler would ask for the next row)

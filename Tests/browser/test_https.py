@@ -20,7 +20,7 @@ from selenium import webdriver
 from selenium.webdriver.chrome.service import Service
 
 from conftest import BINARY, CHROMEDRIVER, REPO, chrome_options, free_port, own_cache_dir
-from detached_images import THUMBNAILS_ASKED, WATCH_DETACHED_IMAGES
+from detached_images import ANSWERS_ENDED, THUMBNAILS_ASKED, WATCH_DETACHED_IMAGES
 from server_process import read_address_line, stop_process
 from test_lab import open_lab
 from test_page import Page, wait_for
@@ -163,8 +163,8 @@ def test_over_http2_the_first_screen_is_asked_for_at_once(https_server, browser)
     page = Page(browser, https_server).open("/?row=41")
     first, last = page.visible_range()
     page.wait_filtered(first, last, allow_failed=True)
-    seen = page.js("""return { asks: (() => { """ + THUMBNAILS_ASKED + """ })(), protocol: performance.getEntriesByType('navigation')[0].nextHopProtocol,
-        ended: Object.fromEntries(performance.getEntriesByType('resource').map((e) => [new URL(e.name).pathname, e.responseEnd])) }""")
+    seen = page.js(f"""return {{ asks: {THUMBNAILS_ASKED}, ended: {ANSWERS_ENDED},
+        protocol: performance.getEntriesByType('navigation')[0].nextHopProtocol }}""")
     assert seen["protocol"] == "h2", seen["protocol"]
 
     # Then the first script asked for more than four rows before the first of them was answered

@@ -17,5 +17,8 @@ Object.defineProperty(HTMLImageElement.prototype, 'src', {
 });
 """
 
-# The urls of the thumbnails asked for so far, in order (each a dict: url, at).
-THUMBNAILS_ASKED = "return window.__loads.filter((l) => /[/]photos[/][0-9]+[/]thumbnail$/.test(l.url))"
+# Expressions for a test's script: the thumbnails asked for so far, in order ({url, at} each); and
+# when each answer the page fetched ended (page clock), by path.
+THUMBNAILS_ASKED = "window.__loads.filter((l) => /[/]photos[/][0-9]+[/]thumbnail$/.test(l.url))"
+ANSWERS_ENDED = ("Object.fromEntries(performance.getEntriesByType('resource')"
+                 ".map((e) => [new URL(e.name).pathname, e.responseEnd]))")
