@@ -3,7 +3,8 @@
 // stream's, one is for viewport reports. (Over HTTP/2, where there is one connection, the first
 // screen's thumbnails are asked for all at once: see the first script in index.mustache.) An image
 // is fetched by a detached Image; once it has loaded, a row shows the same URL, which the browser
-// answers from its memory cache.
+// answers from its memory cache. At a stop, the final thumbnails of the rows on screen come on one
+// request instead (a "batch", one of the MAX_LOADS), each the moment it is made.
 
 import { url, FAILED } from './config.js';
 
@@ -13,28 +14,19 @@ const thumbnailURL = (index) => url('/photos/' + index + '/thumbnail');
 // The n-th sepia preview of what has arrived of a photo still downloading: each is a URL of its own.
 const partialURL = (index, n) => url('/photos/' + index + '/partial?n=' + n);
 
-// How long before a photo's last byte is due the page asks for its final thumbnail: about an event's
-// way to the page and a request's to the server (first_pixels.py: 20-45 ms and a few ms), with room
-// for the estimate. The server holds the request until the filter is done, so the answer leaves the
-// moment it is, instead of a round trip after the last byte's event reaches the page.
-const ASK_AHEAD_MS = 120;
-// The pace is told from this long of a download at least, and only a steady one (its latest half at
-// most STEADY times as quick as the whole): bytes that came in a burst after a stop say nothing of when
-// the rest will come. The ratio's spread in steady downloads as the page hears them (first_pixels.py,
-// events coming in batches): 1.1 / 1.6 / 2.9 at p10 / p50 / p90; a burst after a stop is over 10.
-const PACE_WINDOW_MS = 60;
-const STEADY = 4;
+// At most this many rows' final thumbnails are kept as the bytes a batch brought (object URLs);
+// older ones are let go, and such a row asks for its thumbnail's URL again when it is back.
+const MOST_FINALS = 400;
 
 /** The image a photo's row should end up showing in its state; null for the placeholder. A row
- * that shows a preview of the bytes arrived (already sepia) keeps it until the final thumbnail.
- * `ahead`: a photo still downloading has its final thumbnail asked for ahead of its last byte. */
-function wanted(photo, ahead) {
+ * that shows a preview of the bytes arrived (already sepia) keeps it until the final thumbnail. */
+function wanted(photo) {
   switch (photo.state) {
     case 'downloading':
-      if (ahead) return thumbnailURL(photo.index);
       return photo.partial ? partialURL(photo.index, photo.partial) : null;
-    // Every byte is in: the final thumbnail is asked for now, and the server answers it the moment
-    // the filter is done (it waits for it), not a round trip after the 'filtered' event reaches us.
+    // Every byte is in: the final thumbnail is asked for now (unless a stop's batch brings it), and the
+    // server answers it the moment the filter is done (it waits for it), not a round trip after the
+    // 'filtered' event reaches us.
     // Until then the row keeps its latest preview of the bytes arrived; the unfiltered thumbnail
     // would come only a decode ahead of the final one, so it is not asked for.
     case 'downloaded':
@@ -63,15 +55,20 @@ export function createImages({ store, onLoaded }) {
   const failures = new Map(); // url -> { count, retryAt }
   const shownPartial = new Map(); // index -> { n, src }: its latest preview of the bytes arrived, loaded
   const earlyShown = new Set(); // rows whose final thumbnail came by the page's first script's load
-  // index -> { samples: [{ at, progress }], due, missed }: the progress the page heard of a row's
-  // download and when (its clock; events come a little late, all alike), to tell its pace; `due` once
-  // its final thumbnail is asked for ahead of its last byte, `missed` if that ask was not answered.
-  const arrivals = new Map();
   // The page's first script's asks (index.mustache): its loads, and the rows on screen it has not
   // asked for yet, which this loader asks for in its stead until the events bring the list.
   const early = window.classicPhotosEarlyImages || null;
   let near = null;
-  const counters = { started: 0, maxInFlight: 0 };
+  const counters = { started: 0, maxInFlight: 0, batches: 0 };
+  // After a stop, the final thumbnails of the rows on screen come on one request (GET
+  // /photos/thumbnails), asked for at the stop and answered a row at a time, each the moment its
+  // filter is done: no ask waits for an event (the events reach a busy page late: asked as the
+  // progress they told neared the last byte, half a stop's rows were asked after they were
+  // filtered), and it takes one connection for the whole screen. `batch`: the open one ({ first, last, controller });
+  // `finals`: index -> { objectURL, src } of the final thumbnails batches brought, oldest first.
+  let batch = null;
+  let batchedStop = null; // the rows on screen the last batch was asked for
+  const finals = new Map();
 
   const inNear = (index) => !!near && index >= near.first && index <= near.last;
   // While scrolling, only rows on screen start loading: a flick does not queue every row it passes.
@@ -79,52 +76,27 @@ export function createImages({ store, onLoaded }) {
     && (!store.state.scrolling || (index >= near.visible.first && index <= near.visible.last));
   const ready = (src) => src === FAILED || loaded.has(src);
 
-  /** Whether row `index`'s final thumbnail is asked for ahead of its last byte. */
-  const askedAhead = (index) => { const a = arrivals.get(index); return !!a && a.due && !a.missed; };
-
-  /** Notes photo `photo`'s progress; makes its final thumbnail due once every byte should be in within
-   * ASK_AHEAD_MS at the steady pace seen so far. */
-  function noteProgress(photo) {
-    if (photo.state !== 'downloading' || !(photo.progress > 0)) {
-      arrivals.delete(photo.index);
-      return;
-    }
-    const now = performance.now();
-    let a = arrivals.get(photo.index);
-    if (!a) arrivals.set(photo.index, a = { samples: [], due: false, missed: false });
-    const { samples } = a;
-    if (samples.length && photo.progress <= samples[samples.length - 1].progress) return;
-    samples.push({ at: now, progress: photo.progress });
-    if (samples.length > 64) samples.splice(1, 1);
-    if (a.due) return;
-    if (photo.progress >= 1) { a.due = true; return; }
-    const first = samples[0], span = now - first.at;
-    if (span < PACE_WINDOW_MS) return;
-    const half = samples.find((s) => s.at >= first.at + span / 2);
-    const pace = (photo.progress - first.progress) / span; // of the photo a ms
-    const latest = half && now > half.at ? (photo.progress - half.progress) / (now - half.at) : Infinity;
-    if (latest > pace * STEADY) return;
-    a.due = (1 - photo.progress) / pace <= ASK_AHEAD_MS;
-  }
-
-  const want = (photo) => wanted(photo, askedAhead(photo.index));
-
   /** What row `photo` shows now: its wanted image once loaded (meanwhile the latest preview of its
    * bytes arrived, or the unfiltered preview, if loaded), or null for the placeholder. Only rows near
    * the screen show images. */
   function srcFor(photo) {
     if (!inNear(photo.index)) return null;
+    if (finals.has(photo.index) && photo.state !== 'new' && photo.state !== 'failed') return finals.get(photo.index).src;
     if (earlyShown.has(photo.index) && photo.state !== 'new' && photo.state !== 'failed') return thumbnailURL(photo.index);
-    const wish = want(photo);
+    const wish = wanted(photo);
     if (wish && ready(wish)) return wish;
     if (photo.state === 'new' || photo.state === 'failed') return null;
     const partial = shownPartial.get(photo.index);
     return partial ? partial.src : null;
   }
 
+  // Whether the open batch brings (or has brought) row `index`'s final thumbnail.
+  const covered = (index) => finals.has(index) || (!!batch && index >= batch.first && index <= batch.last);
+
   function needs(index) {
     const photo = store.state.photos[index];
-    const wish = photo && want(photo);
+    const wish = photo && wanted(photo);
+    if (wish === thumbnailURL(index) && covered(index)) return null;
     return wish && !ready(wish) ? wish : null;
   }
 
@@ -143,7 +115,7 @@ export function createImages({ store, onLoaded }) {
       if (!entry) break;
       follow(entry.src, entry.index, entry.image, entry.show);
     }
-    while (inFlight.size < MAX_LOADS && queue.size) {
+    while (inFlight.size < MAX_LOADS - (batch ? 1 : 0) && queue.size) {
       let best = -1;
       let bestPriority = Infinity;
       const now = performance.now();
@@ -184,12 +156,7 @@ export function createImages({ store, onLoaded }) {
     const done = (ok) => {
       image.onload = image.onerror = null;
       inFlight.delete(src);
-      // An early load, or an ask ahead of the last byte (the download stalled or was cancelled), that
-      // failed is no failure of the row's: it asks again once every byte is in.
-      const ahead = !ok && !isEarly && src === thumbnailURL(index) && askedAhead(index)
-        && store.state.photos[index]?.state === 'downloading';
-      if (ahead) arrivals.get(index).missed = true;
-      if (!ok && (isEarly || ahead)) {
+      if (!ok && isEarly) {
         refresh(near);
         return;
       }
@@ -236,9 +203,84 @@ export function createImages({ store, onLoaded }) {
   if (early) early.takenOver = pump;
   pump();
 
+  /** Keeps `bytes` (of media type `type`) as row `index`'s final thumbnail, letting the oldest go
+   * past MOST_FINALS. Its `src` is an object URL whose fragment names the thumbnail it is (the row's
+   * words say so, and tests read it). */
+  function keepFinal(index, bytes, type) {
+    const objectURL = URL.createObjectURL(new Blob([bytes], { type }));
+    if (finals.has(index)) URL.revokeObjectURL(finals.get(index).objectURL);
+    finals.delete(index);
+    finals.set(index, { objectURL, src: objectURL + '#' + thumbnailURL(index) });
+    for (const [old, kept] of finals) {
+      if (finals.size <= MOST_FINALS) break;
+      finals.delete(old);
+      URL.revokeObjectURL(kept.objectURL);
+    }
+  }
+
+  /** At a stop, asks for the final thumbnails of the rows on screen that do not have theirs yet, on
+   * one request (the one open is kept if it covers them, else let go). */
+  function askBatch() {
+    if (!near || store.state.scrolling) { batchedStop = null; return; }
+    // Once a stop: the rows a batch did not bring (their wait ran out) ask on their own.
+    const stop = near.visible.first + '-' + near.visible.last;
+    if (!store.state.photos.length || stop === batchedStop) return;
+    batchedStop = stop;
+    let first = -1, last = -1;
+    for (let i = near.visible.first; i <= near.visible.last; i += 1) {
+      const photo = store.state.photos[i];
+      if (!photo || photo.state === 'failed' || finals.has(i) || loaded.has(thumbnailURL(i))) continue;
+      if (first < 0) first = i;
+      last = i;
+    }
+    if (first < 0 || (batch && batch.first <= first && batch.last >= last)) return;
+    if (batch) batch.controller.abort();
+    readBatch({ first, last, controller: new AbortController() });
+  }
+
+  /** Reads `b`'s answer: frames of a line `index length type`, then the image's bytes. */
+  async function readBatch(b) {
+    batch = b;
+    counters.batches += 1;
+    const text = new TextDecoder();
+    let buffered = new Uint8Array(0);
+    try {
+      const response = await fetch(url('/photos/thumbnails?first=' + b.first + '&last=' + b.last), { signal: b.controller.signal, cache: 'no-store' });
+      if (!response.ok || !response.body) return;
+      const reader = response.body.getReader();
+      for (;;) {
+        const { value, done } = await reader.read();
+        if (done) break;
+        const joined = new Uint8Array(buffered.length + value.length);
+        joined.set(buffered);
+        joined.set(value, buffered.length);
+        buffered = joined;
+        for (;;) {
+          const end = buffered.indexOf(10);
+          if (end < 0) break;
+          const [index, length, type] = text.decode(buffered.subarray(0, end)).split(' ');
+          const row = Number(index), size = Number(length);
+          if (!Number.isInteger(row) || !Number.isInteger(size) || size < 0) throw new Error('not a frame');
+          if (buffered.length < end + 1 + size) break;
+          keepFinal(row, buffered.slice(end + 1, end + 1 + size), type);
+          buffered = buffered.slice(end + 1 + size);
+          onLoaded(row);
+        }
+      }
+    } catch (_) {
+      // Let go for a newer stop, or the connection failed: the rows it did not bring ask on their own.
+    } finally {
+      if (batch === b) {
+        batch = null;
+        refresh(near);
+      }
+    }
+  }
+
   /** Sets the rows near the screen (`{first, last, visible}` or null) and queues what they need. */
   function refresh(range) {
     near = range;
+    askBatch();
     for (const index of queue) if (!mayLoad(index)) queue.delete(index);
     if (near) for (let i = near.first; i <= near.last; i += 1) if (mayLoad(i) && needs(i)) queue.add(i);
     pump();
@@ -246,8 +288,6 @@ export function createImages({ store, onLoaded }) {
 
   /** Row `index` changed state: queue its new image if it is near the screen. */
   function photoChanged(index) {
-    const photo = store.state.photos[index];
-    if (photo) noteProgress(photo);
     // The events have caught up with (or gone past) the first script's load.
     if (store.state.photos[index]?.state !== 'downloading') earlyShown.delete(index);
     // Asked for while on its way and not answered (the filter was cancelled, or the wait ran out):
@@ -269,7 +309,9 @@ export function createImages({ store, onLoaded }) {
     failures.clear();
     shownPartial.clear();
     earlyShown.clear();
-    arrivals.clear();
+    if (batch) batch.controller.abort();
+    for (const kept of finals.values()) URL.revokeObjectURL(kept.objectURL);
+    finals.clear();
   }
 
   return {
@@ -284,6 +326,7 @@ export function createImages({ store, onLoaded }) {
       get queued() { return queue.size; },
       get started() { return counters.started; },
       get maxInFlight() { return counters.maxInFlight; },
+      get batches() { return counters.batches; },
       limit: MAX_LOADS,
     },
   };

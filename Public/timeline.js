@@ -7,6 +7,7 @@
 
 import { WINDOW_SECONDS, HISTORY_SECONDS } from './timeline-model.js';
 import { describeOperation } from './timeline-text.js';
+import { setText } from './format.js';
 
 const PLOT = 120; // px: the plot's fixed height (app.css), which the tracks share
 const MAX_TRACK_HEIGHT = 14; // px per track at most
@@ -143,7 +144,8 @@ export function createTimelineView({ root, controls, model, store, tips, onSelec
     const marks = axis.children;
     for (let i = 0; i < marks.length; i += 1) {
       const s = Number(marks[i].dataset.seconds) + ago;
-      marks[i].textContent = s < 0.5 ? 'now' : '−' + Math.round(s) + ' s';
+      // (only when it changes: a text written again is laid out again, 15 times a second)
+      setText(marks[i], s < 0.5 ? 'now' : '−' + Math.round(s) + ' s');
     }
   }
 

@@ -1,7 +1,8 @@
 """What a page asks for by images of its own: a script run before the page's scripts (CDP
 `Page.addScriptToEvaluateOnNewDocument`) that notes every image the page loads by a detached Image
-(images.js's loads, the first script's asks), in order, with when it was asked for on the page's clock,
-so a test sees what was asked for while the answer is still held. `window.__loads`: [{url, at}]."""
+(images.js's loads, the first script's asks), and every batch of a stop's thumbnails it fetches (`GET
+/photos/thumbnails`), in order, with when it was asked for on the page's clock, so a test sees what
+was asked for while the answer is still held. `window.__loads`: [{url, at}]."""
 from __future__ import annotations
 
 WATCH_DETACHED_IMAGES = """
@@ -15,10 +16,19 @@ Object.defineProperty(HTMLImageElement.prototype, 'src', {
     imageSrc.set.call(this, value);
   },
 });
+const nativeFetch = window.fetch;
+window.fetch = function (input, init) {
+  if (String(input).includes('/photos/thumbnails?')) window.__loads.push({ url: String(input), at: performance.now() });
+  return nativeFetch.apply(this, arguments);
+};
 """
 
 # Expressions for a test's script: the thumbnails asked for so far, in order ({url, at} each); and
 # when each answer the page fetched ended (page clock), by path.
 THUMBNAILS_ASKED = "window.__loads.filter((l) => /[/]photos[/][0-9]+[/]thumbnail$/.test(l.url))"
+# The batches asked for so far ({url, at, first, last} each).
+BATCHES_ASKED = ("window.__loads.filter((l) => l.url.includes('/photos/thumbnails?')).map((l) => Object.assign("
+                 "{ first: Number(new URL(l.url, location.href).searchParams.get('first')),"
+                 " last: Number(new URL(l.url, location.href).searchParams.get('last')) }, l))")
 ANSWERS_ENDED = ("Object.fromEntries(performance.getEntriesByType('resource')"
                  ".map((e) => [new URL(e.name).pathname, e.responseEnd]))")

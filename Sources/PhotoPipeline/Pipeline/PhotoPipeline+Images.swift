@@ -38,9 +38,12 @@ extension PhotoPipeline {
 
     /// Photo `index`'s sepia thumbnail, waiting up to `bound` for it while the photo is downloading,
     /// waiting for its filtration or being filtered: a page asks as the last byte arrives and is answered the moment the filter is
-    /// done. Starts no work; a photo at rest (not asked for, cancelled, failed) is answered at once.
-    public func readyThumbnail(of index: Int, waitingUpTo bound: Duration) async throws(PipelineError) -> CachedImage {
-        let deadline = ContinuousClock.now + bound
+    /// done. Starts no work; a photo at rest (not asked for, cancelled, failed) is answered at once,
+    /// except that one never started (`new`) is waited for up to `startingWithin` for its work to
+    /// start: a page asks for a stop's rows as it reports the stop, and the report may land a moment later.
+    public func readyThumbnail(of index: Int, waitingUpTo bound: Duration, startingWithin grace: Duration = .zero) async throws(PipelineError) -> CachedImage {
+        let start = ContinuousClock.now
+        let deadline = start + bound
         // Downloading, downloaded with its filtration queued, or filtering.
         let onItsWay: @Sendable () -> Bool = { [self] in
             core.lock.withLock { state in
@@ -48,11 +51,20 @@ extension PhotoPipeline {
                     || state.pending.downloadsInProgress[index] != nil || state.pending.filtrationsInProgress[index] != nil)
             }
         }
+        // Nothing run nor kept for it, here or (in a cluster) by another instance.
+        let notStarted: @Sendable () -> Bool = { [self] in core.lock.withLock { $0.photoState(of: index) == .new } }
         while true {
             if let image = try imageInMemory(.thumbnail, of: index) { return image }
-            let left = deadline - ContinuousClock.now
-            guard onItsWay(), left > .zero, !Task.isCancelled else { break }
-            await thumbnailWaits.wait(for: index, upTo: left, while: onItsWay)
+            let now = ContinuousClock.now
+            let left = deadline - now
+            guard left > .zero, !Task.isCancelled else { break }
+            if onItsWay() {
+                await thumbnailWaits.wait(for: index, upTo: left, while: onItsWay)
+            } else if now - start < grace, notStarted() {
+                await thumbnailWaits.wait(for: index, upTo: min(left, grace - (now - start)), while: notStarted)
+            } else {
+                break
+            }
         }
         return try await loadImage(.thumbnail, of: index)
     }

@@ -1,0 +1,73 @@
+import Foundation
+import HTTPTypes
+import Hummingbird
+import NIOCore
+import PhotoPipeline
+
+/// `GET /photos/thumbnails?first=A&last=B`: the sepia thumbnails of rows A...B on one answer, each
+/// the moment its filter is done (waiting `Defaults.thumbnailWait` at most, as `GET
+/// /photos/N/thumbnail` does), in the order they are ready. Each is a frame: a line `index length
+/// type` (its media type), then its `length` bytes. A row whose thumbnail does not come in time, or
+/// failed, has no frame; the answer ends once every row has its frame or its wait ran out.
+///
+/// Why: after a jump, the page wants each row on screen's final thumbnail the moment it is made. Over
+/// HTTP/1.1 a browser has six connections to the server and the page keeps two for its event stream
+/// and its reports, so a thumbnail asked for on its own, held until its filter is done, takes one of
+/// four; the page asked for each only as the events said its last byte was near, and those events
+/// reach a busy page late (first_pixels.py: half the rows of a stop asked after they were filtered).
+/// One request for the whole screen, asked at the stop, takes one connection and needs no event.
+///
+/// Like the thumbnail itself, asking starts no work; at most `mostRows` rows a request.
+struct ThumbnailsHandler: Sendable {
+    /// Most rows one request may name: a tall window's screen.
+    static let mostRows = 32
+    /// How long a row not started yet is waited for to start: the page asks as it reports the stop,
+    /// on another connection, so the report may be taken a little after this request.
+    static let startGrace: Duration = .milliseconds(500)
+
+    let context: AppContext
+
+    func handle(_ request: Request, context requestContext: PhotoRequestContext) async throws -> Response {
+        let first = try Self.row(request.queryValue("first"), named: "first")
+        let last = try Self.row(request.queryValue("last"), named: "last")
+        guard first <= last, last - first < Self.mostRows else {
+            throw APIError.badRequest("rows \(first)...\(last): first must not be after last, and at most \(Self.mostRows) rows")
+        }
+        // A lab lane's rows name its viewer: their images are its channel's pipeline's.
+        let channel = try request.queryValue("viewer").map { id throws(APIError) in try context.session(id).channel } ?? context.list
+        let pipeline = try channel.loadedPipeline()
+        guard last < pipeline.entries.count else {
+            throw APIError.notFound("no photo \(last): the list has \(pipeline.entries.count)")
+        }
+        let body = ResponseBody { writer in
+            try await withThrowingTaskGroup(of: (Int, CachedImage)?.self) { group in
+                for index in first...last {
+                    group.addTask {
+                        (try? await pipeline.readyThumbnail(
+                            of: index, waitingUpTo: Defaults.thumbnailWait, startingWithin: Self.startGrace)).map { (index, $0) }
+                    }
+                }
+                for try await ready in group {
+                    guard let (index, image) = ready else { continue }
+                    var frame = ByteBuffer(string: "\(index) \(image.data.count) \(ImageHandler.contentType(of: image))\n")
+                    frame.writeBytes(image.data)
+                    try await writer.write(frame)
+                }
+            }
+            try await writer.finish(nil)
+        }
+        return Response(status: .ok, headers: [
+            .contentType: "application/octet-stream",
+            .cacheControl: "no-store",
+            .xAccelBuffering: "no",
+        ], body: body)
+    }
+
+    /// Row index `text` of the query's `name`, or a 400 saying what is wrong.
+    static func row(_ text: String?, named name: String) throws(APIError) -> Int {
+        guard let text, let row = Int(text), row >= 0 else {
+            throw .badRequest("\(name) must be a row: a whole number from 0, got \(text ?? "nothing")")
+        }
+        return row
+    }
+}

@@ -1,0 +1,91 @@
+import Foundation
+import HTTPTypes
+import PhotoPipeline
+import PhotoServer
+@testable import PhotoWeb
+import Testing
+
+/// `GET /photos/thumbnails?first=A&last=B` (issue 38): the final thumbnails of a stop's rows on one
+/// answer, each the moment it is made; a row the stop's report has not started yet is waited for.
+@Suite("A stop's thumbnails on one answer", .timeLimit(.minutes(2)))
+struct ThumbnailsRouteTests {
+    @Test func eachReadyRowIsAFrameOfItsThumbnailAndARowNeverStartedHasNone() async throws {
+        try await WebHarness.with { harness in
+            let viewer = try await harness.newViewer()
+            let stream = try await EventStreamReader(port: harness.application.port, target: "/events?viewer=\(viewer)")
+            try await harness.report(viewer, scrolling: false, rows: 0...1)
+            // (the two may be filtered in either order)
+            var filtered: Set<Int> = []
+            while filtered.count < 2 {
+                let event = try await stream.next { $0.name == "photo" && $0.json["state"] as? String == "filtered" }
+                if let index = event.json["index"] as? Int { filtered.insert(index) }
+            }
+
+            // Rows 0 and 1 are filtered, row 2 was never wanted: a frame each for 0 and 1, the bytes
+            // `GET /photos/N/thumbnail` answers, none for 2, and the answer ends (row 2 is waited for
+            // to start only for a moment)
+            let answer = try await harness.request(.GET, "/photos/thumbnails?first=0&last=2")
+            #expect(answer.status == 200)
+            #expect(answer.headers[.contentType] == "application/octet-stream")
+            let frames = try Self.frames(of: answer.body)
+            #expect(frames.map(\.index).sorted() == [0, 1])
+            for frame in frames {
+                let alone = try await harness.request(.GET, "/photos/\(frame.index)/thumbnail")
+                #expect(frame.type == alone.headers[.contentType] && frame.bytes == alone.body)
+            }
+            #expect(harness.pipeline.stats.downloads.started == 2)
+
+            for query in ["first=2&last=1", "first=0&last=32", "first=-1&last=0", "first=x&last=1", "last=1"] {
+                let refused = try await harness.request(.GET, "/photos/thumbnails?\(query)")
+                #expect(refused.status == 400, "\(query)")
+            }
+            #expect(try await harness.request(.GET, "/photos/thumbnails?first=990&last=999").status == 404)
+        }
+    }
+
+    @Test func aRowAskedForBeforeTheReportThatStartsItIsWaitedFor() async throws {
+        try await WebHarness.with { harness in
+            // Given a page that asks for its stop's thumbnails before the stop's report is taken
+            let viewer = try await harness.newViewer()
+            let asked = Task { try await harness.request(.GET, "/photos/thumbnails?first=3&last=3") }
+            let deadline = ContinuousClock.now + .seconds(30)
+            while harness.pipeline.thumbnailsAwaited == 0 {
+                try #require(ContinuousClock.now < deadline, "the ask never waited")
+                try await Task.sleep(for: .milliseconds(5))
+            }
+
+            // When the report comes
+            try await harness.report(viewer, scrolling: false, rows: 3...3)
+
+            // Then the row's thumbnail comes on the answer that was waiting
+            let answer = try await asked.value
+            let frames = try Self.frames(of: answer.body)
+            #expect(frames.map(\.index) == [3])
+            let alone = try await harness.request(.GET, "/photos/3/thumbnail")
+            #expect(frames.first?.bytes == alone.body)
+        }
+    }
+
+    struct Frame {
+        var index: Int
+        var type: String
+        var bytes: Data
+    }
+
+    /// The frames of an answer: a line `index length type`, then `length` bytes.
+    static func frames(of body: Data) throws -> [Frame] {
+        var frames: [Frame] = []
+        var rest = body[...]
+        while !rest.isEmpty {
+            let end = try #require(rest.firstIndex(of: UInt8(ascii: "\n")), "a frame without its line")
+            let fields = String(decoding: rest[..<end], as: UTF8.self).split(separator: " ").map(String.init)
+            try #require(fields.count == 3, "line \(fields)")
+            let index = try #require(Int(fields[0])), length = try #require(Int(fields[1]))
+            let start = rest.index(after: end)
+            try #require(rest.distance(from: start, to: rest.endIndex) >= length, "a frame cut short")
+            frames.append(Frame(index: index, type: fields[2], bytes: Data(rest[start..<(start + length)])))
+            rest = rest[(start + length)...]
+        }
+        return frames
+    }
+}
