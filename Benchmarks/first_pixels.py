@@ -121,7 +121,17 @@ DELAYS = """
     // The same on the server's clock, placed on the page's by the quickest event (so a few ms early):
     // the ask against the photo's last byte, the filter's wait for a slot and its run, the answer's end
     // after the filter and the screen after the answer; for each row whose final image came by its ask.
+    // And for every row (most come on their stop's one request, GET /photos/thumbnails, not an ask of
+    // their own): the filter's wait and run, and the screen after the filter.
     const server = { ask: [], wait: [], run: [], answer: [], screen: [] };
+    const filters = { wait: [], run: [], screen: [] };
+    for (const c of Object.values(chain)) {
+      if (c.lastByteOnServer == null || c.filteredOnServer == null || c.filterStartedOnServer == null
+          || c.screen == null || c.screen < c.filteredOnServer + least) continue;
+      filters.wait.push(c.filterStartedOnServer - c.lastByteOnServer);
+      filters.run.push(c.filteredOnServer - c.filterStartedOnServer);
+      filters.screen.push(c.screen - (c.filteredOnServer + least));
+    }
     for (const e of performance.getEntriesByType('resource')) {
       const m = e.name.match(/[/]photos[/]([0-9]+)[/]thumbnail$/), c = m && chain[m[1]];
       if (!c || c.lastByteOnServer == null || c.filteredOnServer == null || c.filterStartedOnServer == null
@@ -132,7 +142,7 @@ DELAYS = """
       server.answer.push(e.responseEnd - (c.filteredOnServer + least));
       server.screen.push(c.screen - e.responseEnd);
     }
-    return { server, events: lags.map((l) => l - least), asks, answers, frames,
+    return { server, filters, events: lags.map((l) => l - least), asks, answers, frames,
              waits: reports.map((e) => e.requestStart - e.startTime), trips: reports.map((e) => e.responseEnd - e.requestStart) };
 """
 
@@ -151,6 +161,10 @@ def log_delays(delays: dict) -> None:
         f"the final thumbnail asked {line(server['ask'])}, the filter waiting for a slot {line(server['wait'])}, "
         f"running {line(server['run'])}, the answer's end after the filter {line(server['answer'])}, "
         f"on screen after the answer {line(server['screen'])} ({len(server['ask'])} rows)")
+    filters = delays["filters"]
+    log(f"every row, on the server's clock placed on the page's, p50 / p90 / max: the filter waiting for a slot "
+        f"{line(filters['wait'])}, running {line(filters['run'])}, on screen after the filter {line(filters['screen'])} "
+        f"({len(filters['screen'])} rows)")
 
 
 def play(port: int, count: int, jumps: int, seed: int) -> list[dict]:
