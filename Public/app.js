@@ -43,11 +43,14 @@ const reporter = createReporter({
   // Held while a new viewer id is on its way, and while this page follows a presenter.
   isBlocked: () => (!!renewal && renewal.renewing) || (!!presenting && presenting.following),
   onUnknownViewer: (why) => renewal.renewViewer(why),
+  // A stop's rows start with its report: their final thumbnails are asked for with it, on one request.
+  onStop: (first, last) => images && images.askStop(first, last),
 });
 const viewport = createViewport({ store, list, reporter, rowHeight, showsScroll: () => !!presenting && presenting.presenting });
 
 let listView = null;
-const images = createImages({ store, onLoaded: (index) => listView && listView.refreshRow(index) });
+let images = null;
+images = createImages({ store, onLoaded: (index) => listView && listView.refreshRow(index) });
 listView = createListView({
   store, list, rowsEl: $('rows'), messageEl: $('list-message'),
   rows: createRowFactory($('row-template')), images, viewport, rowHeight,

@@ -54,10 +54,6 @@ export function createImages({ store, onLoaded }) {
   const loaded = new Set(preloadedImages());
   const failures = new Map(); // url -> { count, retryAt }
   const shownPartial = new Map(); // index -> { n, src }: its latest preview of the bytes arrived, loaded
-  const earlyShown = new Set(); // rows whose final thumbnail came by the page's first script's load
-  // The page's first script's asks (index.mustache): its loads, and the rows on screen it has not
-  // asked for yet, which this loader asks for in its stead until the events bring the list.
-  const early = window.classicPhotosEarlyImages || null;
   let near = null;
   const counters = { started: 0, maxInFlight: 0, batches: 0 };
   // After a stop, the final thumbnails of the rows on screen come on one request (GET
@@ -68,7 +64,6 @@ export function createImages({ store, onLoaded }) {
   // last, controller }); `finals`: index -> the final thumbnail a batch brought, as a data URL,
   // oldest first.
   let batch = null;
-  let batchedStop = null; // the rows on screen the last batch was asked for
   const finals = new Map();
 
   const inNear = (index) => !!near && index >= near.first && index <= near.last;
@@ -83,7 +78,6 @@ export function createImages({ store, onLoaded }) {
   function srcFor(photo) {
     if (!inNear(photo.index)) return null;
     if (finals.has(photo.index) && photo.state !== 'new' && photo.state !== 'failed') return finals.get(photo.index);
-    if (earlyShown.has(photo.index) && photo.state !== 'new' && photo.state !== 'failed') return thumbnailURL(photo.index);
     const wish = wanted(photo);
     if (wish && ready(wish)) return wish;
     if (photo.state === 'new' || photo.state === 'failed') return null;
@@ -109,13 +103,6 @@ export function createImages({ store, onLoaded }) {
   }
 
   function pump() {
-    // Before the list is known, the first screen's rows the first script had not asked for yet (as
-    // many at once as it would have: over HTTP/2 all of them).
-    while (early && !store.state.photos.length && inFlight.size < early.most) {
-      const entry = early.next();
-      if (!entry) break;
-      follow(entry.src, entry.index, entry.image, entry.show);
-    }
     while (inFlight.size < MAX_LOADS - (batch ? 1 : 0) && queue.size) {
       let best = -1;
       let bestPriority = Infinity;
@@ -141,29 +128,20 @@ export function createImages({ store, onLoaded }) {
     // loads; a visible row's is what the page is for.
     const { first, last } = near.visible;
     image.fetchPriority = index >= first && index <= last ? 'high' : 'low';
-    follow(src, index, image, false);
+    follow(src, index, image);
     image.src = src;
   }
 
-  /** Counts `image`'s load of `src` for row `index` in flight and handles its end. An early one
-   * (asked for by the page's first script, `showEarly` its way of showing it in the row the server
-   * drew) that fails is forgotten, not held back as a failure: it may have been asked before its
-   * row's work started, and the row asks again when it is ready. */
-  function follow(src, index, image, showEarly = null) {
-    const isEarly = !!showEarly;
+  /** Counts `image`'s load of `src` for row `index` in flight and handles its end. */
+  function follow(src, index, image) {
     inFlight.set(src, index);
     counters.started += 1;
     counters.maxInFlight = Math.max(counters.maxInFlight, inFlight.size);
     const done = (ok) => {
       image.onload = image.onerror = null;
       inFlight.delete(src);
-      if (!ok && isEarly) {
-        refresh(near);
-        return;
-      }
       if (ok) {
         loaded.add(src);
-        if (isEarly) earlyShown.add(index);
         failures.delete(src);
         const n = src.includes('/partial?') ? Number(src.split('n=')[1]) : 0;
         // Loads may end out of order: a row never goes back to an earlier preview.
@@ -179,59 +157,32 @@ export function createImages({ store, onLoaded }) {
       }
       refresh(near);
     };
-    image.onload = () => {
-      // The list shows a row once the events have brought its photo; until then the row stays as
-      // the server drew it, and the first script's way shows the image there.
-      if (showEarly && !store.state.photos[index]) showEarly();
-      done(true);
-    };
+    image.onload = () => done(true);
     image.onerror = () => done(false);
   }
 
-  // The first screen's thumbnails the page's first script asked for (index.mustache), before these
-  // modules ran (over HTTP/1.1 at most MAX_LOADS at once): adopted as this loader's own loads. The
-  // server answered each only once its photo was filtered, so a row keeps showing one it has even
-  // while the events saying so are on their way.
-  for (const [src, { index, image, show }] of early ? early.loads : []) {
-    if (image.complete) {
-      // (its load event may be still to come: the first script's handler would ask for the next row)
-      image.onload = image.onerror = null;
-      if (image.naturalWidth > 0) { loaded.add(src); earlyShown.add(index); show(); }
-    } else {
-      follow(src, index, image, show);
-    }
-  }
-  if (early) early.takenOver = pump;
-  pump();
-
-  /** Keeps `bytes` (of media type `type`) as row `index`'s final thumbnail, letting the oldest go
-   * past MOST_FINALS: a data URL whose fragment names the thumbnail it is (the row's words say so,
-   * and tests read it). A data URL, not an object URL: the renderer decodes it itself, where a blob's
-   * load goes by the browser process (filtered -> screen at p50 in three alternated runs of 12
-   * jumps: 27-36 ms against 36-47 for object URLs). */
-  function keepFinal(index, bytes, type) {
-    let binary = '';
-    for (let i = 0; i < bytes.length; i += 8192) binary += String.fromCharCode.apply(null, bytes.subarray(i, i + 8192));
+  /** Keeps `src` (a data URL named for its thumbnail: index.mustache's classicPhotosReadThumbnails)
+   * as row `index`'s final thumbnail, letting the oldest go past MOST_FINALS. A data URL, not an
+   * object URL: the renderer decodes it itself, where a blob's load goes by the browser process
+   * (filtered -> screen at p50 in three alternated runs of 12 jumps: 27-36 ms against 36-47). */
+  function keepFinal(index, src) {
     finals.delete(index);
-    finals.set(index, 'data:' + type + ';base64,' + btoa(binary) + '#' + thumbnailURL(index));
+    finals.set(index, src);
     for (const old of finals.keys()) {
       if (finals.size <= MOST_FINALS) break;
       finals.delete(old);
     }
   }
 
-  /** At a stop, asks for the final thumbnails of the rows on screen that do not have theirs yet, on
-   * one request (the one open is kept if it covers them, else let go). */
-  function askBatch() {
-    if (!near || store.state.scrolling) { batchedStop = null; return; }
-    // Once a stop: the rows a batch did not bring (their wait ran out) ask on their own.
-    const stop = near.visible.first + '-' + near.visible.last;
-    if (!store.state.photos.length || stop === batchedStop) return;
-    batchedStop = stop;
+  /** A stop's rows `from`...`to` were reported: asks for the final thumbnails of those that do not
+   * have theirs yet on one request (the one open is kept if it covers them, else let go). Once a
+   * stop: the rows a batch did not bring (their wait ran out) ask on their own. */
+  function askStop(from, to) {
+    if (!store.state.photos.length) return; // the page's first script asked for the first screen's
     let first = -1, last = -1;
-    for (let i = near.visible.first; i <= near.visible.last; i += 1) {
+    for (let i = from; i <= to; i += 1) {
       const photo = store.state.photos[i];
-      if (!photo || photo.state === 'failed' || finals.has(i) || loaded.has(thumbnailURL(i))) continue;
+      if (!photo || photo.state === 'failed' || finals.has(i) || loaded.has(thumbnailURL(i)) || inFlight.has(thumbnailURL(i))) continue;
       if (first < 0) first = i;
       last = i;
     }
@@ -240,35 +191,16 @@ export function createImages({ store, onLoaded }) {
     readBatch({ first, last, controller: new AbortController() });
   }
 
-  /** Reads `b`'s answer: frames of a line `index length type`, then the image's bytes. */
+  /** Reads `b`'s answer (index.mustache's classicPhotosReadThumbnails), each row's thumbnail shown
+   * as it comes. */
   async function readBatch(b) {
     batch = b;
     counters.batches += 1;
-    const text = new TextDecoder();
-    let buffered = new Uint8Array(0);
     try {
-      const response = await fetch(url('/photos/thumbnails?first=' + b.first + '&last=' + b.last), { signal: b.controller.signal, cache: 'no-store' });
-      if (!response.ok || !response.body) return;
-      const reader = response.body.getReader();
-      for (;;) {
-        const { value, done } = await reader.read();
-        if (done) break;
-        const joined = new Uint8Array(buffered.length + value.length);
-        joined.set(buffered);
-        joined.set(value, buffered.length);
-        buffered = joined;
-        for (;;) {
-          const end = buffered.indexOf(10);
-          if (end < 0) break;
-          const [index, length, type] = text.decode(buffered.subarray(0, end)).split(' ');
-          const row = Number(index), size = Number(length);
-          if (!Number.isInteger(row) || !Number.isInteger(size) || size < 0) throw new Error('not a frame');
-          if (buffered.length < end + 1 + size) break;
-          keepFinal(row, buffered.slice(end + 1, end + 1 + size), type);
-          buffered = buffered.slice(end + 1 + size);
-          onLoaded(row);
-        }
-      }
+      await (b.ended || window.classicPhotosReadThumbnails(b.first, b.last, b.controller.signal, (row, src) => {
+        keepFinal(row, src);
+        onLoaded(row);
+      }));
     } catch (_) {
       // Let go for a newer stop, or the connection failed: the rows it did not bring ask on their own.
     } finally {
@@ -279,10 +211,24 @@ export function createImages({ store, onLoaded }) {
     }
   }
 
+  // The first screen's thumbnails, on the one request the page's first script made before these
+  // modules ran (index.mustache): those it brought are this loader's finals, those still to come
+  // are kept and shown as they come (in the row the server drew, while the events have not brought
+  // the row's photo), and the request is this loader's batch until it ends.
+  const early = window.classicPhotosEarlyImages || null;
+  if (early) {
+    for (const [index, src] of early.finals) keepFinal(index, src);
+    early.onFinal = (index, src) => {
+      keepFinal(index, src);
+      if (store.state.photos[index]) onLoaded(index);
+      else early.show(index, src);
+    };
+    readBatch({ first: early.first, last: early.last, controller: early.controller, ended: early.ended });
+  }
+
   /** Sets the rows near the screen (`{first, last, visible}` or null) and queues what they need. */
   function refresh(range) {
     near = range;
-    askBatch();
     for (const index of queue) if (!mayLoad(index)) queue.delete(index);
     if (near) for (let i = near.first; i <= near.last; i += 1) if (mayLoad(i) && needs(i)) queue.add(i);
     pump();
@@ -290,8 +236,6 @@ export function createImages({ store, onLoaded }) {
 
   /** Row `index` changed state: queue its new image if it is near the screen. */
   function photoChanged(index) {
-    // The events have caught up with (or gone past) the first script's load.
-    if (store.state.photos[index]?.state !== 'downloading') earlyShown.delete(index);
     // Asked for while on its way and not answered (the filter was cancelled, or the wait ran out):
     // the server's news that it is ready is newer than that failure.
     if (store.state.photos[index]?.state === 'filtered') failures.delete(thumbnailURL(index));
@@ -310,12 +254,12 @@ export function createImages({ store, onLoaded }) {
     loaded.clear();
     failures.clear();
     shownPartial.clear();
-    earlyShown.clear();
     if (batch) batch.controller.abort();
     finals.clear();
   }
 
   return {
+    askStop,
     forget,
     srcFor,
     refresh,

@@ -129,8 +129,7 @@ export function createListView({ store, list, rowsEl, messageEl, rows, images, v
         }
         images.pump();
         break;
-      // The image margin changes; a stop asks for its rows' final thumbnails at once, not a frame later.
-      case 'scrolling': images.refresh(viewport.nearRange()); schedule(); break;
+      case 'scrolling': schedule(); break; // the image margin changes
       case 'active': render(); break;
       case 'strategy': schedule(); break;
       case 'connection':

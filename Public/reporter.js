@@ -5,8 +5,9 @@
 import { url } from './config.js';
 
 /** Creates the reporter. `isBlocked()` says to hold reports (a new viewer id is on its way);
- * `onUnknownViewer(reason)` is called on 404 / 410. */
-export function createReporter({ store, isBlocked, onUnknownViewer }) {
+ * `onUnknownViewer(reason)` is called on 404 / 410; `onStop(first, last)` with the rows of each
+ * stop reported (their work starts with it). */
+export function createReporter({ store, isBlocked, onUnknownViewer, onStop = () => {} }) {
   const reporter = {
     inFlight: false,
     pending: null,
@@ -30,6 +31,7 @@ export function createReporter({ store, isBlocked, onUnknownViewer }) {
       if (this.hidden && !payload.hidden) return;
       this.pending = payload;
       this.send();
+      if (payload.scrolling === false && payload.first != null) onStop(payload.first, payload.last);
     },
 
     /** The tab was hidden or shown: a hidden one says so at once (its rows, when shown, are the

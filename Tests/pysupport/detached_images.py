@@ -23,12 +23,9 @@ window.fetch = function (input, init) {
 };
 """
 
-# Expressions for a test's script: the thumbnails asked for so far, in order ({url, at} each); and
-# when each answer the page fetched ended (page clock), by path.
+# Expressions for a test's script: the thumbnails asked for on their own so far, in order ({url, at}
+# each); and the batches of a screen's thumbnails asked for so far ({url, at, first, last} each).
 THUMBNAILS_ASKED = "window.__loads.filter((l) => /[/]photos[/][0-9]+[/]thumbnail$/.test(l.url))"
-# The batches asked for so far ({url, at, first, last} each).
 BATCHES_ASKED = ("window.__loads.filter((l) => l.url.includes('/photos/thumbnails?')).map((l) => Object.assign("
                  "{ first: Number(new URL(l.url, location.href).searchParams.get('first')),"
                  " last: Number(new URL(l.url, location.href).searchParams.get('last')) }, l))")
-ANSWERS_ENDED = ("Object.fromEntries(performance.getEntriesByType('resource')"
-                 ".map((e) => [new URL(e.name).pathname, e.responseEnd]))")
