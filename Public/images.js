@@ -1,10 +1,10 @@
 // Row images: at most MAX_LOADS requests at once, visible rows first, only for rows on or near the
 // screen, so images never take all of the browser's six connections per origin: one is the event
-// stream's, one is for viewport reports. (Over HTTP/2, where there is one connection, the first
-// screen's thumbnails are asked for all at once: see the first script in index.mustache.) An image
-// is fetched by a detached Image; once it has loaded, a row shows the same URL, which the browser
-// answers from its memory cache. At a stop, the final thumbnails of the rows on screen come on one
-// request instead (a "batch", one of the MAX_LOADS), each the moment it is made.
+// stream's, one is for viewport reports. An image is fetched by a detached Image; once it has
+// loaded, a row shows the same URL, which the browser answers from its memory cache. At a stop (and
+// for the first screen, by the page's first script in index.mustache), the final thumbnails of the
+// rows on screen come on one request instead (a "batch", one of the MAX_LOADS), each the moment it
+// is made.
 
 import { url, FAILED } from './config.js';
 
