@@ -55,7 +55,7 @@ export function createImages({ store, onLoaded }) {
   const failures = new Map(); // url -> { count, retryAt }
   const shownPartial = new Map(); // index -> { n, src }: its latest preview of the bytes arrived, loaded
   let near = null;
-  const counters = { started: 0, maxInFlight: 0, batches: 0 };
+  const counters = { started: 0, maxInFlight: 0 };
   // After a stop, the final thumbnails of the rows on screen come on one request (GET
   // /photos/thumbnails), asked for at the stop and answered a row at a time, each the moment its
   // filter is done: no ask waits for an event (the events reach a busy page late: asked as the
@@ -195,7 +195,6 @@ export function createImages({ store, onLoaded }) {
    * as it comes. */
   async function readBatch(b) {
     batch = b;
-    counters.batches += 1;
     try {
       await (b.ended || window.classicPhotosReadThumbnails(b.first, b.last, b.controller.signal, (row, src) => {
         keepFinal(row, src);
@@ -271,7 +270,6 @@ export function createImages({ store, onLoaded }) {
       get queued() { return queue.size; },
       get started() { return counters.started; },
       get maxInFlight() { return counters.maxInFlight; },
-      get batches() { return counters.batches; },
       limit: MAX_LOADS,
     },
   };

@@ -68,6 +68,12 @@ struct AppContext: Sendable {
         return index
     }
 
+    /// The channel whose images a request asks for: a lab lane's when it names its viewer
+    /// (`?viewer=ID`, a 404 for an unknown one), else the list's.
+    func imageChannel(viewer id: String?) throws(APIError) -> PhotoChannel {
+        try id.map { id throws(APIError) in try session(id).channel } ?? list
+    }
+
     /// The viewer `id` names, or a 404 saying so.
     func session(_ id: String?) throws(APIError) -> ViewerSession {
         guard let id, !id.isEmpty else { throw .badRequest("missing viewer id") }

@@ -23,8 +23,7 @@ struct ImageHandler: Sendable {
             throw APIError.notFound("no such image: use thumbnail, preview, sepia or original")
         }
         // A lab lane's rows name its viewer: their images are its channel's pipeline's.
-        let channel = try request.queryValue("viewer").map { id throws(APIError) in try context.session(id).channel } ?? context.list
-        let pipeline = try channel.loadedPipeline()
+        let pipeline = try context.imageChannel(viewer: request.queryValue("viewer")).loadedPipeline()
         let image: CachedImage
         do {
             switch variant {

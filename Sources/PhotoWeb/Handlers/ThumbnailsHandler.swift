@@ -28,14 +28,13 @@ struct ThumbnailsHandler: Sendable {
     let context: AppContext
 
     func handle(_ request: Request, context requestContext: PhotoRequestContext) async throws -> Response {
-        let first = try Self.row(request.queryValue("first"), named: "first")
-        let last = try Self.row(request.queryValue("last"), named: "last")
-        guard first <= last, last - first < Self.mostRows else {
-            throw APIError.badRequest("rows \(first)...\(last): first must not be after last, and at most \(Self.mostRows) rows")
+        let first = try AppContext.photoIndex(request.queryValue("first"))
+        let last = try AppContext.photoIndex(request.queryValue("last"))
+        guard 0 <= first, first <= last, last - first < Self.mostRows else {
+            throw APIError.badRequest("rows \(first)...\(last): rows count from 0, first must not be after last, and at most \(Self.mostRows) rows")
         }
         // A lab lane's rows name its viewer: their images are its channel's pipeline's.
-        let channel = try request.queryValue("viewer").map { id throws(APIError) in try context.session(id).channel } ?? context.list
-        let pipeline = try channel.loadedPipeline()
+        let pipeline = try context.imageChannel(viewer: request.queryValue("viewer")).loadedPipeline()
         guard last < pipeline.entries.count else {
             throw APIError.notFound("no photo \(last): the list has \(pipeline.entries.count)")
         }
@@ -61,13 +60,5 @@ struct ThumbnailsHandler: Sendable {
             .cacheControl: "no-store",
             .xAccelBuffering: "no",
         ], body: body)
-    }
-
-    /// Row index `text` of the query's `name`, or a 400 saying what is wrong.
-    static func row(_ text: String?, named name: String) throws(APIError) -> Int {
-        guard let text, let row = Int(text), row >= 0 else {
-            throw .badRequest("\(name) must be a row: a whole number from 0, got \(text ?? "nothing")")
-        }
-        return row
     }
 }
