@@ -14,7 +14,8 @@
 //   though the button is still down (a person's click lasts about 100 ms, and what it jumped to is on
 //   screen from the press): a jump of a screen or more (a shift-press) in its own scroll event, a page (animated over
 //   a few frames) once it has been still TRACK_STILL_MS; what the press does after (Chromium's repeat
-//   while it is held) is held until the release;
+//   while it is held) is held until the release; where a shift-press will land is told at the press
+//   (`onPressJump`), a frame before its scroll event;
 // - keys the browser scrolls for: at `scrollend` (the page's own keys are jumps, viewport.js);
 // - a script's scroll has no end of its own (Chromium fires `scrollend` after every programmatic
 //   step): it ends after STILLNESS_MS of stillness, as in a browser without `scrollend`.
@@ -48,9 +49,44 @@ const INPUT_LEAD_MS = 500;
 const isPrecise = (event) => event.deltaMode === 0
   && ((Math.abs(event.deltaY) < 50 && Math.abs(event.deltaX) < 50) || !Number.isInteger(event.deltaY));
 
+/** A press that makes Chromium jump its scrollbar's thumb to centre on the pointer: with Shift, or
+ * the middle button on Linux (`ScrollbarController`'s absolute jump). */
+const centresThumb = (event) => (event.button === 0 && event.shiftKey)
+  || (event.button === 1 && /Linux|CrOS/.test(navigator.userAgent) && !/Android/.test(navigator.userAgent));
+
+/** The vertical scrollbar of `target` as Chromium draws it, from the element's top: its arrow
+ * buttons' length, the track between them, the thumb's length and where it stands, and the scroll
+ * range. Chromium's Fluent scrollbar (15 px thick, Windows and Linux) has 18-px buttons and a thumb
+ * at least 17 px long; the classic one, square buttons and a thumb at least as long as it is thick. */
+function scrollbarOf(target) {
+  const thickness = target.offsetWidth - target.clientWidth;
+  const fluent = thickness === 15;
+  const button = fluent ? 18 : thickness;
+  const track = target.offsetHeight - 2 * button;
+  const shown = Math.round(track * target.clientHeight / target.scrollHeight);
+  const thumb = Math.max(fluent ? 17 : thickness, shown);
+  const range = Math.max(1, target.scrollHeight - target.clientHeight);
+  const thumbTop = button + Math.trunc(target.scrollTop / range * (track - thumb));
+  return { button, track, thumb, thumbTop, range };
+}
+
+/** Where the scroll position lands after a press at `y` (from the element's top) that centres the
+ * thumb on the pointer, as Chromium computes it: the thumb moved by whole pixels, each worth the
+ * scroll range over the track the thumb travels. Measured against Chromium 156's own jumps at three
+ * window sizes: within a pixel. */
+function jumpTarget(target, y) {
+  const bar = scrollbarOf(target);
+  if (bar.track <= bar.thumb) return target.scrollTop;
+  const moved = y - bar.thumb / 2 - bar.thumbTop;
+  const distance = Math.round(Math.abs(moved)) * bar.range / (bar.track - bar.thumb);
+  return Math.max(0, Math.min(bar.range, target.scrollTop + Math.sign(moved) * distance));
+}
+
 /** Watches the scrolls of `target`; `onEnd()` is called once when one has ended. `position()` reads
- * the scroll position now (for the stillness check on a slow frame). */
-export function createScrollEnd({ target, position, onEnd }) {
+ * the scroll position now (for the stillness check on a slow frame). `onPressJump(top)` is told at
+ * the press where a jump of the scrollbar (a shift-press in its track) will land, a frame before its
+ * scroll event. */
+export function createScrollEnd({ target, position, onEnd, onPressJump = () => {} }) {
   let active = false;
   let timer = null;
   let top = 0;
@@ -136,16 +172,12 @@ export function createScrollEnd({ target, position, onEnd }) {
   for (const type of ['touchend', 'touchcancel']) {
     target.addEventListener(type, (event) => { input(); touching = event.touches.length; if (active) check(); });
   }
-  /** Whether a press at `y` (client coordinates) on the scrollbar falls on its thumb: Chromium's
-   * classic scrollbar, an arrow button the bar's width at each end and a thumb at least as long,
-   * with a few pixels' margin, since a press there is a drag. */
+  /** Whether a press at `y` (client coordinates) on the scrollbar falls on its thumb, with a few
+   * pixels' margin, since a press there is a drag. */
   function onThumb(y, rect) {
-    const bar = target.offsetWidth - target.clientWidth;
-    const length = rect.height - 2 * bar;
-    const thumb = Math.max(bar, length * target.clientHeight / target.scrollHeight);
-    const range = Math.max(1, target.scrollHeight - target.clientHeight);
-    const top = rect.top + bar + (length - thumb) * target.scrollTop / range;
-    return y >= top - 4 && y <= top + thumb + 4;
+    const bar = scrollbarOf(target);
+    const top = rect.top + bar.thumbTop;
+    return y >= top - 4 && y <= top + bar.thumb + 4;
   }
 
   // A press on the scrollbar (beside the content box) holds the scroll until it is released,
@@ -158,6 +190,7 @@ export function createScrollEnd({ target, position, onEnd }) {
     onScrollbar = true;
     trackPress = onThumb(event.clientY, rect) ? null : 'pressed';
     pressTop = target.scrollTop;
+    if (trackPress && !active && centresThumb(event)) onPressJump(jumpTarget(target, event.clientY - rect.top));
   }, { passive: true });
   for (const type of ['pointerup', 'pointercancel']) {
     window.addEventListener(type, () => {

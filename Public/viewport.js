@@ -8,8 +8,10 @@
 // stops, so nothing starts for rows it only passes; once it has gone more than a screen it says so
 // once (the server then knows it for a flick, even after reading). A lone wheel notch, a reader's
 // step, is not told as a scroll at all: its stop comes within WHEEL_STILL_MS and keeps the reading.
-// A jump the page makes itself (a key, a click on the timeline, the row in the URL) is reported at
-// once, without suspending; a key held down (auto-repeat) is one scroll, ended by its release. A
+// A shift-press in the scrollbar's track reports the rows it will land on at the press (scroll-end.js
+// computes where Chromium puts them), and its scroll event only when it landed elsewhere; a page that
+// guessed wrong once (another browser's scrollbar) stops guessing. A jump the page makes itself (a
+// key, a click on the timeline, the row in the URL) is reported at once, without suspending; a key held down (auto-repeat) is one scroll, ended by its release. A
 // script's scroll, even of one move, waits for stillness: a script flinging the list in big steps
 // looks like a jump at its first step, and must not start work on that step's rows. The URL keeps
 // the first visible row.
@@ -23,6 +25,9 @@ const REPORT_MS = config.reportIntervalMs;
 // by the scrollbar ends (`scrollend`) within a few ms of its one scroll event, and its stop report
 // would otherwise wait for the answer to that first one, a round trip (36 ms under load, measured).
 const BEGAN_REPORT_MS = 50;
+// How long a press's guessed jump waits for its scroll event (one or two frames) before the guess is
+// taken for wrong: the rows on screen are reported, and the page guesses no more.
+const GUESS_LANDS_MS = 300;
 
 /** Creates the viewport of the scrolling element `list`; with `keepsRowInURL` (the list's) the URL
  * keeps the first visible row. While `showsScroll()` (a presenter's page), a person's scroll tells
@@ -41,6 +46,8 @@ export function createViewport({ store, list, reporter, rowHeight, keepsRowInURL
   let lastShownFirst = null; // the first row of the last `showing` told in this scroll
   let resizeTimer = null;
   let lastResize = -Infinity; // when the list's height last changed
+  let guessed = null; // a press's jump reported before it landed: { top, first, last, timer }
+  let guessing = true; // no guess has been wrong
   // The list's scroll position and height as last seen (from scroll events and the resize
   // observer): reading them when asked would make the browser lay the page out at that moment.
   let top = 0;
@@ -53,13 +60,14 @@ export function createViewport({ store, list, reporter, rowHeight, keepsRowInURL
     return { top, height: height || window.innerHeight, measured: height > 0 };
   }
 
-  /** The rows at least partly on screen, inclusive; null before the list is there. */
-  function visibleRange() {
+  /** The rows at least partly on screen, inclusive (with the list scrolled to `at`); null before
+   * the list is there. */
+  function visibleRange(at = top) {
     const n = count();
     const { height: h } = metrics();
     if (!n || h <= 0) return null;
-    const first = Math.min(n - 1, Math.floor(top / rowHeight));
-    const last = Math.min(n - 1, Math.max(first, Math.floor((top + h - 1) / rowHeight)));
+    const first = Math.min(n - 1, Math.floor(at / rowHeight));
+    const last = Math.min(n - 1, Math.max(first, Math.floor((at + h - 1) / rowHeight)));
     return { first, last };
   }
 
@@ -78,14 +86,50 @@ export function createViewport({ store, list, reporter, rowHeight, keepsRowInURL
     };
   }
 
-  function reportVisible() {
+  /** Reports the rows on screen as a stop, unless `guess` (a press's jump, landed) said them already. */
+  function reportVisible(guess = null) {
     if (store.state.scrolling || store.state.source.status !== 'ready' || !height) return;
     const visible = visibleRange();
     if (!visible) return;
-    reporter.report({ scrolling: false, first: visible.first, last: visible.last });
+    // A report for another reason (a snapshot, a resize) while a press's jump is on its way: its stop
+    // reports what it lands on.
+    if (!guess) dropGuess();
+    if (!guess || guess.first !== visible.first || guess.last !== visible.last) {
+      reporter.report({ scrolling: false, first: visible.first, last: visible.last });
+    }
     lastReportedFirst = visible.first;
     lastStop = visible;
     if (keepsRowInURL) updateURL({ row: visible.first > 0 ? visible.first + 1 : null });
+  }
+
+  // A shift-press in the track will land at `to`: its rows are reported now, as its stop.
+  function pressJumps(to) {
+    if (!guessing || keysHeld || store.state.scrolling || store.state.source.status !== 'ready' || !height
+        || Math.abs(to - top) < 1) return;
+    const rows = visibleRange(to);
+    if (!rows) return;
+    dropGuess();
+    // No scroll came: the rows on screen are said (the guess was wrong). One that began ends with its stop.
+    const timer = setTimeout(() => { if (guessed === guess && !store.state.scrolling) reportVisible(landed()); }, GUESS_LANDS_MS);
+    const guess = guessed = { top: to, ...rows, timer };
+    reporter.report({ scrolling: false, first: rows.first, last: rows.last });
+    lastReportedFirst = rows.first;
+    lastStop = rows;
+  }
+
+  // The guess of the press whose jump has now landed (or whose wait ran out), if any: a jump that
+  // landed more than a row away from it was guessed wrong.
+  function landed() {
+    const guess = dropGuess();
+    if (guess && Math.abs(top - guess.top) >= rowHeight / 2) guessing = false;
+    return guess;
+  }
+
+  function dropGuess() {
+    const guess = guessed;
+    guessed = null;
+    if (guess) clearTimeout(guess.timer);
+    return guess;
   }
 
   function onScroll() {
@@ -162,10 +206,12 @@ export function createViewport({ store, list, reporter, rowHeight, keepsRowInURL
     clearTimeout(beganTimer);
     beganTimer = null;
     store.setScrolling(false);
-    reportVisible();
+    reportVisible(landed());
   }
 
-  const scrollEnd = createScrollEnd({ target: list, position: () => Math.max(0, list.scrollTop), onEnd: scrollEnded });
+  const scrollEnd = createScrollEnd({
+    target: list, position: () => Math.max(0, list.scrollTop), onEnd: scrollEnded, onPressJump: pressJumps,
+  });
   // The browser's hint that the list came to rest (after each notch, before the run's stop is known):
   // a presenter's followers are shown the rows at once.
   list.addEventListener('scrollend', () => {

@@ -57,12 +57,18 @@ def test_a_key_jump_is_reported_while_the_key_is_handled(server, driver):
     assert not [r for r in reports if r["body"]["scrolling"]], reports
 
 
+def asked_when(page: Page, seen: dict) -> list[dict]:
+    """The reports sent or waiting when a watched event was heard (WATCH)."""
+    reports = [r["body"] for r in page.js("return window.__reports")[:seen["sent"]]]
+    return reports + ([seen["pending"]] if seen["pending"] else [])
+
+
 def test_a_press_in_the_scrollbar_track_is_a_stop_while_the_button_is_still_down(server, driver):
     # Given the page at rest at the top, on a laptop's screen, its reports recorded
     gestures.laptop(driver)
     page = open_without_intro(Page(driver, server))
     page.js(RECORD_REPORTS)
-    page.js(WATCH, ["scroll"])
+    page.js(WATCH, ["pointerdown", "scroll"])
 
     # When a person presses in the scrollbar's track (a shift-press: the thumb jumps there) and holds
     # the button down, as a click does for about 100 ms
@@ -72,16 +78,60 @@ def test_a_press_in_the_scrollbar_track_is_a_stop_while_the_button_is_still_down
         # press shows is on screen from the press, and a person's click need not end first
         wait_for(driver, lambda _: stops(page), 10, "no stop was reported while the button was down")
         first, last = page.visible_range()
-        stop = stops(page)[0]["body"]
-        assert first > 100 and (stop["first"], stop["last"]) == (first, last), (stop, first, last)
-        # And asked for in the jump's own scroll event, not a task later (which runs only after the
-        # frame the jump brings is drawn)
-        seen = page.js("return window.__seen")[0]
-        reports = page.js("return window.__reports")
-        asked = seen["pending"] or (reports[seen["sent"] - 1]["body"] if seen["sent"] else None)
-        assert asked and asked["scrolling"] is False and (asked["first"], asked["last"]) == (first, last), (asked, seen)
+        assert first > 100, (first, last)
+        # And asked for at the press itself, a frame before the jump's scroll event: the page knows
+        # where Chromium puts the thumb, so the rows it lands on are the ones asked for
+        pressed = next(e for e in page.js("return window.__seen") if e["type"] == "pointerdown")
+        asked = [r for r in asked_when(page, pressed) if r["scrolling"] is False]
+        assert [(r["first"], r["last"]) for r in asked] == [(first, last)], (asked, first, last)
+        # And once it has landed, no other stop is asked for: the guess was the jump
+        wait_for(driver, lambda _: any(e["type"] == "scroll" for e in page.js("return window.__seen")), 10,
+                 "the jump's scroll event never came")
+        landed = next(e for e in page.js("return window.__seen") if e["type"] == "scroll")
+        asked = [r for r in asked_when(page, landed) if r["scrolling"] is False]
+        assert [(r["first"], r["last"]) for r in asked] == [(first, last)], (asked, first, last)
     finally:
         gestures.release(driver, at)
+
+
+def test_a_scrollbar_the_page_does_not_know_is_reported_where_its_jump_lands(server, driver):
+    # Given the page at rest at the top, on a laptop's screen, its list's scrollbar one the page's
+    # guess of Chromium's own does not fit (a styled one: no arrow buttons, another thickness), its
+    # reports recorded
+    gestures.laptop(driver)
+    page = open_without_intro(Page(driver, server))
+    page.js("""const style = document.createElement('style');
+        style.textContent = '#list::-webkit-scrollbar { width: 24px } #list::-webkit-scrollbar-thumb { background: #888; min-height: 40px }';
+        document.head.append(style);""")
+    wait_for(driver, lambda _: page.js("const l = document.getElementById('list'); return l.offsetWidth - l.clientWidth") == 24,
+             10, "the styled scrollbar never showed")
+    page.js(RECORD_REPORTS)
+    page.js(WATCH, ["pointerdown", "scroll"])
+
+    # When a person shift-presses in its track
+    def jump(fraction: float) -> tuple[int, int]:
+        at = gestures.track_click(driver, "#list", fraction, hold=True)
+        try:
+            rows = page.visible_range()
+            wait_for(driver, lambda _: stops(page) and (stops(page)[-1]["body"]["first"], stops(page)[-1]["body"]["last"]) == rows,
+                     10, f"the rows on screen, {rows}, were never reported")
+            return rows
+        finally:
+            gestures.release(driver, at)
+
+    rows = jump(0.6)
+
+    # Then the rows it landed on are reported, after the guess at the press that missed them (the
+    # styled scrollbar moves the list a second time, and that move's stop says them again)
+    asked = [(r["body"]["first"], r["body"]["last"]) for r in stops(page)]
+    assert asked[0] != rows and set(asked[1:]) == {rows}, (asked, rows)
+
+    # And the page guesses no more: the next press asks for nothing, its jump's stop does
+    page.js("window.__seen = []")
+    rows = jump(0.3)
+    pressed = next(e for e in page.js("return window.__seen") if e["type"] == "pointerdown")
+    assert [(r["first"], r["last"]) for r in asked_when(page, pressed) if r["scrolling"] is False] == asked
+    assert set((r["body"]["first"], r["body"]["last"]) for r in stops(page)[len(asked):]) == {rows}
 
 
 def test_a_lone_wheel_notch_is_a_stop_once_the_wheel_is_still(server, driver):
