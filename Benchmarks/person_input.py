@@ -206,6 +206,7 @@ def figures(runs: int, only: str | None = None, server_args: tuple[str, ...] = (
     center = (480, 400)
     movements = [
         ("jump (shift-click to the middle)", gestures.laptop, lambda d: gestures.track_click(d, "#list", 0.5)),
+        ("page (a click in the track, 100 ms)", gestures.laptop, lambda d: gestures.track_page(d, "#list", 0.1)),
         ("wheel, 25 notches 100 ms apart", gestures.laptop, lambda d: gestures.wheel(d, *center, 25, 0.100)),
         ("trackpad, moves and momentum", gestures.laptop, lambda d: gestures.trackpad(d, *center, moves=20, move=60)),
         ("arrow key held 2 s", gestures.laptop, lambda d: gestures.hold_key(d, "ArrowDown", 60)),

@@ -14,8 +14,8 @@
 //   though the button is still down (a person's click lasts about 100 ms, and what it jumped to is on
 //   screen from the press): a jump of a screen or more (a shift-press) in its own scroll event, a page (animated over
 //   a few frames) once it has been still TRACK_STILL_MS; what the press does after (Chromium's repeat
-//   while it is held) is held until the release; where a shift-press will land is told at the press
-//   (`onPressJump`), a frame before its scroll event;
+//   while it is held) is held until the release; where the press will land (a shift-press's jump, a
+//   plain press's page) is told at the press (`onPressJump`), before its first scroll event;
 // - keys the browser scrolls for: at `scrollend` (the page's own keys are jumps, viewport.js);
 // - a script's scroll has no end of its own (Chromium fires `scrollend` after every programmatic
 //   step): it ends after STILLNESS_MS of stillness, as in a browser without `scrollend`.
@@ -82,10 +82,22 @@ function jumpTarget(target, y) {
   return Math.max(0, Math.min(bar.range, target.scrollTop + Math.sign(moved) * distance));
 }
 
+/** Chromium's page: a plain press in the track moves the list by 7/8 of its height towards the press. */
+const PAGE_FRACTION = 0.875;
+
+/** Where the scroll position lands after a plain press at `y` (from the element's top) in the track,
+ * a page towards it (animated over about 100 ms); null on an arrow button (a line: no rows change). */
+function pageTarget(target, y) {
+  const bar = scrollbarOf(target);
+  if (y < bar.button || y > bar.button + bar.track) return null;
+  const page = target.clientHeight * PAGE_FRACTION * (y < bar.thumbTop ? -1 : 1);
+  return Math.max(0, Math.min(bar.range, target.scrollTop + page));
+}
+
 /** Watches the scrolls of `target`; `onEnd()` is called once when one has ended. `position()` reads
  * the scroll position now (for the stillness check on a slow frame). `onPressJump(top)` is told at
- * the press where a jump of the scrollbar (a shift-press in its track) will land, a frame before its
- * scroll event. */
+ * a press in the scrollbar's track where its jump (a shift-press) or page (a plain one) will land,
+ * before its first scroll event. */
 export function createScrollEnd({ target, position, onEnd, onPressJump = () => {} }) {
   let active = false;
   let timer = null;
@@ -190,15 +202,22 @@ export function createScrollEnd({ target, position, onEnd, onPressJump = () => {
     onScrollbar = true;
     trackPress = onThumb(event.clientY, rect) ? null : 'pressed';
     pressTop = target.scrollTop;
-    if (trackPress && !active && centresThumb(event)) onPressJump(jumpTarget(target, event.clientY - rect.top));
+    if (trackPress && !active) {
+      const y = event.clientY - rect.top;
+      const to = centresThumb(event) ? jumpTarget(target, y) : event.button === 0 ? pageTarget(target, y) : null;
+      if (to != null) onPressJump(to);
+    }
   }, { passive: true });
   for (const type of ['pointerup', 'pointercancel']) {
     window.addEventListener(type, () => {
       if (!onScrollbar) return;
+      // The thumb stops where it is let go; a press in the track's page, let go before its end (a
+      // quick click), goes on to it (`scrollend`).
+      const paging = trackPress === 'pressed' || trackPress === 'moving';
       onScrollbar = false;
       trackPress = null;
       input();
-      lastScrollEnd = performance.now(); // the thumb stops where it is let go
+      if (!paging) lastScrollEnd = performance.now();
       if (active) check();
     }, { capture: true, passive: true });
   }

@@ -8,13 +8,14 @@
 // stops, so nothing starts for rows it only passes; once it has gone more than a screen it says so
 // once (the server then knows it for a flick, even after reading). A lone wheel notch, a reader's
 // step, is not told as a scroll at all: its stop comes within WHEEL_STILL_MS and keeps the reading.
-// A shift-press in the scrollbar's track reports the rows it will land on at the press (scroll-end.js
-// computes where Chromium puts them), and its scroll event only when it landed elsewhere; a page that
-// guessed wrong once (another browser's scrollbar) stops guessing. A jump the page makes itself (a
-// key, a click on the timeline, the row in the URL) is reported at once, without suspending; a key held down (auto-repeat) is one scroll, ended by its release. A
-// script's scroll, even of one move, waits for stillness: a script flinging the list in big steps
-// looks like a jump at its first step, and must not start work on that step's rows. The URL keeps
-// the first visible row.
+// A press in the scrollbar's track (a shift-press's jump, a plain press's page) reports the rows it
+// will land on at the press (scroll-end.js computes where Chromium puts them), its scroll is not told
+// (its destination is known), and its stop reports only when it landed elsewhere; a page that guessed
+// wrong once (another browser's scrollbar) stops guessing. A jump the page makes itself (a key, a
+// click on the timeline, the row in the URL) is reported at once, without suspending; a key held
+// down (auto-repeat) is one scroll, ended by its release. A script's scroll, even of one move, waits
+// for stillness: a script flinging the list in big steps looks like a jump at its first step, and
+// must not start work on that step's rows. The URL keeps the first visible row.
 
 import { config, updateURL } from './config.js';
 import { STILLNESS_MS, createScrollEnd } from './scroll-end.js';
@@ -102,7 +103,7 @@ export function createViewport({ store, list, reporter, rowHeight, keepsRowInURL
     if (keepsRowInURL) updateURL({ row: visible.first > 0 ? visible.first + 1 : null });
   }
 
-  // A shift-press in the track will land at `to`: its rows are reported now, as its stop.
+  // A press in the track will land at `to`: its rows are reported now, as its stop.
   function pressJumps(to) {
     if (!guessing || keysHeld || store.state.scrolling || store.state.source.status !== 'ready' || !height
         || Math.abs(to - top) < 1) return;
@@ -156,7 +157,8 @@ export function createViewport({ store, list, reporter, rowHeight, keepsRowInURL
     store.setScrolling(true);
     const tell = () => {
       beganTimer = null;
-      if (!store.state.scrolling) return;
+      // A press's jump or page on its way to the rows it reported: nothing to suspend.
+      if (!store.state.scrolling || guessed) return;
       if (!keysHeld && scrollEnd.loneNotch()) beganTimer = setTimeout(tell, BEGAN_REPORT_MS);
       else {
         scrollTold = true;

@@ -143,6 +143,19 @@ def track_click(driver, selector: str, fraction: float, hold: bool = False) -> d
     return at
 
 
+def track_page(driver, selector: str, hold_s: float = 0.0) -> None:
+    """A page: a plain click in the scrollbar's track of `selector`, near its bottom end (below the
+    thumb), let go after `hold_s` (a person's click lasts about 0.1 s; from 0.25 s Chromium pages again
+    and again)."""
+    thumb = driver.execute_script(THUMB, selector)
+    bottom = driver.execute_script("return document.querySelector(arguments[0]).getBoundingClientRect().bottom", selector)
+    at = {"x": thumb["x"], "y": bottom - 2 * thumb["bar"] - 10}
+    _mouse(driver, type="mouseMoved", **at)
+    _mouse(driver, type="mousePressed", button="left", buttons=1, clickCount=1, **at)
+    time.sleep(hold_s)  # the person's finger on the button, not a wait for the page
+    _mouse(driver, type="mouseReleased", button="left", buttons=0, clickCount=1, **at)
+
+
 def release(driver, at: dict) -> None:
     """Lets go of the mouse's left button at `at` (a press of `track_click(..., hold=True)`)."""
     _mouse(driver, type="mouseReleased", button="left", buttons=0, clickCount=1, modifiers=8, **at)

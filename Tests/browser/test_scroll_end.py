@@ -94,44 +94,77 @@ def test_a_press_in_the_scrollbar_track_is_a_stop_while_the_button_is_still_down
         gestures.release(driver, at)
 
 
-def test_a_scrollbar_the_page_does_not_know_is_reported_where_its_jump_lands(server, driver):
-    # Given the page at rest at the top, on a laptop's screen, its list's scrollbar one the page's
-    # guess of Chromium's own does not fit (a styled one: no arrow buttons, another thickness), its
-    # reports recorded
+def test_a_plain_press_in_the_track_reports_the_page_it_will_show_at_the_press(server, driver):
+    # Given the page at rest at the top, on a laptop's screen, its reports recorded
     gestures.laptop(driver)
     page = open_without_intro(Page(driver, server))
-    page.js("""const style = document.createElement('style');
-        style.textContent = '#list::-webkit-scrollbar { width: 24px } #list::-webkit-scrollbar-thumb { background: #888; min-height: 40px }';
-        document.head.append(style);""")
-    wait_for(driver, lambda _: page.js("const l = document.getElementById('list'); return l.offsetWidth - l.clientWidth") == 24,
-             10, "the styled scrollbar never showed")
     page.js(RECORD_REPORTS)
-    page.js(WATCH, ["pointerdown", "scroll"])
+    page.js(WATCH, ["pointerdown"])
+    height = page.js("return document.getElementById('list').clientHeight")
 
-    # When a person shift-presses in its track
-    def jump(fraction: float) -> tuple[int, int]:
-        at = gestures.track_click(driver, "#list", fraction, hold=True)
-        try:
-            rows = page.visible_range()
-            wait_for(driver, lambda _: stops(page) and (stops(page)[-1]["body"]["first"], stops(page)[-1]["body"]["last"]) == rows,
-                     10, f"the rows on screen, {rows}, were never reported")
-            return rows
-        finally:
-            gestures.release(driver, at)
+    # When a person clicks in the scrollbar's track below the thumb (Chromium pages down, animated
+    # over about 100 ms)
+    gestures.track_page(driver, "#list")
 
-    rows = jump(0.6)
-
-    # Then the rows it landed on are reported, after the guess at the press that missed them (the
-    # styled scrollbar moves the list a second time, and that move's stop says them again)
-    asked = [(r["body"]["first"], r["body"]["last"]) for r in stops(page)]
-    assert asked[0] != rows and set(asked[1:]) == {rows}, (asked, rows)
-
-    # And the page guesses no more: the next press asks for nothing, its jump's stop does
-    page.js("window.__seen = []")
-    rows = jump(0.3)
+    # Then it moves a page (7/8 of the list's height)
+    wait_for(driver, lambda _: abs(page.js("return document.getElementById('list').scrollTop") - height * 0.875) < 1,
+             10, "the list never moved a page")
+    wait_for(driver, lambda _: not page.js("return classicPhotos.scrolling"), 10, "the page's scroll never ended")
+    first, last = page.visible_range()
+    # And the rows that page shows were reported as a stop at the press, before it moved
     pressed = next(e for e in page.js("return window.__seen") if e["type"] == "pointerdown")
-    assert [(r["first"], r["last"]) for r in asked_when(page, pressed) if r["scrolling"] is False] == asked
-    assert set((r["body"]["first"], r["body"]["last"]) for r in stops(page)[len(asked):]) == {rows}
+    assert [(r["first"], r["last"], r["scrolling"]) for r in asked_when(page, pressed)] == [(first, last, False)]
+    # And nothing else: its scroll was not told (its destination was known: nothing to suspend), and
+    # its stop found them said
+    reports = page.js("return window.__reports")
+    assert [(r["body"].get("first"), r["body"].get("last"), r["body"]["scrolling"]) for r in reports] == [(first, last, False)], reports
+
+
+# A shift-press on the list's scrollbar that Chromium itself never sees (dispatched to the page): the
+# page guesses where it lands; the test then moves the list where that browser would have.
+SHIFT_PRESS = """
+    const [fraction] = arguments, list = document.getElementById('list'), rect = list.getBoundingClientRect();
+    const at = { clientX: rect.right - 4, clientY: rect.top + rect.height * fraction, pointerType: 'mouse',
+                 button: 0, buttons: 1, shiftKey: true, bubbles: true };
+    list.dispatchEvent(new PointerEvent('pointerdown', at));
+    return at;
+"""
+
+
+def test_a_browser_whose_jump_lands_elsewhere_is_reported_where_it_landed(server, driver):
+    # Given the page at rest at the top, on a laptop's screen, its reports recorded
+    gestures.laptop(driver)
+    page = open_without_intro(Page(driver, server))
+    page.js(RECORD_REPORTS)
+
+    def jump(fraction: float, rows_lower: int) -> tuple[int, int]:
+        """A shift-press at `fraction` of the list's height, the list then landing `rows_lower` rows
+        below where Chromium's scrollbar would have put it; the rows on screen once it landed."""
+        page.js(SHIFT_PRESS, fraction)
+        guessed = stops(page)[-1]["body"]["first"] if stops(page) else 0
+        page.js("const l = document.getElementById('list'); l.scrollTop = arguments[0] * arguments[1];"
+                "window.dispatchEvent(new PointerEvent('pointerup', { pointerType: 'mouse' }));",
+                guessed + rows_lower, ROW_HEIGHT)
+        wait_for(driver, lambda _: page.visible_range()[0] == guessed + rows_lower, 10, "the list never landed")
+        page.wait_reported()
+        return page.visible_range()
+
+    # When a press in its scrollbar's track lands ten rows below where the page's guess put it (a
+    # browser whose scrollbar is not Chromium's)
+    rows = jump(0.6, 10)
+
+    # Then the guess was reported at the press, and the rows it landed on once it had
+    asked = [(r["body"]["first"], r["body"]["last"]) for r in stops(page)]
+    assert len(asked) == 2 and asked[0][0] + 10 == rows[0] and asked[1] == rows, (asked, rows)
+
+    # And the page guesses no more: the next press asks for nothing before it lands
+    page.js(SHIFT_PRESS, 0.3)
+    assert len(stops(page)) == 2, stops(page)
+    page.js("document.getElementById('list').scrollTop = arguments[0];"
+            "window.dispatchEvent(new PointerEvent('pointerup', { pointerType: 'mouse' }));", 40 * ROW_HEIGHT)
+    wait_for(driver, lambda _: page.visible_range()[0] == 40, 10, "the list never landed")
+    page.wait_reported()
+    assert [(r["body"]["first"], r["body"]["last"]) for r in stops(page)][2:] == [page.visible_range()]
 
 
 def test_a_lone_wheel_notch_is_a_stop_once_the_wheel_is_still(server, driver):
