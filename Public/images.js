@@ -4,7 +4,7 @@
 // loaded, a row shows the same URL, which the browser answers from its memory cache. At a stop (and
 // for the first screen, by the page's first script in index.mustache), the final thumbnails of the
 // rows on screen come on one request instead (a "batch", one of the MAX_LOADS), each the moment it
-// is made.
+// is made, after the previews of its bytes arrived made before it.
 
 import { url, FAILED } from './config.js';
 
@@ -91,7 +91,8 @@ export function createImages({ store, onLoaded }) {
   function needs(index) {
     const photo = store.state.photos[index];
     const wish = photo && wanted(photo);
-    if (wish === thumbnailURL(index) && covered(index)) return null;
+    // The open batch brings the row's previews and final thumbnail: nothing to ask on its own.
+    if (wish && wish !== FAILED && covered(index)) return null;
     return wish && !ready(wish) ? wish : null;
   }
 
@@ -174,6 +175,12 @@ export function createImages({ store, onLoaded }) {
     }
   }
 
+  /** Keeps `src` (a data URL a batch brought) as row `index`'s `n`-th preview of its bytes arrived,
+   * unless it has a newer one. */
+  function keepPreview(index, n, src) {
+    if (n > (shownPartial.get(index)?.n ?? 0)) shownPartial.set(index, { n, src });
+  }
+
   /** A stop's rows `from`...`to` were reported: asks for the final thumbnails of those that do not
    * have theirs yet on one request (the one open is kept if it covers them, else let go). Once a
    * stop: the rows a batch did not bring (their wait ran out) ask on their own. */
@@ -196,8 +203,9 @@ export function createImages({ store, onLoaded }) {
   async function readBatch(b) {
     batch = b;
     try {
-      await (b.ended || window.classicPhotosReadThumbnails(b.first, b.last, b.controller.signal, (row, src) => {
-        keepFinal(row, src);
+      await (b.ended || window.classicPhotosReadThumbnails(b.first, b.last, b.controller.signal, (row, src, n) => {
+        if (n) keepPreview(row, n, src);
+        else keepFinal(row, src);
         onLoaded(row);
       }));
     } catch (_) {
@@ -217,10 +225,12 @@ export function createImages({ store, onLoaded }) {
   const early = window.classicPhotosEarlyImages || null;
   if (early) {
     for (const [index, src] of early.finals) keepFinal(index, src);
-    early.onFinal = (index, src) => {
-      keepFinal(index, src);
+    for (const [index, preview] of early.previews) keepPreview(index, preview.n, preview.src);
+    early.onFrame = (index, src, n) => {
+      if (n) keepPreview(index, n, src);
+      else keepFinal(index, src);
       if (store.state.photos[index]) onLoaded(index);
-      else early.show(index, src);
+      else if (!n || !finals.has(index)) early.show(index, src, n);
     };
     readBatch({ first: early.first, last: early.last, controller: early.controller, ended: early.ended });
   }

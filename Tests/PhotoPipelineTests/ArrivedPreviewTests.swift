@@ -61,6 +61,51 @@ struct ArrivedPreviewTests {
         #expect(harness.pipeline.arrivedPreviewSequences(in: [0, 1]).isEmpty)
     }
 
+    @Test func aThumbnailAskedWithItsPreviewsGetsEachNewOneThenTheFinalThumbnail() async throws {
+        // Given a progressive photo on screen whose origin sends half of it and holds the rest
+        let gate = OriginGate()
+        gate.open(.firstBytes)
+        let harness = try PipelineHarness(photos: [
+            ("/p0.jpg", .gated(bytes: Self.progressive, firstBytes: Self.progressive.count / 2, gate: gate)),
+        ])
+        defer { harness.close() }
+        harness.controller(strategy: .visible).loadImagesForOnscreenRows(0...0)
+        let deadline = ContinuousClock.now + .seconds(60)
+
+        // When its thumbnail is asked for with its previews while the rest is held
+        let first = try await harness.pipeline.nextThumbnail(of: 0, after: 0, until: deadline, startBy: deadline)
+
+        // Then the answer is a preview of the bytes arrived, not a wait for the final thumbnail
+        guard case .preview(let shown, let preview) = first else {
+            Issue.record("the first answer was the final thumbnail, with the rest held")
+            return
+        }
+        #expect(shown >= 1 && preview.format == .jpeg)
+        #expect(throws: PipelineError.self) { try harness.pipeline.image(.thumbnail, of: 0) }
+
+        // And asked again after it, as the origin sends the rest: newer previews only, in order, then
+        // the final thumbnail, which ends it
+        let rest = Task {
+            var steps: [PhotoPipeline.ThumbnailStep] = []
+            var after = shown
+            while true {
+                let step = try await harness.pipeline.nextThumbnail(of: 0, after: after, until: deadline, startBy: deadline)
+                steps.append(step)
+                guard case .preview(let sequence, _) = step else { return steps }
+                after = sequence
+            }
+        }
+        gate.open(.rest)
+        let steps = try await rest.value
+        let sequences = steps.compactMap { if case .preview(let sequence, _) = $0 { sequence } else { nil } }
+        #expect(sequences == sequences.sorted() && Set(sequences).count == sequences.count && sequences.allSatisfy { $0 > shown })
+        guard case .final(let final)? = steps.last else {
+            Issue.record("no final thumbnail: \(steps.count) steps")
+            return
+        }
+        #expect(final.data == (try harness.pipeline.image(.thumbnail, of: 0)).data)
+    }
+
     @Test func aRowOnScreenIsDecodedAsItsBytesArriveAndItsThumbnailIsTheWholeBodysOwn() async throws {
         // Given a progressive photo on screen and a baseline one wanted off screen, each origin sending
         // half and holding the rest

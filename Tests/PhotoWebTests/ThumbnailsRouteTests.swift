@@ -1,12 +1,15 @@
 import Foundation
 import HTTPTypes
+import PhotoCodecs
 import PhotoPipeline
 import PhotoServer
 @testable import PhotoWeb
+import TestOrigin
 import Testing
 
 /// `GET /photos/thumbnails?first=A&last=B` (issue 38): the final thumbnails of a stop's rows on one
-/// answer, each the moment it is made; a row the stop's report has not started yet is waited for.
+/// answer, each the moment it is made (with `previews=1`, the previews of its bytes arrived first); a
+/// row the stop's report has not started yet is waited for.
 @Suite("A stop's thumbnails on one answer", .timeLimit(.minutes(2)))
 struct ThumbnailsRouteTests {
     @Test func eachReadyRowIsAFrameOfItsThumbnailAndARowNeverStartedHasNone() async throws {
@@ -66,24 +69,69 @@ struct ThumbnailsRouteTests {
         }
     }
 
+    @Test func withPreviewsARowStillArrivingHasAFrameOfEachNewPreviewBeforeItsFinalOne() async throws {
+        // Given a progressive photo on screen whose origin sends half of it and holds the rest, and a
+        // preview of that half made
+        let gate = OriginGate()
+        gate.open(.firstBytes)
+        let photo = Array(try JPEGEncoder.encode(SamplePhoto.make(seed: 3, width: 1600, height: 1067), quality: 85, progressive: true))
+        let origin = try TestOrigin(routes: ["/p0.jpg": .gated(bytes: photo, firstBytes: photo.count / 2, gate: gate)])
+        defer { gate.openAll(); origin.stop() }
+        try await WebHarness.with(origin: origin, photos: ["p0": "/p0.jpg"]) { harness in
+            let viewer = try await harness.newViewer()
+            let stream = try await EventStreamReader(port: harness.application.port, target: "/events?viewer=\(viewer)")
+            try await harness.report(viewer, scrolling: false, rows: 0...0)
+            _ = try await stream.next { $0.name == "photo" && $0.json["partial"] != nil }
+
+            // When the page asks for the row with its previews, and the origin sends the rest once the
+            // answer waits for what comes next
+            let asked = Task { try await harness.request(.GET, "/photos/thumbnails?first=0&last=0&previews=1") }
+            let deadline = ContinuousClock.now + .seconds(60)
+            while harness.pipeline.thumbnailsAwaited == 0 {
+                try #require(ContinuousClock.now < deadline, "the answer never waited for the rest")
+                try await Task.sleep(for: .milliseconds(5))
+            }
+            gate.open(.rest)
+
+            // Then its frames are the row's previews, numbered in order, then its final thumbnail, the
+            // bytes `GET /photos/0/thumbnail` answers
+            let frames = try Self.frames(of: try await asked.value.body)
+            let previews = frames.dropLast().compactMap(\.preview)
+            #expect(frames.count >= 2 && previews.count == frames.count - 1, "\(frames.map(\.preview))")
+            #expect(previews == previews.sorted() && Set(previews).count == previews.count && previews.allSatisfy { $0 >= 1 })
+            #expect(frames.allSatisfy { $0.index == 0 })
+            let final = try #require(frames.last)
+            #expect(final.preview == nil)
+            #expect(final.bytes == (try await harness.request(.GET, "/photos/0/thumbnail")).body)
+            // And without them, the final thumbnail alone; `previews` other than 0 or 1 is refused
+            let alone = try Self.frames(of: try await harness.request(.GET, "/photos/thumbnails?first=0&last=0&previews=0").body)
+            #expect(alone.map(\.preview) == [nil] && alone.first?.bytes == final.bytes)
+            #expect(try await harness.request(.GET, "/photos/thumbnails?first=0&last=0&previews=yes").status == 400)
+        }
+    }
+
     struct Frame {
         var index: Int
         var type: String
         var bytes: Data
+        /// A preview's number; nil for the final thumbnail.
+        var preview: Int?
     }
 
-    /// The frames of an answer: a line `index length type`, then `length` bytes.
+    /// The frames of an answer: a line `index length type` (a preview's ends with its number), then
+    /// `length` bytes.
     static func frames(of body: Data) throws -> [Frame] {
         var frames: [Frame] = []
         var rest = body[...]
         while !rest.isEmpty {
             let end = try #require(rest.firstIndex(of: UInt8(ascii: "\n")), "a frame without its line")
             let fields = String(decoding: rest[..<end], as: UTF8.self).split(separator: " ").map(String.init)
-            try #require(fields.count == 3, "line \(fields)")
+            try #require(fields.count == 3 || fields.count == 4, "line \(fields)")
             let index = try #require(Int(fields[0])), length = try #require(Int(fields[1]))
+            let preview = try fields.count == 4 ? #require(Int(fields[3])) : nil
             let start = rest.index(after: end)
             try #require(rest.distance(from: start, to: rest.endIndex) >= length, "a frame cut short")
-            frames.append(Frame(index: index, type: fields[2], bytes: Data(rest[start..<(start + length)])))
+            frames.append(Frame(index: index, type: fields[2], bytes: Data(rest[start..<(start + length)]), preview: preview))
             rest = rest[(start + length)...]
         }
         return frames

@@ -1,13 +1,14 @@
 """The final thumbnails of a stop's rows are asked for at the stop, ahead of their last bytes (issue 38):
 on one request (`GET /photos/thumbnails`) that the server answers a row at a time, each the moment its
 filter is done, so neither an event's way nor a round trip follows the filter, and the rows need no ask
-of their own. Against an origin that holds each photo's last bytes until the test lets them go."""
+of their own; the previews of the bytes arrived come on it too. Against an origin that holds each
+photo's last bytes until the test lets them go."""
 from __future__ import annotations
 
 import json
 
 import gestures
-from detached_images import BATCHES_ASKED, THUMBNAILS_ASKED, WATCH_DETACHED_IMAGES
+from detached_images import BATCHES_ASKED, PREVIEWS_ASKED, THUMBNAILS_ASKED, WATCH_DETACHED_IMAGES
 from held_photo_origin import HeldPhotoOrigin
 from test_page import WORK_TIMEOUT, Page, wait_for
 
@@ -58,7 +59,7 @@ def test_a_stops_final_thumbnails_are_asked_for_at_the_stop_on_one_request(start
         origin.close()
 
 
-def test_a_steady_downloads_final_thumbnail_is_asked_for_before_its_last_byte(start_server, session_dir, driver):
+def test_a_steady_downloads_previews_and_final_thumbnail_come_on_one_ask_before_its_last_byte(start_server, session_dir, driver):
     # Given a list of one photo whose origin sends it at a steady pace, then holds its last 2 KB
     origin, source = held_list(session_dir, "steady", 1, pace=300_000)
     driver.execute_cdp_cmd("Page.addScriptToEvaluateOnNewDocument", {"source": WATCH_DETACHED_IMAGES})
@@ -73,10 +74,18 @@ def test_a_steady_downloads_final_thumbnail_is_asked_for_before_its_last_byte(st
                  WORK_TIMEOUT, "the page never asked for the final thumbnail while the last bytes were held")
         assert origin.sent < origin.cuts[0] + 1, origin.sent
         assert server.photos()[0]["state"] in ("new", "downloading"), server.photos()[0]
+        # And the row shows a preview of its bytes arrived from that ask, none asked for on its own
+        wait_for(driver, lambda d: "/partial?n=" in (d.execute_script(
+            "const img = document.querySelector('#row-0 img.thumb'); return img && img.getAttribute('src')") or ""),
+            WORK_TIMEOUT, "the row never showed a preview of its bytes arrived while the last ones were held")
+        src = page.js("return document.querySelector('#row-0 img.thumb').getAttribute('src')")
+        assert src.startswith("data:image/"), src[:80]
+        assert server.photos()[0]["state"] == "downloading", server.photos()[0]
 
         # Then, the rest let go, that one ask is answered with the final image: no second ask
         origin.open_gate(0)
         page.wait_filtered(0, 0)
+        assert page.js("return " + PREVIEWS_ASKED) == []
         assert page.js("return " + THUMBNAILS_ASKED) == []
         assert len(page.js("return " + BATCHES_ASKED)) == 1
     finally:

@@ -43,8 +43,44 @@ extension PhotoPipeline {
     /// start: a page asks for a stop's rows as it reports the stop, and the report may land a moment later.
     public func readyThumbnail(of index: Int, waitingUpTo bound: Duration, startingWithin grace: Duration = .zero) async throws(PipelineError) -> CachedImage {
         let start = ContinuousClock.now
-        let deadline = start + bound
-        // Downloading, downloaded with its filtration queued, or filtering.
+        if case .final(let image)? = try await awaitThumbnail(of: index, previewsAfter: nil, until: start + bound, startBy: start + grace) {
+            return image
+        }
+        return try await loadImage(.thumbnail, of: index)
+    }
+
+    /// A step of a photo's thumbnail on its way: a sepia preview of its bytes arrived so far (the
+    /// `sequence`-th, as its `partialPreview` event numbers it), or the final thumbnail.
+    public enum ThumbnailStep: Sendable {
+        case preview(sequence: Int, CachedImage)
+        case final(CachedImage)
+    }
+
+    /// As `readyThumbnail` (until `deadline`, a photo not started yet waited for until `startBy`), but
+    /// a preview of the bytes arrived newer than the `after`-th (unless nil) is an answer too: a stop's
+    /// request brings a row's previews and then its final thumbnail, with no ask of their own.
+    public func nextThumbnail(
+        of index: Int, after sequence: Int?, until deadline: ContinuousClock.Instant, startBy: ContinuousClock.Instant
+    ) async throws(PipelineError) -> ThumbnailStep {
+        if let step = try await awaitThumbnail(of: index, previewsAfter: sequence, until: deadline, startBy: startBy) { return step }
+        return .final(try await loadImage(.thumbnail, of: index))
+    }
+
+    /// Waits, until `deadline`, while photo `index` is on its way (downloading, downloaded with its
+    /// filtration queued, or filtering), for its final thumbnail in memory or, with `previewsAfter`, a
+    /// newer preview of its bytes arrived; one never started (`new`) is waited for until `startBy`.
+    /// Nil when neither came (the photo at rest, or the time is up): the caller reads the disk.
+    private func awaitThumbnail(
+        of index: Int, previewsAfter: Int?, until deadline: ContinuousClock.Instant, startBy: ContinuousClock.Instant
+    ) async throws(PipelineError) -> ThumbnailStep? {
+        let newerPreview: @Sendable () -> (Int, CachedImage)? = { [self] in
+            guard let after = previewsAfter else { return nil }
+            return core.lock.withLock { state in
+                guard let sequence = state.arrived.sequence(of: index), sequence > after,
+                      let image = state.arrived.image(of: index) else { return nil }
+                return (sequence, image)
+            }
+        }
         let onItsWay: @Sendable () -> Bool = { [self] in
             core.lock.withLock { state in
                 state.failures[index] == nil && (state.pending.activity(of: index) != nil
@@ -54,19 +90,18 @@ extension PhotoPipeline {
         // Nothing run nor kept for it, here or (in a cluster) by another instance.
         let notStarted: @Sendable () -> Bool = { [self] in core.lock.withLock { $0.photoState(of: index) == .new } }
         while true {
-            if let image = try imageInMemory(.thumbnail, of: index) { return image }
+            if let image = try imageInMemory(.thumbnail, of: index) { return .final(image) }
+            if let (sequence, preview) = newerPreview() { return .preview(sequence: sequence, preview) }
             let now = ContinuousClock.now
-            let left = deadline - now
-            guard left > .zero, !Task.isCancelled else { break }
+            guard deadline > now, !Task.isCancelled else { return nil }
             if onItsWay() {
-                await thumbnailWaits.wait(for: index, upTo: left, while: onItsWay)
-            } else if now - start < grace, notStarted() {
-                await thumbnailWaits.wait(for: index, upTo: min(left, grace - (now - start)), while: notStarted)
+                await thumbnailWaits.wait(for: index, upTo: deadline - now, while: { onItsWay() && newerPreview() == nil })
+            } else if now < startBy, notStarted() {
+                await thumbnailWaits.wait(for: index, upTo: min(deadline, startBy) - now, while: notStarted)
             } else {
-                break
+                return nil
             }
         }
-        return try await loadImage(.thumbnail, of: index)
     }
 
     /// Photo `index`'s original as downloaded, for serving: only once its thumbnail was made from

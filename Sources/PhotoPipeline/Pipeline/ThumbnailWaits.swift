@@ -6,7 +6,7 @@ import Synchronization
 /// the photo's next state rather than failing now and coming back after the `filtered` event (one
 /// event's way to the page and one round trip after the last byte).
 ///
-/// Woken by the pipeline's `photo` events as they are delivered; a wait is resumed exactly once (by
+/// Woken by the pipeline's `photo` and `partialPreview` events as they are delivered; a wait is resumed exactly once (by
 /// the event, its bound or its task's cancellation, whichever comes first), never under the lock.
 final class ThumbnailWaits: Sendable {
     private struct Waiter {
@@ -51,12 +51,15 @@ final class ThumbnailWaits: Sendable {
         }
     }
 
-    /// The photos whose state `events` changed: their waits end.
+    /// The photos whose state `events` changed, or that have a new preview: their waits end.
     func delivered(_ events: [PipelineEvent]) {
         guard count.load(ordering: .sequentiallyConsistent) > 0 else { return }
         var changed = Set<Int>()
         for event in events {
-            if case .photo(let index, _) = event.kind { changed.insert(index) }
+            switch event.kind {
+            case .photo(let index, _), .partialPreview(let index, _, _): changed.insert(index)
+            case .preview, .operation: break
+            }
         }
         guard !changed.isEmpty else { return }
         let woken = waiters.withLock { waiters in
