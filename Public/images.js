@@ -61,8 +61,8 @@ export function createImages({ store, onLoaded }) {
   // filter is done: no ask waits for an event (the events reach a busy page late: asked as the
   // progress they told neared the last byte, half a stop's rows were asked after they were
   // filtered), and it takes one connection for the whole screen. `batch`: the open one ({ first,
-  // last, controller }); `finals`: index -> the final thumbnail a batch brought, as a data URL,
-  // oldest first.
+  // last, controller, previews }: a stop's brings its rows' previews of their bytes arrived too);
+  // `finals`: index -> the final thumbnail a batch brought, as a data URL, oldest first.
   let batch = null;
   const finals = new Map();
 
@@ -85,14 +85,17 @@ export function createImages({ store, onLoaded }) {
     return partial ? partial.src : null;
   }
 
+  const inBatch = (index) => !!batch && index >= batch.first && index <= batch.last;
   // Whether the open batch brings (or has brought) row `index`'s final thumbnail.
-  const covered = (index) => finals.has(index) || (!!batch && index >= batch.first && index <= batch.last);
+  const covered = (index) => finals.has(index) || inBatch(index);
 
   function needs(index) {
     const photo = store.state.photos[index];
     const wish = photo && wanted(photo);
-    // The open batch brings the row's previews and final thumbnail: nothing to ask on its own.
-    if (wish && wish !== FAILED && covered(index)) return null;
+    // The open batch brings the row's final thumbnail, and a stop's its previews too: nothing to ask
+    // on its own (the first screen's asks for final thumbnails only: its rows ask their previews).
+    if (wish === thumbnailURL(index) && covered(index)) return null;
+    if (wish && wish.includes('/partial?') && inBatch(index) && batch.previews) return null;
     return wish && !ready(wish) ? wish : null;
   }
 
@@ -195,7 +198,7 @@ export function createImages({ store, onLoaded }) {
     }
     if (first < 0 || (batch && batch.first <= first && batch.last >= last)) return;
     if (batch) batch.controller.abort();
-    readBatch({ first, last, controller: new AbortController() });
+    readBatch({ first, last, controller: new AbortController(), previews: true });
   }
 
   /** Reads `b`'s answer (index.mustache's classicPhotosReadThumbnails), each row's thumbnail shown
@@ -207,7 +210,7 @@ export function createImages({ store, onLoaded }) {
         if (n) keepPreview(row, n, src);
         else keepFinal(row, src);
         onLoaded(row);
-      }));
+      }, b.previews));
     } catch (_) {
       // Let go for a newer stop, or the connection failed: the rows it did not bring ask on their own.
     } finally {
@@ -225,14 +228,12 @@ export function createImages({ store, onLoaded }) {
   const early = window.classicPhotosEarlyImages || null;
   if (early) {
     for (const [index, src] of early.finals) keepFinal(index, src);
-    for (const [index, preview] of early.previews) keepPreview(index, preview.n, preview.src);
-    early.onFrame = (index, src, n) => {
-      if (n) keepPreview(index, n, src);
-      else keepFinal(index, src);
+    early.onFinal = (index, src) => {
+      keepFinal(index, src);
       if (store.state.photos[index]) onLoaded(index);
-      else if (!n || !finals.has(index)) early.show(index, src, n);
+      else early.show(index, src);
     };
-    readBatch({ first: early.first, last: early.last, controller: early.controller, ended: early.ended });
+    readBatch({ first: early.first, last: early.last, controller: early.controller, ended: early.ended, previews: false });
   }
 
   /** Sets the rows near the screen (`{first, last, visible}` or null) and queues what they need. */
