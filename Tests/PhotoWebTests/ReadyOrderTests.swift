@@ -28,11 +28,7 @@ struct ReadyOrderTests {
             await connection.send(
                 "GET /photos/0/thumbnail HTTP/1.1\r\nHost: a\r\n\r\nGET \(target) HTTP/1.1\r\nHost: a\r\n\(fields)\r\n"
                     + "GET /healthz HTTP/1.1\r\nHost: a\r\nConnection: close\r\n\r\n")
-            let deadline = ContinuousClock.now + .seconds(60)
-            while harness.pipeline.thumbnailsAwaited == 0 {
-                try #require(ContinuousClock.now < deadline, "the ask for photo 0's thumbnail never waited")
-                try await Task.sleep(for: .milliseconds(5))
-            }
+            try await harness.untilAThumbnailIsAwaited("the ask for photo 0's thumbnail never waited")
             gate.open(.rest)
 
             // Then the answers come in the order of the requests: the thumbnail's, `target`'s, the last

@@ -28,11 +28,7 @@ struct ReadyThumbnailRouteTests {
 
             // When the page asks for its thumbnail, and the rest of the bytes arrive once the ask waits
             let asked = Task { try await harness.request(.GET, "/photos/0/thumbnail") }
-            let deadline = ContinuousClock.now + .seconds(30)
-            while harness.pipeline.thumbnailsAwaited == 0 {
-                try #require(ContinuousClock.now < deadline, "the ask never waited")
-                try await Task.sleep(for: .milliseconds(5))
-            }
+            try await harness.untilAThumbnailIsAwaited("the ask never waited")
             gate.open(.rest)
 
             // Then the ask is answered with the sepia thumbnail, as a later ask gets it

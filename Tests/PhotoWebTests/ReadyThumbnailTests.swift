@@ -130,10 +130,7 @@ struct ReadyThumbnailTests {
             await connection.send(
                 "GET /photos/1/thumbnail HTTP/1.1\r\nHost: a\r\n\r\nGET /photos/0/thumbnail HTTP/1.1\r\nHost: a\r\n\r\n"
                     + "GET /healthz HTTP/1.1\r\nHost: a\r\nConnection: close\r\n\r\n")
-            while harness.pipeline.thumbnailsAwaited == 0 {
-                try #require(ContinuousClock.now < deadline, "the ask for photo 1 never waited")
-                try await Task.sleep(for: .milliseconds(5))
-            }
+            try await harness.untilAThumbnailIsAwaited("the ask for photo 1 never waited")
             gate.open(.rest)
 
             // Then the answers come in the order of the requests: photo 1's first, then photo 0's

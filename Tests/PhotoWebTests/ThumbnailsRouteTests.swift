@@ -51,11 +51,7 @@ struct ThumbnailsRouteTests {
             // Given a page that asks for its stop's thumbnails before the stop's report is taken
             let viewer = try await harness.newViewer()
             let asked = Task { try await harness.request(.GET, "/photos/thumbnails?first=3&last=3") }
-            let deadline = ContinuousClock.now + .seconds(30)
-            while harness.pipeline.thumbnailsAwaited == 0 {
-                try #require(ContinuousClock.now < deadline, "the ask never waited")
-                try await Task.sleep(for: .milliseconds(5))
-            }
+            try await harness.untilAThumbnailIsAwaited("the ask never waited")
 
             // When the report comes
             try await harness.report(viewer, scrolling: false, rows: 3...3)
@@ -86,11 +82,7 @@ struct ThumbnailsRouteTests {
             // When the page asks for the row with its previews, and the origin sends the rest once the
             // answer waits for what comes next
             let asked = Task { try await harness.request(.GET, "/photos/thumbnails?first=0&last=0&previews=1") }
-            let deadline = ContinuousClock.now + .seconds(60)
-            while harness.pipeline.thumbnailsAwaited == 0 {
-                try #require(ContinuousClock.now < deadline, "the answer never waited for the rest")
-                try await Task.sleep(for: .milliseconds(5))
-            }
+            try await harness.untilAThumbnailIsAwaited("the answer never waited for the rest")
             gate.open(.rest)
 
             // Then its frames are the row's previews, numbered in order, then its final thumbnail, the

@@ -3,6 +3,7 @@ import HTTPTransfer
 import PhotoPipeline
 import PhotoServer
 import TestOrigin
+import Testing
 
 extension WebHarness {
     /// Runs `body` against a fresh server whose list is `photos` (name -> path on `origin`), the origin
@@ -21,5 +22,17 @@ extension WebHarness {
             $0.pipeline.transferLimits.lowSpeedTime = .seconds(3_600)
             configure(&$0)
         }, body)
+    }
+}
+
+extension WebHarness {
+    /// Returns once a request waits for a thumbnail on its way (the moment a test lets its origin's held
+    /// bytes go), failing with `what` after `limit`.
+    func untilAThumbnailIsAwaited(_ what: Comment, within limit: Duration = .seconds(60)) async throws {
+        let deadline = ContinuousClock.now + limit
+        while pipeline.thumbnailsAwaited == 0 {
+            try #require(ContinuousClock.now < deadline, what)
+            try await Task.sleep(for: .milliseconds(5))
+        }
     }
 }
