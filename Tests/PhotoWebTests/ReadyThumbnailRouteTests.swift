@@ -14,16 +14,9 @@ import Testing
 struct ReadyThumbnailRouteTests {
     @Test func aThumbnailAskedForWhileItsPhotoDownloadsIsAnsweredWhenItIsMade() async throws {
         // Given a list whose photo's origin holds the second half of its bytes
-        let gate = OriginGate()
-        gate.open(.firstBytes)
         let photo = Array(try JPEGEncoder.encode(SamplePhoto.make(seed: 4, width: 640, height: 427), quality: 85))
-        let origin = try TestOrigin(routes: ["/p0.jpg": .gated(bytes: photo, firstBytes: photo.count / 2, gate: gate)])
-        defer { gate.openAll(); origin.stop() }
-        try await WebHarness.with(origin: origin, photos: ["p0": "/p0.jpg"]) { harness in
+        try await WebHarness.withHalfHeldPhoto(photo) { harness, gate, stream in
             // And a viewer with the photo on screen, its download under way
-            let viewer = try await harness.newViewer()
-            let stream = try await EventStreamReader(port: harness.application.port, target: "/events?viewer=\(viewer)")
-            try await harness.report(viewer, scrolling: false, rows: 0...0)
             _ = try await stream.next { $0.name == "photo" && $0.json["index"] as? Int == 0 && $0.json["state"] as? String == "downloading" }
 
             // When the page asks for its thumbnail, and the rest of the bytes arrive once the ask waits

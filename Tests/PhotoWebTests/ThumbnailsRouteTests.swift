@@ -68,15 +68,8 @@ struct ThumbnailsRouteTests {
     @Test func withPreviewsARowStillArrivingHasAFrameOfEachNewPreviewBeforeItsFinalOne() async throws {
         // Given a progressive photo on screen whose origin sends half of it and holds the rest, and a
         // preview of that half made
-        let gate = OriginGate()
-        gate.open(.firstBytes)
         let photo = Array(try JPEGEncoder.encode(SamplePhoto.make(seed: 3, width: 1600, height: 1067), quality: 85, progressive: true))
-        let origin = try TestOrigin(routes: ["/p0.jpg": .gated(bytes: photo, firstBytes: photo.count / 2, gate: gate)])
-        defer { gate.openAll(); origin.stop() }
-        try await WebHarness.with(origin: origin, photos: ["p0": "/p0.jpg"]) { harness in
-            let viewer = try await harness.newViewer()
-            let stream = try await EventStreamReader(port: harness.application.port, target: "/events?viewer=\(viewer)")
-            try await harness.report(viewer, scrolling: false, rows: 0...0)
+        try await WebHarness.withHalfHeldPhoto(photo) { harness, gate, stream in
             _ = try await stream.next { $0.name == "photo" && $0.json["partial"] != nil }
 
             // When the page asks for the row with its previews, and the origin sends the rest once the
@@ -120,7 +113,8 @@ struct ThumbnailsRouteTests {
             let fields = String(decoding: rest[..<end], as: UTF8.self).split(separator: " ").map(String.init)
             try #require(fields.count == 3 || fields.count == 4, "line \(fields)")
             let index = try #require(Int(fields[0])), length = try #require(Int(fields[1]))
-            let preview = try fields.count == 4 ? #require(Int(fields[3])) : nil
+            var preview: Int?
+            if fields.count == 4 { preview = try #require(Int(fields[3]), "line \(fields)") }
             let start = rest.index(after: end)
             try #require(rest.distance(from: start, to: rest.endIndex) >= length, "a frame cut short")
             frames.append(Frame(index: index, type: fields[2], bytes: Data(rest[start..<(start + length)]), preview: preview))

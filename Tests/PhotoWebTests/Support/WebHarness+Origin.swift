@@ -36,3 +36,23 @@ extension WebHarness {
         }
     }
 }
+
+extension WebHarness {
+    /// Runs `body` against a fresh server whose list is one photo, `photo`'s bytes, whose origin sends
+    /// the first half and holds the rest until the test opens `gate` (`.rest`), with a viewer that has
+    /// it on screen and that viewer's event stream.
+    static func withHalfHeldPhoto(
+        _ photo: [UInt8], _ body: (WebHarness, OriginGate, EventStreamReader) async throws -> Void
+    ) async throws {
+        let gate = OriginGate()
+        gate.open(.firstBytes)
+        let origin = try TestOrigin(routes: ["/p0.jpg": .gated(bytes: photo, firstBytes: photo.count / 2, gate: gate)])
+        defer { gate.openAll(); origin.stop() }
+        try await with(origin: origin, photos: ["p0": "/p0.jpg"]) { harness in
+            let viewer = try await harness.newViewer()
+            let stream = try await EventStreamReader(port: harness.application.port, target: "/events?viewer=\(viewer)")
+            try await harness.report(viewer, scrolling: false, rows: 0...0)
+            try await body(harness, gate, stream)
+        }
+    }
+}
