@@ -113,8 +113,8 @@ struct ThumbnailsRouteTests {
             let fields = String(decoding: rest[..<end], as: UTF8.self).split(separator: " ").map(String.init)
             try #require(fields.count == 3 || fields.count == 4, "line \(fields)")
             let index = try #require(Int(fields[0])), length = try #require(Int(fields[1]))
-            var preview: Int?
-            if fields.count == 4 { preview = try #require(Int(fields[3]), "line \(fields)") }
+            let preview = fields.count == 4 ? Int(fields[3]) : nil
+            try #require(fields.count == 3 || preview != nil, "line \(fields)")
             let start = rest.index(after: end)
             try #require(rest.distance(from: start, to: rest.endIndex) >= length, "a frame cut short")
             frames.append(Frame(index: index, type: fields[2], bytes: Data(rest[start..<(start + length)]), preview: preview))
