@@ -96,6 +96,9 @@ export function createImages({ store, onLoaded }) {
     // on its own (the first screen's asks for final thumbnails only: its rows ask their previews).
     if (wish === thumbnailURL(index) && covered(index)) return null;
     if (wish && wish.includes('/partial?') && inBatch(index) && batch.previews) return null;
+    // Its final thumbnail came on a batch: no preview is worth asking for (the events, behind, may still
+    // say it downloads as the batch ends).
+    if (wish && wish !== FAILED && finals.has(index)) return null;
     return wish && !ready(wish) ? wish : null;
   }
 

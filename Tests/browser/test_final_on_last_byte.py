@@ -8,7 +8,7 @@ from __future__ import annotations
 import json
 
 import gestures
-from detached_images import BATCHES_ASKED, THUMBNAILS_ASKED, WATCH_DETACHED_IMAGES
+from detached_images import BATCHES_ASKED, PREVIEWS_ASKED, THUMBNAILS_ASKED, WATCH_DETACHED_IMAGES
 from held_photo_origin import HeldPhotoOrigin
 from test_page import WORK_TIMEOUT, Page, wait_for
 
@@ -74,6 +74,7 @@ def test_a_steady_downloads_previews_and_final_thumbnail_come_on_one_ask_before_
         wait_for(driver, lambda d: d.execute_script("return " + BATCHES_ASKED),
                  WORK_TIMEOUT, "the page never asked for the final thumbnail while the photo was held")
         assert origin.sent < origin.cuts[0] + 1, origin.sent
+        asked = page.js("return " + BATCHES_ASKED)[0]["at"]
 
         # Then, all but the last bytes let go, the row shows previews of its bytes arrived from that
         # ask (data URLs: a preview asked for on its own is a URL)
@@ -84,9 +85,12 @@ def test_a_steady_downloads_previews_and_final_thumbnail_come_on_one_ask_before_
             WORK_TIMEOUT, "the row never showed a preview from its ask while the last bytes were held")
         assert server.photos()[0]["state"] == "downloading", server.photos()[0]
 
-        # And, the rest let go, that one ask is answered with the final image: no second ask
+        # And, the rest let go, that one ask is answered with the final image: no second ask, and no
+        # preview asked on its own once it was made (not even as it ends, the events still saying the
+        # photo downloads)
         origin.open_gate(1)
         page.wait_filtered(0, 0)
+        assert [load for load in page.js("return " + PREVIEWS_ASKED) if load["at"] >= asked] == []
         assert page.js("return " + THUMBNAILS_ASKED) == []
         assert len(page.js("return " + BATCHES_ASKED)) == 1
     finally:

@@ -24,8 +24,10 @@ window.fetch = function (input, init) {
 """
 
 # Expressions for a test's script: the thumbnails asked for on their own so far, in order ({url, at}
-# each); and the batches of a screen's thumbnails asked for so far ({url, at, first, last} each).
+# each); the previews; and the batches of a screen's thumbnails asked for so far ({url, at, first, last} each).
 THUMBNAILS_ASKED = "window.__loads.filter((l) => /[/]photos[/][0-9]+[/]thumbnail$/.test(l.url))"
+# The previews of bytes arrived asked for on their own so far ({url, at} each).
+PREVIEWS_ASKED = "window.__loads.filter((l) => l.url.includes('/partial?'))"
 BATCHES_ASKED = ("window.__loads.filter((l) => l.url.includes('/photos/thumbnails?')).map((l) => Object.assign("
                  "{ first: Number(new URL(l.url, location.href).searchParams.get('first')),"
                  " last: Number(new URL(l.url, location.href).searchParams.get('last')) }, l))")
