@@ -6,8 +6,9 @@ import Synchronization
 /// the photo's next state rather than failing now and coming back after the `filtered` event (one
 /// event's way to the page and one round trip after the last byte).
 ///
-/// Woken by the pipeline's `photo` and `partialPreview` events as they are delivered; a wait is resumed exactly once (by
-/// the event, its bound or its task's cancellation, whichever comes first), never under the lock.
+/// Woken by the pipeline's `photo` and `partialPreview` events as they are delivered; a wait is
+/// resumed exactly once (by the event, its bound or its task's cancellation, whichever comes first),
+/// never under the lock.
 final class ThumbnailWaits: Sendable {
     private struct Waiter {
         let continuation: CheckedContinuation<Void, Never>
