@@ -86,20 +86,16 @@ export function createImages({ store, onLoaded }) {
   }
 
   const inBatch = (index) => !!batch && index >= batch.first && index <= batch.last;
-  // Whether the open batch brings (or has brought) row `index`'s final thumbnail.
-  const covered = (index) => finals.has(index) || inBatch(index);
 
   function needs(index) {
     const photo = store.state.photos[index];
     const wish = photo && wanted(photo);
-    // The open batch brings the row's final thumbnail, and a stop's its previews too: nothing to ask
-    // on its own (the first screen's asks for final thumbnails only: its rows ask their previews).
-    if (wish === thumbnailURL(index) && covered(index)) return null;
-    if (wish && wish.includes('/partial?') && inBatch(index) && batch.previews) return null;
-    // Its final thumbnail came on a batch: no preview is worth asking for (the events, behind, may still
-    // say it downloads as the batch ends).
-    if (wish && wish !== FAILED && finals.has(index)) return null;
-    return wish && !ready(wish) ? wish : null;
+    // Its final thumbnail came on a batch: nothing to ask (its events, behind, may still say it
+    // downloads as the batch ends). The open batch brings the row's final thumbnail, and a stop's its
+    // previews too (the first screen's asks for final thumbnails only: its rows ask their previews).
+    if (!wish || finals.has(index)) return null;
+    if (inBatch(index) && (wish === thumbnailURL(index) || (batch.previews && wish.includes('/partial?')))) return null;
+    return ready(wish) ? null : wish;
   }
 
   function priority(index) {
