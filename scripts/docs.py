@@ -79,9 +79,11 @@ def blocks(text):
             if not re.fullmatch(r"\|?[\s:|-]+\|?", stripped):
                 found.extend(("cell", number, cell) for cell in table_cells(stripped))
             continue
-        if re.match(r"([-*+]|\d+\.)\s", stripped):
+        # A numbered line interrupts a paragraph only as "1." (as in CommonMark): "8080. The" goes on.
+        if re.match(r"[-*+]\s", stripped) or (re.match(r"\d+\.\s", stripped)
+                                              and (not current or kind == "item" or stripped.startswith("1."))):
             close()
-            current, start, kind = [stripped], number, "item"
+            current, start, kind = [re.sub(r"^([-*+]|\d+\.)\s+", "", stripped)], number, "item"
             continue
         if not current:
             start, kind = number, "paragraph"

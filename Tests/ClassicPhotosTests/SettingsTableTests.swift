@@ -12,10 +12,13 @@ import Testing
 /// when it says otherwise.
 @Suite("Settings: one table, said by --help, the environment, the README and the pages")
 struct SettingsTableTests {
-    /// README.md at the top of the repository.
+    /// README.md and the pages of docs/ (the settings table is docs/settings.md's), one after the other.
     static let readme: String = {
         let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
-        return (try? String(contentsOf: root.appendingPathComponent("README.md"), encoding: .utf8)) ?? ""
+        let docs = root.appendingPathComponent("docs")
+        let pages = ((try? FileManager.default.contentsOfDirectory(atPath: docs.path)) ?? []).filter { $0.hasSuffix(".md") }.sorted()
+        return ([root.appendingPathComponent("README.md")] + pages.map { docs.appendingPathComponent($0) })
+            .map { (try? String(contentsOf: $0, encoding: .utf8)) ?? "" }.joined(separator: "\n")
     }()
 
     /// The README configuration table's rows, each split into its columns.
