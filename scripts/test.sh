@@ -4,7 +4,8 @@
 # the Dockerfile and docker-compose.yml's default and cluster profiles run with podman), then the browser and
 # operations tests (headless Chromium and pytest against a real `classic-photos serve`), the cluster
 # tests (three instances on a loopback PostgreSQL), then the hostile-client suite and REDbot against
-# the bare server.
+# the bare server, then the docs check (scripts/docs.py check: the README's and docs/' limits, the
+# contract page against Public/openapi.json, the architecture picture against its source).
 # Prints each stage's time, then all of them.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -33,3 +34,4 @@ stage "browser tests" python3 -m pytest -p no:benchmark -p no:cacheprovider Test
 stage "cluster tests" python3 -m pytest -p no:benchmark -p no:cacheprovider Tests/cluster
 stage "hostile clients" python3 -m pytest -p no:benchmark -p no:cacheprovider Tests/hostile
 stage "fuzz (30 s)" scripts/fuzz.sh 30
+stage "docs" python3 -m pytest -p no:benchmark -p no:cacheprovider -q Tests/docs
