@@ -79,4 +79,36 @@ struct ColdStartTests {
         #expect(throws: PipelineError.self) { try kept.get() }
         #expect(pipeline.record(0).state == .new)
     }
+
+    @Test func aFullSizeRenderInFlightAtAColdStartIsCancelledAndNeverCached() async throws {
+        // Given a photo done, and shared bounds whose one filter permit the test holds (the render's gate)
+        let filtrations = WorkPermits(capacity: 1, reservedForHost: 1)
+        let bounds = SharedBounds(transfers: WorkPermits(capacity: 4, reservedForHost: 1), filtrations: filtrations, holder: .host)
+        let harness = try PipelineHarness(
+            photos: [("/big.jpg", .body(contentType: "image/jpeg", bytes: TestPhotos.jpeg(seed: 3, width: 640, height: 480)))],
+            configuration: PipelineConfiguration(maxConcurrentDownloads: 4, maxConcurrentFiltrations: 2, sharedBounds: bounds))
+        defer { harness.close() }
+        harness.controller().loadImagesForOnscreenRows(0...0)
+        try await harness.recorder.wait(photo: 0, "filtered") { $0 == .filtered }
+        #expect(filtrations.acquire(.host) { _ in } == .granted)
+
+        // And its full-size image asked for, the render holding its original and waiting for that permit
+        let render = Task { try await harness.pipeline.fullSizeSepia(of: 0) }
+        let deadline = ContinuousClock.now + .seconds(60)
+        while filtrations.waiting == 0 {
+            guard ContinuousClock.now < deadline else { throw CancellationError() }
+            await Task.yield()
+        }
+
+        // When the list starts cold, and then the render may go on
+        _ = await offThePool { harness.pipeline.startCold() }
+        filtrations.release(.host)
+
+        // Then the render's caller is told the image is not available, nothing was kept, and the row stays new
+        await #expect(throws: PipelineError.self) { try await render.value }
+        #expect(filtrations.usage.held == 0 && filtrations.waiting == 0)
+        await #expect(throws: PipelineError.self) { try await harness.pipeline.fullSizeSepia(of: 0) }
+        #expect(throws: PipelineError.self) { try harness.pipeline.image(.sepia, of: 0) }
+        #expect(harness.pipeline.record(0).state == .new)
+    }
 }

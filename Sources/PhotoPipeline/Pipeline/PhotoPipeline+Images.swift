@@ -38,12 +38,9 @@ extension PhotoPipeline {
 
     /// Photo `index`'s sepia thumbnail, waiting up to `bound` for it while the photo is downloading,
     /// waiting for its filtration or being filtered: a page asks as the last byte arrives and is answered the moment the filter is
-    /// done. Starts no work; a photo at rest (not asked for, cancelled, failed) is answered at once,
-    /// except that one never started (`new`) is waited for up to `startingWithin` for its work to
-    /// start: a page asks for a stop's rows as it reports the stop, and the report may land a moment later.
-    public func readyThumbnail(of index: Int, waitingUpTo bound: Duration, startingWithin grace: Duration = .zero) async throws(PipelineError) -> CachedImage {
-        let start = ContinuousClock.now
-        if case .final(let image)? = try await awaitThumbnail(of: index, previewsAfter: nil, until: start + bound, startBy: start + grace) {
+    /// done. Starts no work; a photo at rest (not asked for, cancelled, failed) is answered at once.
+    public func readyThumbnail(of index: Int, waitingUpTo bound: Duration) async throws(PipelineError) -> CachedImage {
+        if case .final(let image)? = try await awaitThumbnail(of: index, previewsAfter: nil, until: .now + bound) {
             return image
         }
         return try await loadImage(.thumbnail, of: index)
@@ -56,23 +53,30 @@ extension PhotoPipeline {
         case final(CachedImage)
     }
 
-    /// As `readyThumbnail` (until `deadline`, a photo not started yet waited for until `startBy`), but
-    /// a preview of the bytes arrived newer than the `after`-th (unless nil) is an answer too: a stop's
-    /// request brings a row's previews and then its final thumbnail, with no ask of their own.
-    public func nextThumbnail(
-        of index: Int, after sequence: Int?, until deadline: ContinuousClock.Instant, startBy: ContinuousClock.Instant
-    ) async throws(PipelineError) -> ThumbnailStep {
-        if let step = try await awaitThumbnail(of: index, previewsAfter: sequence, until: deadline, startBy: startBy) { return step }
+    /// As `readyThumbnail` (until `deadline`), but a preview of the bytes arrived newer than the
+    /// `after`-th (unless nil) is an answer too: a stop's request brings a row's previews and then its
+    /// final thumbnail, with no ask of their own.
+    public func nextThumbnail(of index: Int, after sequence: Int?, until deadline: ContinuousClock.Instant) async throws(PipelineError) -> ThumbnailStep {
+        if let step = try await awaitThumbnail(of: index, previewsAfter: sequence, until: deadline) { return step }
         return .final(try await loadImage(.thumbnail, of: index))
+    }
+
+    /// Whether photo `index` has a thumbnail to read (made: in memory or on disk) or on its way here
+    /// (its work queued or running): for a row nobody started, cancelled or failed nothing will come,
+    /// so a stop's answer spends nothing on it.
+    public func thumbnailMadeOrComing(of index: Int) -> Bool {
+        guard entries.indices.contains(index) else { return false }
+        return core.lock.withLock { state in
+            state.failures[index] == nil && (state.photoState(of: index) == .filtered || state.pending.activity(of: index) != nil
+                || state.pending.downloadsInProgress[index] != nil || state.pending.filtrationsInProgress[index] != nil)
+        }
     }
 
     /// Waits, until `deadline`, while photo `index` is on its way (downloading, downloaded with its
     /// filtration queued, or filtering), for its final thumbnail in memory or, with `previewsAfter`, a
-    /// newer preview of its bytes arrived; one never started (`new`) is waited for until `startBy`.
-    /// Nil when neither came (the photo at rest, or the time is up): the caller reads the disk.
-    private func awaitThumbnail(
-        of index: Int, previewsAfter: Int?, until deadline: ContinuousClock.Instant, startBy: ContinuousClock.Instant
-    ) async throws(PipelineError) -> ThumbnailStep? {
+    /// newer preview of its bytes arrived. Nil when neither came (the photo at rest, or the time is
+    /// up): the caller reads the disk.
+    private func awaitThumbnail(of index: Int, previewsAfter: Int?, until deadline: ContinuousClock.Instant) async throws(PipelineError) -> ThumbnailStep? {
         let newerPreview: @Sendable () -> (Int, CachedImage)? = { [self] in
             guard let after = previewsAfter else { return nil }
             return core.lock.withLock { state in
@@ -87,8 +91,6 @@ extension PhotoPipeline {
                     || state.pending.downloadsInProgress[index] != nil || state.pending.filtrationsInProgress[index] != nil)
             }
         }
-        // Nothing run nor kept for it, here or (in a cluster) by another instance.
-        let notStarted: @Sendable () -> Bool = { [self] in core.lock.withLock { $0.photoState(of: index) == .new } }
         while true {
             if let image = try imageInMemory(.thumbnail, of: index) { return .final(image) }
             if let (sequence, preview) = newerPreview() { return .preview(sequence: sequence, preview) }
@@ -96,8 +98,6 @@ extension PhotoPipeline {
             guard deadline > now, !Task.isCancelled else { return nil }
             if onItsWay() {
                 await thumbnailWaits.wait(for: index, upTo: deadline - now, while: { onItsWay() && newerPreview() == nil })
-            } else if now < startBy, notStarted() {
-                await thumbnailWaits.wait(for: index, upTo: min(deadline, startBy) - now, while: notStarted)
             } else {
                 return nil
             }
@@ -161,11 +161,13 @@ extension PhotoPipeline {
 
     /// The full-size sepia image of photo `index`, made from its downloaded original on the
     /// filtration queue and within the shared filter bound (so it counts against the CPU bounds) and cached. Requests for a photo whose
-    /// render is running share it: one render per photo at a time.
+    /// render is running share it: one render per photo at a time, and per cold start (a render begun
+    /// before one is never joined after it).
     public func fullSizeSepia(of index: Int) async throws(PipelineError) -> CachedImage {
+        let render = FullSizeRender(index: index, coldStarts: coldStarts)
         if let cached = try? await loadImage(.sepia, of: index) { return cached }
         do {
-            return try await fullSizeRenders.run(index) { [self] in try await renderFullSizeSepia(of: index) }
+            return try await fullSizeRenders.run(render) { [self] in try await renderFullSizeSepia(render) }
         } catch let error as PipelineError {
             throw error
         } catch {
@@ -175,15 +177,23 @@ extension PhotoPipeline {
     }
 
     /// One render of the full-size sepia image (or the one a render that just ended left in the cache).
-    private func renderFullSizeSepia(of index: Int) async throws(PipelineError) -> CachedImage {
+    /// A cold start since it was asked for cancels it: not rendered if it had not begun, never kept if it
+    /// had (the list forgot its original), and its callers told the image is not available.
+    private func renderFullSizeSepia(_ render: FullSizeRender) async throws(PipelineError) -> CachedImage {
+        let index = render.index
         if let cached = try? await loadImage(.sepia, of: index) { return cached }
         let original = try await loadImage(.original, of: index)
         let renderer = self.renderer
         let queue = core.lock.withLock { $0.pending.filtrationQueue }
         let bounds = configuration.sharedBounds
-        let rendered: Result<EncodedImage, ImageCodecError> = await withCheckedContinuation { continuation in
+        let stillWanted: @Sendable () -> Bool = { [self] in coldStarts == render.coldStarts }
+        let rendered: Result<EncodedImage, ImageCodecError>? = await withCheckedContinuation { continuation in
             let operation = BlockOperation {
-                let render = { Result { () throws(ImageCodecError) in try renderer.fullSize(of: original.data) } }
+                let render = { () -> Result<EncodedImage, ImageCodecError>? in
+                    // Checked once the permit is held: a render that waited through a cold start costs nothing.
+                    guard stillWanted() else { return nil }
+                    return Result { () throws(ImageCodecError) in try renderer.fullSize(of: original.data) }
+                }
                 // Within the process-wide filter bound too, as every filtration is.
                 continuation.resume(returning: bounds.map { $0.withFiltrationPermit(render) } ?? render())
             }
@@ -191,15 +201,27 @@ extension PhotoPipeline {
             queue.addOperation(operation)
         }
         switch rendered {
-        case .success(let encoded):
+        case .success(let encoded)?:
             let image = CachedImage(data: encoded.data, format: encoded.format)
-            update { state, effects in
+            let kept: Bool = update { state, effects in
+                // Checked under the lock `startCold` empties the store under: kept before it, or never.
+                guard state.coldStarts == render.coldStarts else { return false }
                 keep(image, as: .sepia, of: index, in: &state, &effects)
                 effects.publishStateChanges(in: state)
+                return true
             }
+            guard kept else { throw .notAvailable(index: index, variant: .sepia, state: record(index).state) }
             return image
-        case .failure(let error):
+        case .failure(let error)?:
             throw .renderFailed(index: index, error)
+        case nil:
+            throw .notAvailable(index: index, variant: .sepia, state: record(index).state)
         }
     }
+}
+
+/// A full-size render's key: the photo, and the cold starts when it was asked for.
+struct FullSizeRender: Hashable, Sendable {
+    let index: Int
+    let coldStarts: Int
 }

@@ -36,8 +36,8 @@ public final class PhotoPipeline: Sendable {
     let core: PipelineCore
     /// Each result's name in the results store, back to what it is (for results other instances keep).
     let resultKeys: [String: ImageCache.Key]
-    /// Full-size sepia renders running, by photo: one at a time per photo, however many ask.
-    let fullSizeRenders = SingleFlight<Int, CachedImage>()
+    /// Full-size sepia renders running, by photo and cold start: one at a time per photo, however many ask.
+    let fullSizeRenders = SingleFlight<FullSizeRender, CachedImage>()
     /// Requests for thumbnails still on their way, woken by the photos' state changes.
     let thumbnailWaits = ThumbnailWaits()
 
