@@ -2,6 +2,7 @@
 // wires them together; each module does one thing (see its header). `window.classicPhotos` is a
 // read-only view of the page for the browser tests and for the curious.
 
+import './first-screen.js';
 import { config, rowFromURL, strategyFromURL } from './config.js';
 import { createStore } from './store.js';
 import { createEventStream } from './events.js';
@@ -43,8 +44,9 @@ const reporter = createReporter({
   // Held while a new viewer id is on its way, and while this page follows a presenter.
   isBlocked: () => (!!renewal && renewal.renewing) || (!!presenting && presenting.following),
   onUnknownViewer: (why) => renewal.renewViewer(why),
-  // A stop's rows start with its report: their final thumbnails are asked for with it, on one request.
-  onStop: (first, last) => images && images.askStop(first, last),
+  // A stop's rows start with its report: their final thumbnails come on its answer, one request.
+  thumbnails: (first, last) => images && images.stopAsk(first, last),
+  onAnswer: (ask, response) => images.readBatch(ask, response),
 });
 const viewport = createViewport({ store, list, reporter, rowHeight, showsScroll: () => !!presenting && presenting.presenting });
 

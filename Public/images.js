@@ -3,10 +3,11 @@
 // stream's, one is for viewport reports. An image is fetched by a detached Image; once it has
 // loaded, a row shows the same URL, which the browser answers from its memory cache. At a stop (and
 // for the first screen, by the page's first script in index.mustache), the final thumbnails of the
-// rows on screen come on one request instead (a "batch", one of the MAX_LOADS), each the moment it
-// is made, after the previews of its bytes arrived made before it.
+// rows on screen come on the stop's own request instead (a "batch", one of the MAX_LOADS), each the
+// moment it is made, after the previews of its bytes arrived made before it.
 
-import { url, FAILED } from './config.js';
+import { config, url, FAILED } from './config.js';
+import { readFrames } from './frames.js';
 
 const MAX_LOADS = 4;
 
@@ -56,8 +57,8 @@ export function createImages({ store, onLoaded }) {
   const shownPartial = new Map(); // index -> { n, src }: its latest preview of the bytes arrived, loaded
   let near = null;
   const counters = { started: 0, maxInFlight: 0 };
-  // After a stop, the final thumbnails of the rows on screen come on one request (GET
-  // /photos/thumbnails), asked for at the stop and answered a row at a time, each the moment its
+  // After a stop, the final thumbnails of the rows on screen come on the stop's request (POST
+  // /api/viewport?thumbnails=A-B), answered a row at a time, each the moment its
   // filter is done: no ask waits for an event (the events reach a busy page late: asked as the
   // progress they told neared the last byte, half a stop's rows were asked after they were
   // filtered), and it takes one connection for the whole screen. `batch`: the open one ({ first,
@@ -164,7 +165,7 @@ export function createImages({ store, onLoaded }) {
     image.onerror = () => done(false);
   }
 
-  /** Keeps `src` (a data URL named for its thumbnail: index.mustache's classicPhotosReadThumbnails)
+  /** Keeps `src` (a data URL named for its thumbnail: frames.js)
    * as row `index`'s final thumbnail, letting the oldest go past MOST_FINALS. A data URL, not an
    * object URL: the renderer decodes it itself, where a blob's load goes by the browser process
    * (filtered -> screen at p50 in three alternated runs of 12 jumps: 27-36 ms against 36-47). */
@@ -183,11 +184,11 @@ export function createImages({ store, onLoaded }) {
     if (n > (shownPartial.get(index)?.n ?? 0)) shownPartial.set(index, { n, src });
   }
 
-  /** A stop's rows `from`...`to` were reported: asks for the final thumbnails of those that do not
-   * have theirs yet on one request (the one open is kept if it covers them, else let go). Once a
-   * stop: the rows a batch did not bring (their wait ran out) ask on their own. */
-  function askStop(from, to) {
-    if (!store.state.photos.length) return; // the page's first script asked for the first screen's
+  /** The ask of a stop's report at rows `from`...`to`: the final thumbnails of those that do not
+   * have theirs yet (null: none, or the open batch brings them; else the open one is let go). The ask
+   * is this loader's batch from now. Once a stop: the rows a batch did not bring ask on their own. */
+  function stopAsk(from, to) {
+    if (!store.state.photos.length) return null; // the page's first script asked for the first screen's
     let first = -1, last = -1;
     for (let i = from; i <= to; i += 1) {
       const photo = store.state.photos[i];
@@ -195,21 +196,22 @@ export function createImages({ store, onLoaded }) {
       if (first < 0) first = i;
       last = i;
     }
-    if (first < 0 || (batch && batch.first <= first && batch.last >= last)) return;
+    if (first < 0 || (batch && batch.first <= first && batch.last >= last)) return null;
     if (batch) batch.controller.abort();
-    readBatch({ first, last, controller: new AbortController(), previews: true });
+    batch = { first, last, controller: new AbortController(), previews: true };
+    return batch;
   }
 
-  /** Reads `b`'s answer (index.mustache's classicPhotosReadThumbnails), each row's thumbnail shown
-   * as it comes. */
-  async function readBatch(b) {
+  /** Reads the answer to batch `b` (`response`; null: its report failed, or `b.ended` for the first
+   * screen's), each row's thumbnail shown as it comes. */
+  async function readBatch(b, response) {
     batch = b;
     try {
-      await (b.ended || window.classicPhotosReadThumbnails(b.first, b.last, b.controller.signal, (row, src, n) => {
+      await (b.ended || (response && readFrames(response, config.basePath, (row, src, n) => {
         if (n) keepPreview(row, n, src);
         else keepFinal(row, src);
         onLoaded(row);
-      }, b.previews));
+      })));
     } catch (_) {
       // Let go for a newer stop, or the connection failed: the rows it did not bring ask on their own.
     } finally {
@@ -221,9 +223,9 @@ export function createImages({ store, onLoaded }) {
   }
 
   // The first screen's thumbnails, on the one request the page's first script made before these
-  // modules ran (index.mustache): those it brought are this loader's finals, those still to come
-  // are kept and shown as they come (in the row the server drew, while the events have not brought
-  // the row's photo), and the request is this loader's batch until it ends.
+  // modules ran (index.mustache, first-screen.js): those it brought are this loader's finals, those
+  // still to come are kept and shown as they come (in the row the server drew, while the events have
+  // not brought the row's photo), and the request is this loader's batch until it ends.
   const early = window.classicPhotosEarlyImages || null;
   if (early) {
     for (const [index, src] of early.finals) keepFinal(index, src);
@@ -232,7 +234,7 @@ export function createImages({ store, onLoaded }) {
       if (store.state.photos[index]) onLoaded(index);
       else early.show(index, src);
     };
-    readBatch({ first: early.first, last: early.last, controller: early.controller, ended: early.ended, previews: false });
+    readBatch({ first: early.first, last: early.last, controller: early.controller, ended: early.ended, previews: false }, null);
   }
 
   /** Sets the rows near the screen (`{first, last, visible}` or null) and queues what they need. */
@@ -268,7 +270,8 @@ export function createImages({ store, onLoaded }) {
   }
 
   return {
-    askStop,
+    stopAsk,
+    readBatch,
     forget,
     srcFor,
     refresh,

@@ -1,13 +1,17 @@
 // Viewport reports (POST /api/viewport), one at a time: while one is in flight only the latest is
-// kept. Each carries this tab's strategy when it asked for one. A server that no longer knows the
-// viewer gets a new one; a server error is retried with backoff.
+// kept. Each carries this tab's strategy when it asked for one. A stop's report asks on the same
+// request for the thumbnails its rows still need (`?thumbnails=A-B`): the server takes the report,
+// then answers them as they are made, so a stop is one request; its report is done once the answer
+// begins, and the loader reads the rest. A server that no longer knows the viewer gets a new one; a
+// server error is retried with backoff.
 
 import { url } from './config.js';
 
 /** Creates the reporter. `isBlocked()` says to hold reports (a new viewer id is on its way);
- * `onUnknownViewer(reason)` is called on 404 / 410; `onStop(first, last)` with the rows of each
- * stop reported (their work starts with it). */
-export function createReporter({ store, isBlocked, onUnknownViewer, onStop = () => {} }) {
+ * `onUnknownViewer(reason)` is called on 404 / 410. `thumbnails(first, last)` gives a stop's ask
+ * ({first, last, previews, controller}) or null, and `onAnswer(ask, response)` gets its answer (null
+ * when the report failed). */
+export function createReporter({ store, isBlocked, onUnknownViewer, thumbnails = () => null, onAnswer = () => {} }) {
   const reporter = {
     inFlight: false,
     pending: null,
@@ -31,7 +35,6 @@ export function createReporter({ store, isBlocked, onUnknownViewer, onStop = () 
       if (this.hidden && !payload.hidden) return;
       this.pending = payload;
       this.send();
-      if (payload.scrolling === false && payload.first != null) onStop(payload.first, payload.last);
     },
 
     /** The tab was hidden or shown: a hidden one says so at once (its rows, when shown, are the
@@ -53,15 +56,19 @@ export function createReporter({ store, isBlocked, onUnknownViewer, onStop = () 
       const body = Object.assign({ viewer }, payload,
         requested ? { strategy: requested.strategy, prefetch: requested.prefetch } : {});
       if (body.first != null) this.lastSentRows = { first: body.first, last: body.last };
+      const ask = body.scrolling === false && body.first != null ? thumbnails(body.first, body.last) : null;
+      const query = ask ? '?thumbnails=' + ask.first + '-' + ask.last + (ask.previews ? '&previews=1' : '') : '';
       let retry = false;
       try {
-        const response = await fetch(url('/api/viewport'), {
+        const response = await fetch(url('/api/viewport' + query), {
           method: 'POST',
           headers: { 'Content-Type': 'application/json' },
           body: JSON.stringify(body),
           cache: 'no-store',
           credentials: 'same-origin',
+          ...(ask ? { signal: ask.controller.signal, priority: 'high' } : {}),
         });
+        if (ask) onAnswer(ask, response.ok ? response : null);
         this.last = { payload: body, status: response.status, at: Date.now() };
         if (response.ok) {
           this.acknowledged += 1;
@@ -83,9 +90,13 @@ export function createReporter({ store, isBlocked, onUnknownViewer, onStop = () 
           }
         }
       } catch (error) {
-        this.errors += 1;
+        if (ask) onAnswer(ask, null);
         this.last = { payload: body, status: 0, at: Date.now(), error: String(error) };
-        retry = true;
+        // Let go by the loader (a newer stop, or the list started cold): what comes next reports.
+        if (error.name !== 'AbortError') {
+          this.errors += 1;
+          retry = true;
+        }
       } finally {
         this.inFlight = false;
       }

@@ -73,7 +73,7 @@ struct ArrivedPreviewTests {
         let deadline = ContinuousClock.now + .seconds(60)
 
         // When its thumbnail is asked for with its previews while the rest is held
-        let first = try await harness.pipeline.nextThumbnail(of: 0, after: 0, until: deadline, startBy: deadline)
+        let first = try await harness.pipeline.nextThumbnail(of: 0, after: 0, until: deadline)
 
         // Then the answer is a preview of the bytes arrived, not a wait for the final thumbnail
         guard case .preview(let shown, let preview) = first else {
@@ -89,7 +89,7 @@ struct ArrivedPreviewTests {
             var steps: [PhotoPipeline.ThumbnailStep] = []
             var after = shown
             while true {
-                let step = try await harness.pipeline.nextThumbnail(of: 0, after: after, until: deadline, startBy: deadline)
+                let step = try await harness.pipeline.nextThumbnail(of: 0, after: after, until: deadline)
                 steps.append(step)
                 guard case .preview(let sequence, _) = step else { return steps }
                 after = sequence

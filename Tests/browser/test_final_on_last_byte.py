@@ -1,5 +1,5 @@
 """The final thumbnails of a stop's rows are asked for at the stop, ahead of their last bytes (issue 38):
-on one request (`GET /photos/thumbnails`) that the server answers a row at a time, each the moment its
+on the stop's own request (`POST /api/viewport?thumbnails=A-B`) that the server answers a row at a time, each the moment its
 filter is done, so neither an event's way nor a round trip follows the filter, and the rows need no ask
 of their own; the previews of the bytes arrived come on it too. Against an origin that holds each
 photo's last bytes until the test lets them go."""

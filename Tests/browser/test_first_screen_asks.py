@@ -1,6 +1,6 @@
 """A first visit's thumbnails are asked for before the events bring the list (issue 38): the page's
-first script asks for every row on screen the server did not draw ready on one request (`GET
-/photos/thumbnails`, one connection of the six a browser has over HTTP/1.1, whatever the screen's
+first script reports the first screen and asks for every row on screen the server did not draw ready on
+the same request (`POST /api/viewport?thumbnails=A-B`, one connection of the six a browser has over HTTP/1.1, whatever the screen's
 height), which the server answers a row at a time as each is filtered, without waiting for the events.
 Here the events never come (the page's event stream is a stub that never opens): every row on screen
 fills in with its sepia thumbnail all the same, from that one request. (The page before asked for four

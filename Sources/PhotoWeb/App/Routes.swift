@@ -43,7 +43,6 @@ enum Routes {
         routes.get("/api/photos", use: PhotosHandler(context: context).handle)
         routes.get("/api/stats", use: StatsHandler(context: context).handle)
         routes.post("/api/photos/:index/retry", use: RetryHandler(context: context).handle)
-        routes.get("/photos/thumbnails", use: ThumbnailsHandler(context: context).handle)
         routes.get("/photos/:index/:variant", use: ImageHandler(context: context).handle)
         let staticFiles = StaticFileHandler(files: context.staticFiles)
         routes.get("/static/**", use: staticFiles.handle)

@@ -11,6 +11,10 @@ import PhotoPipeline
 /// `"showing": {"first", "last"}` without rows (a presenter's page in a person's scroll; `scrolling`
 /// says whether that scroll was told) moves the presenter's followers there and starts nothing.
 ///
+/// A stop that wants its rows' thumbnails says so in the query (`?thumbnails=A-B[&previews=1]`, rows
+/// A...B among the report's): the report is taken first, then the answer brings those thumbnails
+/// as they are made (`StopThumbnails`), so a stop is one request and nothing races its report.
+///
 /// The handler only translates HTTP: it parses and checks the report and hands it to the viewer's
 /// session (`ViewerSession.receive`), which owns the viewer's reaction to it.
 ///
@@ -25,18 +29,31 @@ struct ViewportHandler: Sendable {
     static let maxVisibleRows = 200
 
     func handle(_ request: Request, context requestContext: PhotoRequestContext) async throws -> Response {
-        try take(try await request.body(limit: context.configuration.maxRequestBodyBytes))
-        return Self.accepted
+        let ask = try StopThumbnails.Ask(request)
+        let body = try await request.body(limit: context.configuration.maxRequestBodyBytes)
+        guard let ask else {
+            try take(body)
+            return Self.accepted
+        }
+        let pipeline = try take(body, asking: ask.rows)
+        return StopThumbnails(pipeline: pipeline, rows: ask.rows, previews: ask.previews).response()
     }
 
     /// The answer to a report taken.
     static var accepted: Response { .empty(.noContent, headers: [.cacheControl: "no-store"]) }
 
-    /// Checks the report in `body` and hands it to its viewer's session, or throws what to answer
+    /// Checks the report in `body` (with `thumbnails`, a stop whose rows hold them) and hands it to
+    /// its viewer's session, returning the pipeline it was taken on, or throws what to answer
     /// instead, having changed nothing. Synchronous and short: the event loop calls it too
     /// (`ReadyViewportReports`).
-    func take(_ body: Data) throws(APIError) {
+    @discardableResult
+    func take(_ body: Data, asking thumbnails: ClosedRange<Int>? = nil) throws(APIError) -> PhotoPipeline {
         let report = try Self.parse(body)
+        if let thumbnails {
+            guard !report.scrolling, let rows = report.rows, rows.contains(thumbnails.lowerBound), rows.contains(thumbnails.upperBound) else {
+                throw .unprocessable("thumbnails \(thumbnails.lowerBound)-\(thumbnails.upperBound) are asked for by a stop (scrolling false) among its rows \"first\"...\"last\"")
+            }
+        }
         let session = try context.session(report.viewer)
         let pipeline = try session.channel.loadedPipeline()
         for rows in [report.rows, report.showing].compactMap(\.self) {
@@ -52,6 +69,7 @@ struct ViewportHandler: Sendable {
         try context.labs.presentations.reported(report, by: session)
         session.receive(report, on: pipeline, .init(
             presentations: context.presentations, firstScreens: context.firstScreens, defaultStrategy: context.configuration.strategy))
+        return pipeline
     }
 
     /// Parses the body, saying exactly what is wrong with a bad one.

@@ -7,27 +7,27 @@ import PhotoServer
 import TestOrigin
 import Testing
 
-/// `GET /photos/thumbnails?first=A&last=B` (issue 38): the final thumbnails of a stop's rows on one
-/// answer, each the moment it is made (with `previews=1`, the previews of its bytes arrived first); a
-/// row the stop's report has not started yet is waited for.
-@Suite("A stop's thumbnails on one answer", .timeLimit(.minutes(2)))
-struct ThumbnailsRouteTests {
-    @Test func eachReadyRowIsAFrameOfItsThumbnailAndARowNeverStartedHasNone() async throws {
+/// A stop that asks for its rows' thumbnails (`POST /api/viewport?thumbnails=A-B`): its report is
+/// taken first, then the final thumbnails of those rows come on its answer, each the moment it is made
+/// (with `previews=1`, the previews of its bytes arrived first); a row with nothing made nor coming is
+/// not waited for.
+@Suite("A stop's thumbnails on its report's answer", .timeLimit(.minutes(2)))
+struct StopThumbnailsTests {
+    /// A stop of `viewer` at `rows`, asking for the thumbnails of `asked`.
+    static func stop(_ harness: WebHarness, _ viewer: String, rows: ClosedRange<Int>, asked: String, previews: String? = nil) async throws -> TestResponse {
+        try await harness.request(.POST, "/api/viewport?thumbnails=\(asked)" + (previews.map { "&previews=\($0)" } ?? ""),
+                                  headers: [.contentType: "application/json"],
+                                  body: Data(#"{"viewer": "\#(viewer)", "scrolling": false, "first": \#(rows.lowerBound), "last": \#(rows.upperBound)}"#.utf8))
+    }
+
+    @Test func theStopStartsItsRowsAndItsAnswerBringsEachThumbnailAsAFrame() async throws {
         try await WebHarness.with { harness in
             let viewer = try await harness.newViewer()
-            let stream = try await EventStreamReader(port: harness.application.port, target: "/events?viewer=\(viewer)")
-            try await harness.report(viewer, scrolling: false, rows: 0...1)
-            // (the two may be filtered in either order)
-            var filtered: Set<Int> = []
-            while filtered.count < 2 {
-                let event = try await stream.next { $0.name == "photo" && $0.json["state"] as? String == "filtered" }
-                if let index = event.json["index"] as? Int { filtered.insert(index) }
-            }
 
-            // Rows 0 and 1 are filtered, row 2 was never wanted: a frame each for 0 and 1, the bytes
-            // `GET /photos/N/thumbnail` answers, none for 2, and the answer ends (row 2 is waited for
-            // to start only for a moment)
-            let answer = try await harness.request(.GET, "/photos/thumbnails?first=0&last=2")
+            // When a stop at rows 0...1 asks for their thumbnails, with no report before it
+            let answer = try await Self.stop(harness, viewer, rows: 0...1, asked: "0-1")
+
+            // Then the report started them and the answer brought both, the bytes `GET /photos/N/thumbnail` answers
             #expect(answer.status == 200)
             #expect(answer.headers[.contentType] == "application/octet-stream")
             let frames = try Self.frames(of: answer.body)
@@ -37,31 +37,35 @@ struct ThumbnailsRouteTests {
                 #expect(frame.type == alone.headers[.contentType] && frame.bytes == alone.body)
             }
             #expect(harness.pipeline.stats.downloads.started == 2)
-
-            for query in ["first=2&last=1", "first=0&last=32", "first=-1&last=0", "first=x&last=1", "last=1"] {
-                let refused = try await harness.request(.GET, "/photos/thumbnails?\(query)")
-                #expect(refused.status == 400, "\(query)")
-            }
-            #expect(try await harness.request(.GET, "/photos/thumbnails?first=990&last=999").status == 404)
         }
     }
 
-    @Test func aRowAskedForBeforeTheReportThatStartsItIsWaitedFor() async throws {
+    @Test func readyRowsComeAtOnceAndABadAskIsRefusedHavingChangedNothing() async throws {
         try await WebHarness.with { harness in
-            // Given a page that asks for its stop's thumbnails before the stop's report is taken
             let viewer = try await harness.newViewer()
-            let asked = Task { try await harness.request(.GET, "/photos/thumbnails?first=3&last=3") }
-            try await harness.untilAThumbnailIsAwaited("the ask never waited")
+            try await harness.report(viewer, scrolling: false, rows: 0...1)
+            let stream = try await EventStreamReader(port: harness.application.port, target: "/events?viewer=\(viewer)")
+            var filtered: Set<Int> = []
+            while filtered.count < 2 {
+                let event = try await stream.next { $0.name == "photo" && $0.json["state"] as? String == "filtered" }
+                if let index = event.json["index"] as? Int { filtered.insert(index) }
+            }
+            // Given rows 0 and 1 filtered: a stop asking for them has both at once, and row 2, never
+            // wanted, has nothing made nor coming
+            let answer = try await Self.stop(harness, viewer, rows: 0...1, asked: "0-1")
+            #expect(try Self.frames(of: answer.body).map(\.index).sorted() == [0, 1])
+            #expect(harness.pipeline.thumbnailMadeOrComing(of: 2) == false && harness.pipeline.thumbnailsAwaited == 0)
 
-            // When the report comes
-            try await harness.report(viewer, scrolling: false, rows: 3...3)
-
-            // Then the row's thumbnail comes on the answer that was waiting
-            let answer = try await asked.value
-            let frames = try Self.frames(of: answer.body)
-            #expect(frames.map(\.index) == [3])
-            let alone = try await harness.request(.GET, "/photos/3/thumbnail")
-            #expect(frames.first?.bytes == alone.body)
+            // A bad ask is refused before the report is taken
+            let before = harness.pipeline.stats.downloads.started
+            for (asked, rows, status) in [("2-1", 0...2, 400), ("0-32", 0...40, 400), ("-1-0", 0...2, 400), ("x-1", 0...2, 400),
+                                          ("1", 0...2, 400), ("3-4", 3...3, 422), ("3-5", 3...4, 422)] {
+                let refused = try await Self.stop(harness, viewer, rows: rows, asked: asked)
+                #expect(refused.status == status, "\(asked)")
+            }
+            #expect(try await Self.stop(harness, viewer, rows: 3...4, asked: "3-4", previews: "yes").status == 400)
+            #expect(try await harness.post("/api/viewport?previews=1", json: #"{"viewer": "\#(viewer)", "scrolling": true}"#).status == 400)
+            #expect(harness.pipeline.stats.downloads.started == before)
         }
     }
 
@@ -71,10 +75,11 @@ struct ThumbnailsRouteTests {
         let photo = Array(try JPEGEncoder.encode(SamplePhoto.make(seed: 3, width: 1600, height: 1067), quality: 85, progressive: true))
         try await WebHarness.withHalfHeldPhoto(photo) { harness, gate, stream in
             _ = try await stream.next { $0.name == "photo" && $0.json["partial"] != nil }
+            let viewer = try await harness.newViewer()
 
-            // When the page asks for the row with its previews, and the origin sends the rest once the
-            // answer waits for what comes next
-            let asked = Task { try await harness.request(.GET, "/photos/thumbnails?first=0&last=0&previews=1") }
+            // When the page's stop asks for the row with its previews, and the origin sends the rest
+            // once the answer waits for what comes next
+            let asked = Task { try await Self.stop(harness, viewer, rows: 0...0, asked: "0-0", previews: "1") }
             try await harness.untilAThumbnailIsAwaited("the answer never waited for the rest")
             gate.open(.rest)
 
@@ -88,10 +93,9 @@ struct ThumbnailsRouteTests {
             let final = try #require(frames.last)
             #expect(final.preview == nil)
             #expect(final.bytes == (try await harness.request(.GET, "/photos/0/thumbnail")).body)
-            // And without them, the final thumbnail alone; `previews` other than 0 or 1 is refused
-            let alone = try Self.frames(of: try await harness.request(.GET, "/photos/thumbnails?first=0&last=0&previews=0").body)
+            // And without them, the final thumbnail alone
+            let alone = try Self.frames(of: try await Self.stop(harness, viewer, rows: 0...0, asked: "0-0", previews: "0").body)
             #expect(alone.map(\.preview) == [nil] && alone.first?.bytes == final.bytes)
-            #expect(try await harness.request(.GET, "/photos/thumbnails?first=0&last=0&previews=yes").status == 400)
         }
     }
 
