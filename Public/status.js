@@ -36,8 +36,6 @@ export function attachStatus({ store, root }) {
     const notice = store.state.notice;
     banner.hidden = !notice;
     if (!notice) return;
-    // Under the header as it is laid out now (it wraps on a narrow window).
-    banner.style.setProperty('--banner-top', Math.round(root.querySelector('.topbar').getBoundingClientRect().bottom) + 'px');
     banner.textContent = notice.text;
     banner.className = 'banner' + (notice.level === 'error' ? ' error' : '');
     banner.dataset.kind = notice.kind;

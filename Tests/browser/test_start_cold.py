@@ -19,6 +19,12 @@ THUMB = """
     return img ? { src: img.getAttribute('src') || '', loaded: img.complete && img.naturalWidth > 0 } : null;
 """
 
+# The tops of the first rows drawn, and where the banner and the list are.
+ROW_TOPS = """return [...document.querySelectorAll('#list .row')].filter((r) => !r.hidden).slice(0, 6)
+    .map((r) => Math.round(r.getBoundingClientRect().top));"""
+BOXES = """const box = (id) => document.getElementById(id).getBoundingClientRect().toJSON();
+    return { banner: box('banner'), list: box('list'), height: innerHeight };"""
+
 
 class HoldingOrigin:
     """Serves one JPEG at every path; while held, a request waits (its headers unsent) until released.
@@ -127,6 +133,7 @@ def test_start_cold_is_refused_with_the_reason_while_someone_does_not_follow(
         other.wait_filtered(0, 2)
 
         # When the presenter presses "Start cold"
+        tops = presenter.js(ROW_TOPS)
         presenter_driver.find_element("css selector", "#presentation-bar [data-action=start-cold]").click()
 
         # Then the page says why not, and nobody's rows went back
@@ -134,6 +141,11 @@ def test_start_cold_is_refused_with_the_reason_while_someone_does_not_follow(
                  "the refusal was never shown")
         banner = presenter_driver.find_element("css selector", "#banner").text
         assert "1 other viewer" in banner and "work" in banner, banner
+        # And the refusal, on screen, covers no part of the list, whose rows have not moved
+        boxes = presenter.js(BOXES)
+        assert boxes["banner"]["height"] > 0 and boxes["banner"]["bottom"] <= boxes["height"] + 1, boxes
+        assert boxes["banner"]["top"] >= boxes["list"]["bottom"] - 1 or boxes["banner"]["bottom"] <= boxes["list"]["top"] + 1, boxes
+        assert presenter.js(ROW_TOPS) == tops
         assert presenter.js(STATE)["startedOver"] == 0
         assert all(r["state"] == "filtered" for r in other.rows(0, 2)), other.rows(0, 2)
     finally:

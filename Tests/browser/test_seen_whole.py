@@ -1,0 +1,50 @@
+"""Text a person reads is shown whole (issue 57): on a phone the page's title and the introduction's heading
+are not cut, whatever the header holds; a refused visit says "1 second", not "1 seconds"."""
+from __future__ import annotations
+
+import gestures
+from test_page import Page, wait_for
+
+# Each element's text, whether it is cut (its text wider than its box), and where it is.
+MEASURE = """
+    const shown = (el) => {
+        const r = el.getBoundingClientRect();
+        return { text: el.textContent.trim(), cut: el.scrollWidth > el.clientWidth + 1, left: r.left, right: r.right,
+                 top: r.top, bottom: r.bottom, visible: r.width > 0 && getComputedStyle(el).visibility !== 'hidden' };
+    };
+    const chips = [...document.querySelectorAll('.header-info > *')].filter((el) => el.getBoundingClientRect().width > 1);
+    return { title: shown(document.querySelector('.brand h1')), heading: shown(document.getElementById('intro-title')),
+             chips: chips.map(shown), width: innerWidth, scrollWidth: document.documentElement.scrollWidth };
+"""
+
+
+def assert_title_whole(seen: dict, when: str):
+    title = seen["title"]
+    assert title["text"] == "ClassicPhotos Live" and not title["cut"], (when, title)
+    assert 0 <= title["left"] and title["right"] <= seen["width"], (when, title)
+    # Nothing of the header lies over it, and nothing of the header runs off the screen
+    for chip in seen["chips"]:
+        assert chip["right"] <= seen["width"] + 1, (when, chip)
+        assert chip["left"] >= title["right"] or chip["bottom"] <= title["top"] or chip["top"] >= title["bottom"], (when, title, chip)
+    assert seen["scrollWidth"] <= seen["width"], (when, seen)
+
+
+def test_a_phone_shows_the_title_and_the_introductions_heading_whole(start_server, driver):
+    server = start_server("whole-phone", photo_count=60, latency_ms=300, bandwidth=400_000)
+    gestures.phone(driver)
+
+    # Given a phone opening the page for the first time (the introduction shown, the rows on their way)
+    page = Page(driver, server).open()
+    seen = page.js(MEASURE)
+    assert_title_whole(seen, "first visit")
+    heading = seen["heading"]
+    assert heading["visible"] and heading["text"] == "A photo list that only works on what you look at", heading
+    assert not heading["cut"] and heading["right"] <= seen["width"], heading
+
+    # When the introduction is dismissed ("About" joins the header) and the page presents (a longer button)
+    driver.find_element("css selector", "[data-action=dismiss-intro]").click()
+    driver.find_element("css selector", "#present-button").click()
+    wait_for(driver, lambda d: d.execute_script("return classicPhotos.presentation.role") == "presenter", 30,
+             "presenting never started")
+    # Then the title is still whole, and so is every chip of the header
+    assert_title_whole(page.js(MEASURE), "intro dismissed, presenting")
