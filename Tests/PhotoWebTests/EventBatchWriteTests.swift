@@ -30,7 +30,7 @@ struct EventBatchWriteTests {
         // When its writer writes them out
         let writes = BodyWrites()
         var writer: any ResponseBodyWriter = RecordingBodyWriter(writes: writes)
-        try await ServerSentEventStream(outbox: outbox, generation: generation, retry: .seconds(1)).write(to: &writer)
+        try await ServerSentEventStream(outbox: outbox, generation: generation, retry: .seconds(1), meter: ServerMetrics().ownStreams).write(to: &writer)
 
         // Then the connection got the retry line, then one write with all twenty, then the end
         let bodies = writes.all
@@ -53,7 +53,7 @@ struct EventBatchWriteTests {
         let writes = BodyWrites()
         let writing = Task {
             var writer: any ResponseBodyWriter = RecordingBodyWriter(writes: writes)
-            try await SharedEventWriter(stream: stream, retry: .seconds(1)).write(to: &writer)
+            try await SharedEventWriter(stream: stream, retry: .seconds(1), meter: ServerMetrics().sharedStreams).write(to: &writer)
         }
 
         // Then after the retry line and the `stream` event, one write carries the snapshot and all twenty
@@ -81,7 +81,7 @@ struct EventBatchWriteTests {
         let writes = BodyWrites()
         let writing = Task {
             var writer: any ResponseBodyWriter = RecordingBodyWriter(writes: writes)
-            try await SharedEventWriter(stream: stream, retry: .seconds(1)).write(to: &writer)
+            try await SharedEventWriter(stream: stream, retry: .seconds(1), meter: ServerMetrics().sharedStreams).write(to: &writer)
         }
 
         // Then the page is told the viewer that fell behind is no longer carried, in the same write as

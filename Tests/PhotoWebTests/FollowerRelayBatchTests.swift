@@ -41,7 +41,7 @@ struct FollowerRelayBatchTests {
         let writes = BodyWrites()
         let writing = Task {
             var writer: any ResponseBodyWriter = RecordingBodyWriter(writes: writes)
-            try await ServerSentEventStream(outbox: follower.outbox, generation: generation, retry: .seconds(1)).write(to: &writer)
+            try await ServerSentEventStream(outbox: follower.outbox, generation: generation, retry: .seconds(1), meter: ServerMetrics().ownStreams).write(to: &writer)
         }
 
         // When the relay gathered three updates of two rows and is told of a move, then hands on

@@ -23,7 +23,8 @@ public final class EventPublisher: Sendable {
 
     private let state = Locked(State())
     private let lastStamped = Atomic<UInt64>(0)
-    private let start = ContinuousClock.now
+    /// When it began: an event's `time` counts from it.
+    public let start = ContinuousClock.now
 
     init() {}
 

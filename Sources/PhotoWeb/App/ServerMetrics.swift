@@ -10,37 +10,63 @@ final class ServerMetrics: Sendable {
     let registry = PrometheusCollectorRegistry()
     private let factory: PrometheusMetricsFactory
     private let lastStats = Locked(PipelineStats())
-    /// Request counters by route and status, made once each (a registry look-up per request is not free).
-    private let requestCounters = Locked<[String: Metrics.Counter]>([:])
+    /// Answer meters by route and status, made once each (a registry look-up per request is not free).
+    private let answerMeters = Locked<[String: AnswerMeter]>([:])
+    /// `GET /events`: one viewer's stream each.
+    let ownStreams: EventStreamMeter
+    /// `GET /events/shared`: several viewers' on one stream.
+    let sharedStreams: EventStreamMeter
+
+    /// The latency histograms' buckets (upper bounds): 1 ms to 10 s, as Prometheus' defaults run but
+    /// from 1 ms (an answer on the event loop takes microseconds).
+    static let latencyBuckets: [Duration] = [
+        .milliseconds(1), .microseconds(2_500), .milliseconds(5), .milliseconds(10), .milliseconds(25), .milliseconds(50),
+        .milliseconds(100), .milliseconds(250), .milliseconds(500), .seconds(1), .milliseconds(2_500), .seconds(5), .seconds(10),
+    ]
 
     init() {
         factory = PrometheusMetricsFactory(registry: registry)
+        let streams = MetricNameDescriptor(
+            namespace: "classic_photos", metricName: "event", unitName: "streams", helpText: "Event streams open, by kind")
+        let delivery = MetricNameDescriptor(
+            namespace: "classic_photos", metricName: "event_delivery", unitName: "seconds",
+            helpText: "From an event made by the pipeline to its bytes written on a stream, per stream it is written on")
+        let registry = registry
+        func meter(_ kind: String) -> EventStreamMeter {
+            EventStreamMeter(
+                open: registry.makeGauge(descriptor: streams, labels: [("stream", kind)]),
+                delivery: registry.makeDurationHistogram(descriptor: delivery, labels: [("stream", kind)], buckets: Self.latencyBuckets))
+        }
+        (ownStreams, sharedStreams) = (meter("own"), meter("shared"))
     }
 
-    /// Counts one answered request.
-    func recordRequest(route: String, status: Int) {
-        requestCounter(route: route, status: status).increment()
-    }
-
-    /// The counters `RouteMiddleware` counts a GET or HEAD of `path` (the route's pattern) under, 200 and
-    /// 304, by method: for answers given outside the router, counted as the route's.
-    func okAndNotModifiedCounters(path: String) -> [HTTPRequest.Method: ValidatedCounters] {
+    /// The meters `RouteMiddleware` records a GET or HEAD of `path` (the route's pattern) under, 200 and
+    /// 304, by method: for answers given outside the router, recorded as the route's.
+    func okAndNotModifiedMeters(path: String) -> [HTTPRequest.Method: ValidatedMeters] {
         Dictionary(uniqueKeysWithValues: [HTTPRequest.Method.get, .head].map { method in
             let route = "\(method) \(path)"
-            return (method, (requestCounter(route: route, status: 200), requestCounter(route: route, status: 304)))
+            return (method, (answerMeter(route: route, status: 200), answerMeter(route: route, status: 304)))
         })
     }
 
-    /// The counter `recordRequest` adds to for `route` and `status`, for a caller that counts many.
-    func requestCounter(route: String, status: Int) -> Metrics.Counter {
-        requestCounters.withLock { counters in
+    /// The meter of answers to `route` with `status`, made on first use and kept.
+    func answerMeter(route: String, status: Int) -> AnswerMeter {
+        answerMeters.withLock { meters in
             let key = "\(status) \(route)"
-            if let counter = counters[key] { return counter }
-            let counter = Counter(
-                label: "http_requests_total", dimensions: [("route", route), ("status", String(status))], factory: factory)
-            counters[key] = counter
-            return counter
+            if let meter = meters[key] { return meter }
+            let labels = [("route", route), ("status", String(status))]
+            let meter = AnswerMeter(
+                counter: Counter(label: "http_requests_total", dimensions: labels, factory: factory),
+                duration: registry.makeDurationHistogram(descriptor: Self.requestDuration, labels: labels, buckets: Self.latencyBuckets))
+            meters[key] = meter
+            return meter
         }
+    }
+
+    private static var requestDuration: MetricNameDescriptor {
+        MetricNameDescriptor(
+            namespace: "http", metricName: "request_duration", unitName: "seconds",
+            helpText: "From a request taken to its answer given (its body written, when made as it is written), by route and status")
     }
 
     /// Counts one request that failed with an error of ours (answered 500).
@@ -48,10 +74,12 @@ final class ServerMetrics: Sendable {
         Counter(label: "http_internal_errors_total", factory: factory).increment()
     }
 
-    /// The exposition text, with the pipeline's totals brought up to date first.
-    func exposition(stats: PipelineStats?, viewers: Int) -> String {
+    /// The exposition text, with the pipeline's totals, the viewers and the bytes their outboxes hold
+    /// unsent brought up to date first.
+    func exposition(stats: PipelineStats?, viewers: Int, unsentEventBytes: Int) -> String {
         if let stats { update(stats) }
         Gauge(label: "classic_photos_viewers", factory: factory).record(viewers)
+        Gauge(label: "classic_photos_unsent_event_bytes", factory: factory).record(unsentEventBytes)
         return registry.emitToString()
     }
 

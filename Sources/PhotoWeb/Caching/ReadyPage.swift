@@ -1,5 +1,4 @@
 import HTTPTypes
-import Metrics
 import NIOCore
 import PhotoPipeline
 import PhotoTransport
@@ -20,7 +19,7 @@ import Synchronization
 final class ReadyPage: ReadyResponding {
     let page: PageHandler
     private let routerFields: HTTPFields
-    private let counter: Metrics.Counter
+    private let meter: AnswerMeter
     /// Requests answered here, for tests.
     let answered = Atomic<Int>(0)
 
@@ -28,10 +27,11 @@ final class ReadyPage: ReadyResponding {
     init(page: PageHandler, metrics: ServerMetrics, routerFields: HTTPFields) {
         (self.page, self.routerFields) = (page, routerFields)
         // The label `RouteMiddleware` gives the route's answer.
-        counter = metrics.requestCounter(route: "GET /", status: 200)
+        meter = metrics.answerMeter(route: "GET /", status: 200)
     }
 
     func readyResponse(to request: HTTPRequest, on channel: any Channel) -> ReadyResponse? {
+        let start = ContinuousClock.now
         let context = page.context
         guard request.method == .get, request.path == "/", let pipeline = context.library.pipeline, let screen = page.keptTopScreen(of: pipeline)
         else { return nil }
@@ -67,7 +67,7 @@ final class ReadyPage: ReadyResponding {
         fields[.contentLength] = String(body.readableBytes)
         fields.append(contentsOf: routerFields)
         answered.add(1, ordering: .relaxed)
-        counter.increment()
+        meter.record(since: start)
         return ReadyResponse(head: HTTPResponse(status: .ok, headerFields: fields), body: body)
     }
 }

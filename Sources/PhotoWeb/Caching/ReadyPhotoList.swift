@@ -15,22 +15,23 @@ import Synchronization
 final class ReadyPhotoList: ReadyResponding {
     private let library: PhotoLibrary
     private let answers: PhotoListAnswers
-    private let counters: [HTTPRequest.Method: ValidatedCounters]
+    private let meters: [HTTPRequest.Method: ValidatedMeters]
     /// Requests answered here, for tests.
     let answered = Atomic<Int>(0)
 
     init(library: PhotoLibrary, answers: PhotoListAnswers, metrics: ServerMetrics) {
         (self.library, self.answers) = (library, answers)
-        counters = metrics.okAndNotModifiedCounters(path: "/api/photos")
+        meters = metrics.okAndNotModifiedMeters(path: "/api/photos")
     }
 
     func readyResponse(to request: HTTPRequest, on channel: any Channel) -> ReadyResponse? {
-        guard let counter = counters[request.method], let page = Self.page(request.path),
+        let start = ContinuousClock.now
+        guard let meter = meters[request.method], let page = Self.page(request.path),
               let pipeline = library.pipeline,
               let made = answers.kept(.init(page: page, gzip: Compression.accepted(by: request.headerFields)), of: pipeline)
         else { return nil }
         answered.add(1, ordering: .relaxed)
-        return .validated(request, tag: made.tag, ok: made.sentOK, notModified: made.sentNotModified, body: made.body, counters: counter)
+        return .validated(request, tag: made.tag, ok: made.sentOK, notModified: made.sentNotModified, body: made.body, meters: meter, since: start)
     }
 
     /// The page `path` asks for when it is `/api/photos` with no query or only `from` and `limit`

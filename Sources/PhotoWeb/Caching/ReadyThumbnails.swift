@@ -34,7 +34,7 @@ final class ReadyThumbnails: ReadyResponding {
     private let library: PhotoLibrary
     /// Fields every answer gets from the router's middleware (Strict-Transport-Security, nosniff).
     private let routerFields: HTTPFields
-    private let counters: [HTTPRequest.Method: ValidatedCounters]
+    private let meters: [HTTPRequest.Method: ValidatedMeters]
     private let ready = Locked((made: [Int: Made](), bytes: 0))
     /// Requests answered here, for tests.
     let answered = Atomic<Int>(0)
@@ -42,15 +42,16 @@ final class ReadyThumbnails: ReadyResponding {
     /// `routerFields`: what the router's middleware adds to every answer (`HTTPFields.routerMiddleware`).
     init(library: PhotoLibrary, metrics: ServerMetrics, routerFields: HTTPFields) {
         (self.library, self.routerFields) = (library, routerFields)
-        counters = metrics.okAndNotModifiedCounters(path: "/photos/{index}/{variant}")
+        meters = metrics.okAndNotModifiedMeters(path: "/photos/{index}/{variant}")
     }
 
     func readyResponse(to request: HTTPRequest, on channel: any Channel) -> ReadyResponse? {
-        guard let counter = counters[request.method], let index = Self.thumbnailIndex(request.path),
+        let start = ContinuousClock.now
+        guard let meter = meters[request.method], let index = Self.thumbnailIndex(request.path),
               let pipeline = library.pipeline, let image = pipeline.thumbnailInMemory(of: index) else { return nil }
         let made = self.made(index, from: image)
         answered.add(1, ordering: .relaxed)
-        return .validated(request, tag: made.tag, ok: made.ok, notModified: made.notModified, body: made.body, counters: counter)
+        return .validated(request, tag: made.tag, ok: made.ok, notModified: made.notModified, body: made.body, meters: meter, since: start)
     }
 
     /// The responses for `image` as photo `index`'s thumbnail: the kept ones when made from its bytes.

@@ -20,7 +20,7 @@ extension PhotoChannel {
             expected = event.sequence + 1
             switch event.kind {
             case .operation(let operation):
-                forward(operation, of: event, to: sessions, relay: relay)
+                forward(operation, of: event, from: pipeline, to: sessions, relay: relay)
                 continue
             case .photo(let index, .failed(let reason, let detail)) where settings.logsFailures:
                 logger.warning("photo failed", metadata: [
@@ -29,7 +29,7 @@ extension PhotoChannel {
             default:
                 break
             }
-            let payload = Self.payload(of: event)
+            let payload = Self.payload(of: event, from: pipeline)
             for session in sessions where payload.row.map(session.wants) ?? true {
                 session.outbox.enqueue(payload)
             }
@@ -43,8 +43,10 @@ extension PhotoChannel {
     /// Sends an operation's start or end to every viewer, marked `mine` for those it was done for;
     /// followers get it from `relay`, marked `mine` when done for their presenter. Two encodings, each made once.
     /// With a `bystanderRelay`, only the viewers it was done for get it here; the others, once a pace.
-    private func forward(_ operation: OperationEvent, of event: PipelineEvent, to sessions: [ViewerSession], relay: FollowerRelay?) {
-        let others = Self.payload(of: event)
+    private func forward(
+        _ operation: OperationEvent, of event: PipelineEvent, from pipeline: PhotoPipeline, to sessions: [ViewerSession], relay: FollowerRelay?
+    ) {
+        let others = Self.payload(of: event, from: pipeline)
         var own: EventOutbox.Payload?
         bystanderRelay?.add(others, doneFor: operation.viewers)
         for session in sessions {
@@ -52,16 +54,23 @@ extension PhotoChannel {
                 if bystanderRelay == nil { session.outbox.enqueue(others) }
                 continue
             }
-            if own == nil { own = Self.payload(of: event, mine: true) }
+            if own == nil { own = Self.payload(of: event, from: pipeline, mine: true) }
             session.outbox.enqueue(own ?? others)
         }
         if let relay {
-            relay.add(.operation(others: others, own: own ?? Self.payload(of: event, mine: true), viewers: operation.viewers))
+            relay.add(.operation(others: others, own: own ?? Self.payload(of: event, from: pipeline, mine: true), viewers: operation.viewers))
         }
     }
 
-    /// The event a viewer is sent for `event`; an operation says whether it was `mine`, done for that viewer.
-    static func payload(of event: PipelineEvent, mine: Bool = false) -> EventOutbox.Payload {
+    /// The event a viewer is sent for `event` of `pipeline`, stamped with when the pipeline made it; an
+    /// operation says whether it was `mine`, done for that viewer.
+    static func payload(of event: PipelineEvent, from pipeline: PhotoPipeline, mine: Bool = false) -> EventOutbox.Payload {
+        var payload = payload(of: event, mine: mine)
+        payload.made = EventStamp(pipeline.events.start + .seconds(event.time))
+        return payload
+    }
+
+    private static func payload(of event: PipelineEvent, mine: Bool) -> EventOutbox.Payload {
         switch event.kind {
         case .photo(let index, let state): .photo(index, state)
         case .preview(let index): .photo(index, .filtering, preview: true)

@@ -9,6 +9,8 @@ extension EventOutbox {
         var photoIndex: Int? = nil
         /// The row an uncoalesced event is about (a preview): sent only to viewers near it, as updates are.
         var aboutRow: Int? = nil
+        /// When the pipeline made the event it tells of; unknown for the server's own (a snapshot, a tick's totals).
+        var made = EventStamp.unknown
 
         /// The row this event is about, if any: viewers far from it are not sent it.
         var row: Int? { photoIndex ?? aboutRow }

@@ -67,7 +67,7 @@ extension EventOutbox {
     static func stamp(_ payload: Payload, in state: inout State) -> OutgoingEvent {
         defer { state.nextID += 1 }
         return OutgoingEvent(
-            id: state.nextID, name: payload.name, data: payload.data,
+            id: state.nextID, name: payload.name, made: payload.made, data: payload.data,
             key: OutgoingEvent.key(for: payload.name, photoIndex: payload.photoIndex))
     }
 }

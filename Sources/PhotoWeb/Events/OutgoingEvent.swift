@@ -21,6 +21,9 @@ struct OutgoingEvent: Sendable {
     /// Increases per viewer; what `Last-Event-ID` refers to.
     var id: UInt64
     var name: Name
+    /// When the pipeline made it, for its delivery lag (`EventStreamMeter`); here, beside `name`, it
+    /// takes no room of its own.
+    var made: EventStamp
     /// The JSON payload, encoded once and shared between viewers.
     var data: Data
     var key: CoalescingKey?

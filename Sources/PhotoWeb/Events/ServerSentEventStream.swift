@@ -11,9 +11,15 @@ struct ServerSentEventStream: Sendable {
     let outbox: EventOutbox
     let generation: Int
     let retry: Duration
+    /// Told of it open and of its events written (`/metrics`).
+    let meter: EventStreamMeter
 
     func write(to writer: inout any ResponseBodyWriter) async throws {
-        defer { outbox.detach(generation: generation) }
+        meter.opened()
+        defer {
+            outbox.detach(generation: generation)
+            meter.closed()
+        }
         try await writer.write(ByteBuffer(string: "retry: \(Int(retry / .milliseconds(1)))\n\n"))
         // One write (and one chunk) per item: an item is everything queued when the writer came for
         // it, so a burst costs one syscall, not one per event, when a thousand streams share two cores.
@@ -27,6 +33,7 @@ struct ServerSentEventStream: Sendable {
                 buffer.writeStaticString(": ping\n\n")
             }
             try await writer.write(buffer)
+            if case .events(let events) = item { meter.written(events.lazy.map(\.made)) }
         }
         try await writer.finish(nil)
     }

@@ -14,14 +14,22 @@ import NIOFoundationEssentialsCompat
 struct SharedEventWriter: Sendable {
     let stream: SharedEventStream
     let retry: Duration
+    /// Told of it open and of its events written (`/metrics`).
+    let meter: EventStreamMeter
 
     func write(to writer: inout any ResponseBodyWriter) async throws {
-        defer { stream.close() }
+        meter.opened()
+        defer {
+            stream.close()
+            meter.closed()
+        }
         let mux = stream.mux
         try await writer.write(ByteBuffer(string: "retry: \(Int(retry / .milliseconds(1)))\n\n"))
         let opened = EventPayloads.json(EventPayloads.SharedStream(stream: stream.id, maxViewers: stream.maxViewers))
         try await writer.write(ByteBuffer(data: Self.encoded(name: "stream", data: opened)))
         var lastWrite = ContinuousClock.now
+        // When the events of a write were made: kept from write to write, so it is allocated once.
+        var made: [EventStamp] = []
         while let first = await mux.next() {
             // What came meanwhile goes in the same write: one write per burst, not per event (each
             // member's pull takes all its outbox had ready).
@@ -35,6 +43,7 @@ struct SharedEventWriter: Sendable {
                 switch item {
                 case .events(let viewer, let events)?:
                     for event in events { Self.write(event, of: viewer, to: &buffer) }
+                    made.append(contentsOf: events.lazy.map(\.made))
                 case .control(let name, let data)?:
                     buffer.writeData(Self.encoded(name: name, data: data))
                 case .heartbeat?:
@@ -50,6 +59,8 @@ struct SharedEventWriter: Sendable {
             guard buffer.readableBytes > 0 else { continue }
             try await writer.write(buffer)
             lastWrite = .now
+            meter.written(made)
+            made.removeAll(keepingCapacity: true)
         }
         try await writer.finish(nil)
     }

@@ -8,8 +8,9 @@ import NIOFoundationEssentialsCompat
 /// Wraps every route: the one place errors become HTTP. Hummingbird's own (no route, a body over
 /// its limit) become an `APIError`; any `HTTPResponseError` (an `APIError`, a page's own answer such
 /// as the busy lab) becomes its response; anything else is a fault of ours: logged, counted,
-/// answered as JSON 500. Every answer is counted by route and
-/// status for `/metrics`.
+/// answered as JSON 500. Every answer is counted and timed by route and status for `/metrics`
+/// (`AnswerMeter`): from the request taken to the response made, or, for a body made as it is
+/// written (a batch of thumbnails), to its end; an event stream to its head (its body is its life).
 struct RouteMiddleware: RouterMiddleware {
     typealias Context = PhotoRequestContext
 
@@ -18,7 +19,8 @@ struct RouteMiddleware: RouterMiddleware {
     let maxBodyBytes: Int
 
     func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws -> Response {
-        let response: Response
+        let start = ContinuousClock.now
+        var response: Response
         do {
             // A body is read whole (within the limit) before any handler acts, so one with broken
             // framing is refused before it can make a viewer or change anything.
@@ -37,7 +39,7 @@ struct RouteMiddleware: RouterMiddleware {
         } catch let error as HTTPParserError {
             // Malformed framing in the body: Hummingbird answers 400 and closes the connection,
             // so nothing after it is read as another request.
-            metrics.recordRequest(route: "malformed", status: 400)
+            metrics.answerMeter(route: "malformed", status: 400).record(since: start)
             throw error
         } catch is CancellationError {
             throw CancellationError()
@@ -47,8 +49,22 @@ struct RouteMiddleware: RouterMiddleware {
             response = APIError.internal("internal error: \(type(of: error))").response
         }
         let route = context.endpointPath.map { "\(request.method) \($0)" } ?? "unmatched"
-        metrics.recordRequest(route: route, status: response.status.code)
+        let meter = metrics.answerMeter(route: route, status: response.status.code)
+        guard response.body.contentLength == nil, !Self.isEventStream(response) else {
+            meter.record(since: start)
+            return response
+        }
+        let body = response.body
+        response.body = ResponseBody { writer in
+            defer { meter.record(since: start) }
+            try await body.write(writer)
+        }
         return response
+    }
+
+    /// Whether `response` is a stream of server-sent events.
+    static func isEventStream(_ response: Response) -> Bool {
+        response.headers[.contentType]?.hasPrefix("text/event-stream") == true
     }
 
     /// Hummingbird's own error as ours, its status kept (a body over the limit stays a 413).

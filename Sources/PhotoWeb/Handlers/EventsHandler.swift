@@ -18,7 +18,8 @@ struct EventsHandler: Sendable {
         let generation = session.outbox.attach(lastEventID: lastEventID, cutConnection: { channel.close(promise: nil) }) {
             context.snapshot(for: session)
         }
-        let stream = ServerSentEventStream(outbox: session.outbox, generation: generation, retry: context.configuration.sseRetry)
+        let stream = ServerSentEventStream(
+            outbox: session.outbox, generation: generation, retry: context.configuration.sseRetry, meter: context.metrics.ownStreams)
         return .eventStream { writer in try await stream.write(to: &writer) }
     }
 }

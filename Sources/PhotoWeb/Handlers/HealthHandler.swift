@@ -66,7 +66,9 @@ struct MetricsHandler: Sendable {
     let context: AppContext
 
     func handle(_ request: Request, context requestContext: PhotoRequestContext) async throws -> Response {
-        let text = context.metrics.exposition(stats: context.library.pipeline?.stats, viewers: context.viewers.count(in: context.list))
+        let text = context.metrics.exposition(
+            stats: context.library.pipeline?.stats, viewers: context.viewers.count(in: context.list),
+            unsentEventBytes: context.viewers.unsent.bytes)
         return Compression.response(
             Data(text.utf8), contentType: "text/plain; version=0.0.4; charset=utf-8", headers: [.cacheControl: "no-store"], for: request)
     }

@@ -1,7 +1,6 @@
 import Foundation
 import HTTPTypes
 import Hummingbird
-import Metrics
 import NIOCore
 import PhotoTransport
 import Synchronization
@@ -18,7 +17,7 @@ import Synchronization
 final class ReadyViewportReports: ReadyResponding {
     let handler: ViewportHandler
     private let accepted: ReadyResponse
-    private let counter: Metrics.Counter
+    private let meter: AnswerMeter
     /// The most body bytes read here: a report is a few dozen; a larger body is the route's.
     let bodyLimit: Int
     /// Reports taken here, for tests.
@@ -33,7 +32,7 @@ final class ReadyViewportReports: ReadyResponding {
         fields.append(contentsOf: routerFields)
         accepted = ReadyResponse(head: HTTPResponse(status: .noContent, headerFields: fields), body: nil)
         // The label `RouteMiddleware` gives the route's answer.
-        counter = metrics.requestCounter(route: "POST /api/viewport", status: 204)
+        meter = metrics.answerMeter(route: "POST /api/viewport", status: 204)
     }
 
     func readyResponse(to request: HTTPRequest, on channel: any Channel) -> ReadyResponse? { nil }
@@ -43,13 +42,14 @@ final class ReadyViewportReports: ReadyResponding {
     }
 
     func readyResponse(to request: HTTPRequest, body: ByteBuffer, on channel: any Channel) -> ReadyResponse? {
+        let start = ContinuousClock.now
         do {
             try handler.take(Data(body.readableBytesView))
         } catch {
             return nil
         }
         answered.add(1, ordering: .relaxed)
-        counter.increment()
+        meter.record(since: start)
         return accepted
     }
 }

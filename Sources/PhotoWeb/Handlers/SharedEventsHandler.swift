@@ -23,12 +23,12 @@ struct SharedEventsHandler: Sendable {
         let place = try streams.hold(for: client)
         try context.viewers.unsent.admitStream()
         let channel = requestContext.channel
-        let retry = context.configuration.sseRetry
+        let (retry, meter) = (context.configuration.sseRetry, context.metrics.sharedStreams)
         return .eventStream { body in
             // Opened as the body is written: a stream exists only while its connection can carry it.
             let stream = streams.open(place: place, cutConnection: { channel.close(promise: nil) })
             defer { streams.close(stream.id); place.release() }
-            try await SharedEventWriter(stream: stream, retry: retry).write(to: &body)
+            try await SharedEventWriter(stream: stream, retry: retry, meter: meter).write(to: &body)
         }
     }
 

@@ -1,0 +1,20 @@
+import Metrics
+import Prometheus
+
+/// A route's answers with one status in `/metrics`: counted (`http_requests_total`) and timed
+/// (`http_request_duration_seconds`) by one call, whoever answers (the router's `RouteMiddleware`, or
+/// a `ReadyResponding` on the event loop), so the count and the histogram's count move together.
+final class AnswerMeter: Sendable {
+    private let counter: Metrics.Counter
+    private let duration: DurationHistogram
+
+    init(counter: Metrics.Counter, duration: DurationHistogram) {
+        (self.counter, self.duration) = (counter, duration)
+    }
+
+    /// Counts one answer, begun at `start` and given now.
+    func record(since start: ContinuousClock.Instant) {
+        counter.increment()
+        duration.record(start.duration(to: .now))
+    }
+}
