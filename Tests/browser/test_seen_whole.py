@@ -2,6 +2,10 @@
 are not cut, whatever the header holds; a refused visit says "1 second", not "1 seconds"."""
 from __future__ import annotations
 
+import urllib.error
+import urllib.parse
+import urllib.request
+
 import gestures
 from test_page import Page, wait_for
 
@@ -48,3 +52,36 @@ def test_a_phone_shows_the_title_and_the_introductions_heading_whole(start_serve
              "presenting never started")
     # Then the title is still whole, and so is every chip of the header
     assert_title_whole(page.js(MEASURE), "intro dismissed, presenting")
+
+
+def refused_pages(server, tries: int = 200):
+    """New visits from this address as fast as they go until the server refuses them (its new-viewer rate,
+    60 a minute by default, refills a viewer a second): each refusal's Retry-After and page."""
+    refused = []
+    for number in range(tries):
+        request = urllib.request.Request(f"{server.base_url}/?visit={number}", headers={"Accept": "text/html"})
+        try:
+            with urllib.request.urlopen(request, timeout=10) as response:
+                response.read()
+        except urllib.error.HTTPError as error:
+            assert error.code == 429, error.code
+            refused.append((int(error.headers["Retry-After"]), error.read().decode()))
+            if len(refused) >= 3:
+                break
+    return refused
+
+
+def test_a_refused_visit_says_when_it_tries_again_in_words_that_agree(start_server, driver):
+    server = start_server("whole-refused", photo_count=20, latency_ms=10, bandwidth=20_000_000)
+    # When one address opens the page faster than the server admits new viewers
+    refused = refused_pages(server)
+    # Then each refusal says in how long it tries again, "1 second" for one (its Retry-After)
+    assert refused and any(seconds == 1 for seconds, _ in refused), [seconds for seconds, _ in refused]
+    for seconds, page in refused:
+        words = "1 second." if seconds == 1 else f"{seconds} seconds."
+        assert f"tries again by itself in {words}" in page, (seconds, page)
+        assert "1 seconds" not in page, page
+    # And a browser shows it so
+    one = next(page for seconds, page in refused if seconds == 1)
+    driver.get("data:text/html;charset=utf-8," + urllib.parse.quote(one))
+    assert "tries again by itself in 1 second." in driver.find_element("css selector", "main").text

@@ -21,6 +21,7 @@ struct RefusedPage: HTTPResponseError {
             values["title"] = "ClassicPhotos Live: try again soon"
             values["heading"] = error.status == .serviceUnavailable ? "The server is full right now" : "Too many visits from your address"
             values["retryAfter"] = seconds
+            values["retryAfterWords"] = seconds == 1 ? "1 second" : "\(seconds) seconds"
             // The path and query only: an absolute-form request line must not make the link point elsewhere.
             values["retryURL"] = request.uri.query.map { "\(request.uri.path)?\($0)" } ?? request.uri.path
         } else if case .notFound = error, request.queryValue("follow") != nil {
