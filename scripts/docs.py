@@ -163,7 +163,7 @@ def resolve(document, item):
 
 
 def anchor(method, path):
-    return re.sub(r"[^a-z0-9 -]", "", f"{method} {path}".lower()).replace(" ", "-")
+    return re.sub(r"[^a-z0-9 _-]", "", f"{method} {path}".lower()).replace(" ", "-")
 
 
 def contract_page(document):
