@@ -18,6 +18,8 @@ import NIOFoundationEssentialsCompat
 /// - a `Transfer-Encoding` other than `chunked` is answered 501 (nothing after it is read);
 /// - a connection past its client's `--connections-per-client` is answered 429 and closed;
 /// - `Expect: 100-continue` is answered `100 Continue` at once (`ExpectContinueHandler`);
+/// - a request with `Connection: close`, or HTTP/1.0 without keep-alive, is the connection's last
+///   (`ConnectionPersistence`);
 /// - a connection whose reader takes nothing of a response for `sendTimeout` (the buffers stay full)
 ///   is closed: a reader that stalls, or trickles a byte now and then, does not keep it for ever.
 package struct GuardedHTTP1Channel: ServerChildChannel, HTTPChannelHandler {
@@ -106,6 +108,8 @@ package struct GuardedHTTP1Channel: ServerChildChannel, HTTPChannelHandler {
                 try channel.pipeline.syncOperations.addHandler(ReadyResponseHandler(responder: ready), position: .after(state))
             }
             let decoder = try channel.pipeline.syncOperations.handler(type: HTTP1ToHTTPServerCodec.self)
+            // Where the request's version is still known: closes after a request that asks it, whoever answers.
+            try channel.pipeline.syncOperations.addHandler(ConnectionPersistence(), position: .before(decoder))
             try channel.pipeline.syncOperations.addHandler(
                 RequestDeadlineGuard(idleTimeout: limits.idleTimeout, sendTimeout: limits.sendTimeout, progress: progress),
                 position: .after(decoder))

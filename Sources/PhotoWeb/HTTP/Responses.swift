@@ -4,6 +4,7 @@ import HTTPTypes
 import Hummingbird
 import NIOCore
 import NIOFoundationEssentialsCompat
+import PhotoTransport
 
 extension Response {
     /// A 200 (or `status`) response with `value` as JSON, never cached.
@@ -97,7 +98,7 @@ extension Request {
         }
     }
 
-    /// Whether `If-None-Match` names `tag` (or `*`): the client's copy is current, a 304 will do.
+    /// Whether `If-None-Match` matches `tag` (`IfNoneMatch`): the client's copy is current, a 304 will do.
     func hasCurrentCopy(tagged tag: String) -> Bool {
         headers.namesCurrentCopy(tagged: tag)
     }
@@ -109,9 +110,9 @@ extension Request {
 }
 
 extension HTTPFields {
-    /// Whether these request fields' `If-None-Match` names `tag` (or `*`).
+    /// Whether these request fields' `If-None-Match` matches `tag` (`IfNoneMatch`: weakly, in a list, or `*`).
     func namesCurrentCopy(tagged tag: String) -> Bool {
-        self[values: .ifNoneMatch].contains { $0 == tag || $0 == "*" }
+        IfNoneMatch.matches(self, currentTag: tag)
     }
 }
 
