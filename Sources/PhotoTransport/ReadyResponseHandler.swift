@@ -12,8 +12,15 @@ import NIOHTTPTypes
 ///
 /// HTTP/1.1 answers in the order of the requests: a request is answered here only when every
 /// request passed on before it has its response written; one that comes while the router still
-/// answers an earlier one is passed on too. A request that asks to close the connection is passed
-/// on (Hummingbird closes after answering it). Used on the channel's event loop only.
+/// answers an earlier one is passed on too. (`ConnectionPersistence`, nearer the wire, closes the
+/// connection after a request that asks it, whoever answers.)
+///
+/// Backpressure, as NIO's `HTTPServerPipelineHandler` holds a pipelined request behind a response:
+/// while the channel is not writable (NIO holds more of ours than the write buffer's high mark: the
+/// client is not reading), a new request and every part after it are held here, in order, and no
+/// `read()` is passed on; they are handled, and reading resumes, once the channel is writable again.
+/// So a client that pipelines requests and reads nothing has at most the high mark and one answer
+/// queued, and the requests of one read held. Used on the channel's event loop only.
 final class ReadyResponseHandler: ChannelDuplexHandler, RemovableChannelHandler {
     typealias InboundIn = HTTPRequestPart
     typealias InboundOut = HTTPRequestPart
@@ -29,19 +36,101 @@ final class ReadyResponseHandler: ChannelDuplexHandler, RemovableChannelHandler 
         case reading(HeldRequest)
     }
 
+    /// What came from the wire while the channel was not writable, in order, for later.
+    private enum Waiting {
+        case part(HTTPRequestPart)
+        case inputClosed
+        case error(any Error)
+    }
+
     private let responder: any ReadyResponding
     private var current = Current.betweenRequests
     /// Requests passed on whose responses are not finished yet.
     private var unanswered = 0
+    /// Parts (and the end of input, or an error) waiting while the channel cannot take more.
+    private var waiting = CircularBuffer<Waiting>()
+    /// A `read()` held back until the waiting parts are handled and the channel is writable.
+    private var readPending = false
+    /// Waiting parts are being handled (a write within may make the channel writable again, and
+    /// `channelWritabilityChanged` must not start a second round inside this one).
+    private var delivering = false
 
     init(responder: any ReadyResponding) {
         self.responder = responder
     }
 
     func channelRead(context: ChannelHandlerContext, data: NIOAny) {
-        switch unwrapInboundIn(data) {
+        let part = unwrapInboundIn(data)
+        if case .head = part, !context.channel.isWritable {
+            waiting.append(.part(part))
+        } else if !waiting.isEmpty {
+            waiting.append(.part(part))
+        } else {
+            handle(part, context: context)
+        }
+    }
+
+    func read(context: ChannelHandlerContext) {
+        if waiting.isEmpty, context.channel.isWritable {
+            context.read()
+        } else {
+            readPending = true
+        }
+    }
+
+    func channelWritabilityChanged(context: ChannelHandlerContext) {
+        deliverHeld(context: context)
+        context.fireChannelWritabilityChanged()
+    }
+
+    func userInboundEventTriggered(context: ChannelHandlerContext, event: Any) {
+        if let event = event as? ChannelEvent, event == .inputClosed, !waiting.isEmpty {
+            waiting.append(.inputClosed)
+            return
+        }
+        context.fireUserInboundEventTriggered(event)
+    }
+
+    func errorCaught(context: ChannelHandlerContext, error: any Error) {
+        guard waiting.isEmpty else {
+            waiting.append(.error(error))
+            return
+        }
+        context.fireErrorCaught(error)
+    }
+
+    func channelInactive(context: ChannelHandlerContext) {
+        waiting.removeAll()
+        readPending = false
+        context.fireChannelInactive()
+    }
+
+    /// Handles the waiting parts in order while the channel takes more (a new request waits for it to
+    /// be writable), then passes on the `read()` held back, if any.
+    private func deliverHeld(context: ChannelHandlerContext) {
+        guard !delivering else { return }
+        delivering = true
+        defer { delivering = false }
+        while let first = waiting.first, context.channel.isActive {
+            if case .part(.head) = first, !context.channel.isWritable { return }
+            waiting.removeFirst()
+            switch first {
+            case .part(let part): handle(part, context: context)
+            case .inputClosed: context.fireUserInboundEventTriggered(ChannelEvent.inputClosed)
+            case .error(let error): context.fireErrorCaught(error)
+            }
+        }
+        if readPending, waiting.isEmpty, context.channel.isWritable {
+            readPending = false
+            context.read()
+        }
+    }
+
+    /// One part of a request, in its turn: answered here, held with its body, or passed on.
+    private func handle(_ part: HTTPRequestPart, context: ChannelHandlerContext) {
+        switch part {
         case .head(let request):
-            if unanswered == 0, !Self.asksToClose(request) {
+            if unanswered == 0 {
                 if let response = responder.readyResponse(to: request, on: context.channel) {
                     current = .answering(response)
                     return
@@ -87,7 +176,7 @@ final class ReadyResponseHandler: ChannelDuplexHandler, RemovableChannelHandler 
                 current = .betweenRequests
             }
         }
-        context.fireChannelRead(data)
+        context.fireChannelRead(wrapInboundOut(part))
     }
 
     /// Hands a request held here to the router as it came: its head and the body read so far (the
@@ -104,9 +193,5 @@ final class ReadyResponseHandler: ChannelDuplexHandler, RemovableChannelHandler 
         // Only the router's responses pass here; this handler's own start at the next handler.
         if case .end = unwrapOutboundIn(data) { unanswered -= 1 }
         context.write(data, promise: promise)
-    }
-
-    static func asksToClose(_ request: HTTPRequest) -> Bool {
-        request.headerFields[values: .connection].contains { $0.lowercased().contains("close") }
     }
 }

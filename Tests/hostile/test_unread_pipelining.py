@@ -1,0 +1,123 @@
+"""Issue 57 item 1: a client that pipelines requests for a cached thumbnail (answered on the event
+loop, not by the router) and never reads. The server stops reading that connection while it cannot
+take more of the answers, as the router's path does: its resident memory stays within 50 MB of where
+it was, the memory guard never fires, and another client is served promptly meanwhile. (Before the
+fix, one such connection queued 827,600 answers in 15 s: 80 -> 410 MB on a release build.)"""
+from __future__ import annotations
+
+import socket
+import statistics
+import threading
+import time
+
+import pytest
+
+import support
+
+SECONDS = 10  # how long the pipelining goes on (well inside the server's 60 s send timeout)
+RSS_GROWTH_BOUND = 50_000_000  # the issue's bound for an unread pipelined connection
+# Another client's requests meanwhile (a thumbnail and /healthz, each on a new connection): the
+# median and the slowest, in seconds (the first may meet the server parsing the first reads' requests).
+PROMPT_MEDIAN, PROMPT_MOST = 0.5, 5.0
+GUARD_LINE = "cancelling work and emptying the image cache"
+REQUEST = b"GET /photos/0/thumbnail HTTP/1.1\r\nHost: localhost\r\n\r\n"
+BLOCK = REQUEST * 1_000  # whole requests, so that a send may stop anywhere and go on from there
+
+
+@pytest.fixture(scope="module")
+def server(server_factory):
+    server = server_factory.start("unread-pipelining")
+    support.assert_normal_client_served(server.host, server.port, when="setting up")  # row 0's thumbnail is cached
+    yield server
+    server.stop()
+
+
+class Pipeliner(threading.Thread):
+    """Sends pipelined requests on one connection as fast as the server takes them, reading none."""
+
+    def __init__(self, server, until: float):
+        super().__init__(daemon=True)
+        self.sock = support.connect(server.host, server.port, rcvbuf=4096)
+        self.until = until
+        self.sent = 0
+        self.error: str | None = None
+
+    def run(self):
+        offset = 0
+        self.sock.settimeout(0.2)
+        while time.monotonic() < self.until:
+            try:
+                n = self.sock.send(BLOCK[offset:] or BLOCK)
+            except socket.timeout:
+                continue  # the server reads nothing more: it still may later
+            except OSError as error:
+                self.error = repr(error)
+                return
+            self.sent += n
+            offset = (offset + n) % len(BLOCK)
+
+    def close(self):
+        self.sock.close()
+
+
+def guard_fired(server) -> bool:
+    log = server.stdout_path.read_text(errors="replace") + server.stderr_path.read_text(errors="replace")
+    return GUARD_LINE in log
+
+
+def timed_get(server, path: str) -> float:
+    start = time.monotonic()
+    status, _, body = support.http_request(server.host, server.port, "GET", path, timeout=30)
+    assert status == 200, f"GET {path} answered {status}: {body[:200]!r}"
+    return time.monotonic() - start
+
+
+@pytest.mark.parametrize("connections", [1, 3])
+def test_unread_pipelined_thumbnails_hold_memory_flat(server, connections):
+    for _ in range(20):
+        timed_get(server, "/photos/0/thumbnail")
+    rss_before = server.rss_bytes()
+    peak = [rss_before]
+    stop_sampling = threading.Event()
+
+    def sample():
+        while not stop_sampling.is_set() and server.alive():
+            try:
+                peak[0] = max(peak[0], server.rss_bytes())
+            except (OSError, AssertionError):
+                return
+            stop_sampling.wait(0.05)
+
+    sampler = threading.Thread(target=sample, daemon=True)
+    sampler.start()
+    pipeliners = [Pipeliner(server, time.monotonic() + SECONDS) for _ in range(connections)]
+    waits: list[float] = []
+    try:
+        for pipeliner in pipeliners:
+            pipeliner.start()
+        during = support.NormalClientThread(server.host, server.port, deadline=30)
+        during.start()
+        while any(p.is_alive() for p in pipeliners):
+            waits += [timed_get(server, "/photos/0/thumbnail"), timed_get(server, "/healthz")]
+            time.sleep(0.2)  # a request now and then, not a flood of our own
+        during.join(timeout=60)
+        rss_during = server.rss_bytes()
+    finally:
+        stop_sampling.set()
+        sampler.join(timeout=5)
+        for pipeliner in pipeliners:
+            pipeliner.close()
+    server.assert_alive()
+    sent = sum(p.sent for p in pipeliners) // len(REQUEST)
+    growth = peak[0] - rss_before
+    figures = (f"{connections} connection(s) pipelining {sent} requests in {SECONDS} s, reading none: resident "
+               f"memory {rss_before / 1e6:.0f} MB before, peak {peak[0] / 1e6:.0f} MB, {rss_during / 1e6:.0f} MB "
+               f"at the end; another client's requests: median {statistics.median(waits):.3f} s, slowest "
+               f"{max(waits):.3f} s over {len(waits)} tries")
+    print(figures)
+    assert not guard_fired(server), f"{figures}: the memory guard fired"
+    assert growth <= RSS_GROWTH_BOUND, f"{figures}: grew {growth / 1e6:.0f} MB (bound {RSS_GROWTH_BOUND / 1e6:.0f} MB)"
+    assert during.error is None, f"{figures}: {during.error}"
+    assert statistics.median(waits) <= PROMPT_MEDIAN and max(waits) <= PROMPT_MOST, f"{figures}: another client waited"
+    # The connections, once closed, leave the server as it was: served at once.
+    assert timed_get(server, "/photos/0/thumbnail") <= PROMPT_MOST
