@@ -277,15 +277,30 @@ def diagram():
 
 # --- the checks --------------------------------------------------------------------------------
 
+def slugs(text):
+    """The anchors GitHub gives a page's headings (outside code fences)."""
+    found, fenced = set(), False
+    for line in text.split("\n"):
+        if line.strip().startswith("```"):
+            fenced = not fenced
+        elif not fenced and line.startswith("#"):
+            heading = line.lstrip("#").strip().lower()
+            found.add(re.sub(r"[^a-z0-9 _-]", "", heading).replace(" ", "-"))
+    return found
+
+
 def links(path, text):
-    """Relative links of a Markdown page whose file is missing."""
+    """Relative links of a Markdown page whose file, or whose heading in a Markdown file, is missing."""
     missing = []
     for target in re.findall(r"\]\(([^)\s]+)\)", text):
-        if re.match(r"[a-z]+:", target) or target.startswith("#"):
+        if re.match(r"[a-z]+:", target):
             continue
-        file = target.split("#", 1)[0]
-        if file and not (path.parent / file).exists():
+        file, _, fragment = target.partition("#")
+        linked = (path.parent / file) if file else path
+        if not linked.exists():
             missing.append(f"{path.relative_to(ROOT)}: links {target}, which does not exist")
+        elif fragment and linked.suffix == ".md" and fragment not in slugs(linked.read_text()):
+            missing.append(f"{path.relative_to(ROOT)}: links {target}, a heading {linked.name} does not have")
     return missing
 
 

@@ -50,3 +50,14 @@ def test_the_picture_is_stamped_with_its_source():
     data = (ROOT / "docs" / "architecture.png").read_bytes()
     stamp = docs.png_stamp(data)
     assert stamp is not None and len(stamp) == 64
+
+
+def test_a_link_to_a_heading_that_is_not_there_is_named(tmp_path):
+    page = tmp_path / "page.md"
+    page.write_text("# A page\n\n## HTTP/1.1 throughput\n\n[yes](#http11-throughput) [no](#http2-throughput)\n")
+    docs.ROOT = tmp_path
+    try:
+        assert docs.links(page, page.read_text()) == [
+            "page.md: links #http2-throughput, a heading page.md does not have"]
+    finally:
+        docs.ROOT = ROOT
