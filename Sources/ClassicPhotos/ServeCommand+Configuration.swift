@@ -87,6 +87,7 @@ extension ServeCommand {
         configuration.web.retriesPerMinute = try settings.int(.retriesPerMinute, retriesPerMinute) ?? configuration.web.retriesPerMinute
         configuration.web.followersPerPresentation = try settings.int(.followersPerPresentation, followersPerPresentation)
             ?? configuration.web.followersPerPresentation
+        configuration.web.roomSize = try settings.int(.roomSize, roomSize) ?? configuration.web.roomSize
         configuration.web.presentationsPerClient = try settings.int(.presentationsPerClient, presentationsPerClient)
             ?? configuration.web.presentationsPerClient
         if let seconds = try settings.int(.viewerConnectTimeout, viewerConnectTimeout) {

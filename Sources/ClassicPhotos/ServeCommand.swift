@@ -87,6 +87,8 @@ struct ServeCommand: AsyncParsableCommand {
     var viewersPerMinute: Int?
     @Option(NumberSetting.followersPerPresentation)
     var followersPerPresentation: Int?
+    @Option(NumberSetting.roomSize)
+    var roomSize: Int?
     @Option(NumberSetting.presentationsPerClient)
     var presentationsPerClient: Int?
     @Option(NumberSetting.retriesPerMinute)

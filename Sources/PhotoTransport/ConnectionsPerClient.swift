@@ -22,13 +22,16 @@ package final class ConnectionsPerClient: Sendable {
     }
 
     let limit: Int
+    /// Connections an address may hold beyond `limit` now (a presentation's room behind it): asked,
+    /// with no lock held, only for a connection past `limit`.
+    private let beyond: @Sendable (String) -> Int
     private let trusted: ClientAddress.TrustedProxies
     private let open = Locked<[String: Int]>([:])
     private let refusals = Atomic<Int>(0)
     private let logger: Logger
 
-    package init(limit: Int, trusted: ClientAddress.TrustedProxies, logger: Logger) {
-        (self.limit, self.trusted, self.logger) = (limit, trusted, logger)
+    package init(limit: Int, trusted: ClientAddress.TrustedProxies, logger: Logger, beyond: @escaping @Sendable (String) -> Int = { _ in 0 }) {
+        (self.limit, self.trusted, self.logger, self.beyond) = (limit, trusted, logger, beyond)
     }
 
     /// Takes a place for a connection from `peer`.
@@ -37,12 +40,15 @@ package final class ConnectionsPerClient: Sendable {
         if !trusted.isEmpty, trusted.contains(peerAddress) { return .uncounted }
         // An IPv6 /64 is one client, however many of its addresses it connects from.
         let address = ClientAddress.group(peerAddress)
-        let admitted = open.withLock { open in
-            let count = open[address, default: 0]
-            guard count < limit else { return false }
-            open[address] = count + 1
-            return true
+        let take = { (most: Int) in
+            self.open.withLock { open in
+                let count = open[address, default: 0]
+                guard count < most else { return false }
+                open[address] = count + 1
+                return true
+            }
         }
+        let admitted = take(limit) || take(limit + beyond(address))
         if admitted { return .counted(address: address) }
         // One line for the first refusal and every thousandth after it: a flood does not flood the log.
         let refused = refusals.add(1, ordering: .relaxed).newValue

@@ -135,9 +135,10 @@ struct PresentationTests {
             let follower = try await harness.newViewer()
             let followed = try await harness.post("/api/presentations/\(code)/followers", json: #"{"viewer": "\#(follower)"}"#)
             #expect(followed.status == 200)
+            // Counted once its stream is open (a follower that receives nothing is not in the count)
+            let followerEvents = try await EventStreamReader(port: harness.application.port, target: "/events?viewer=\(follower)")
             _ = try await presenterEvents.next(where: { $0.name == "presentation" && $0.json["followers"] as? Int == 1 })
             // While it follows, the presenter's rows reach it (handed on by the relay)
-            let followerEvents = try await EventStreamReader(port: harness.application.port, target: "/events?viewer=\(follower)")
             try await harness.report(presenter, scrolling: false, rows: 20...23)
             try await followerEvents.waitUntilFiltered(20...23)
 

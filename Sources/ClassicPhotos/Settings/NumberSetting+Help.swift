@@ -41,7 +41,9 @@ extension NumberSetting {
         case .viewersPerClient:
             "Viewers one client (an IPv4 address, an IPv6 /64) holds at once; past it its viewer whose stream went away longest ago makes room, else 429."
         case .followersPerPresentation:
-            "Viewers following one presentation (/?follow=CODE) at most; one more gets 429. Followers are the presenter's audience: they do not count against --viewers-per-minute."
+            "Viewers following one presentation (/?follow=CODE) at most; one more gets 429."
+        case .roomSize:
+            "Followers a presentation's link admits without counting them against their address's --viewers-per-minute (a room behind one NAT); past it a follow link is a new viewer like any page. A room's followers also bring their address their pages' shared streams and connections."
         case .presentationsPerClient: "Presentations one client (an IPv4 address, an IPv6 /64) runs at once; one more gets 429."
         case .labsPerClient: "Labs one client (an IPv4 address, an IPv6 /64) runs at once; one more gets 429."
         case .sharedStreamsPerClient:
@@ -92,6 +94,7 @@ extension NumberSetting {
         case .maxLabs: return .number(c.web.maxLabs)
         case .viewersPerClient: return .words("a quarter of --max-viewers, at least 1")
         case .followersPerPresentation: return .number(c.web.followersPerPresentation)
+        case .roomSize: return .number(c.web.roomSize)
         case .presentationsPerClient: return .number(c.web.presentationsPerClient)
         case .labsPerClient: return .words("a quarter of --max-labs, at least 1")
         case .sharedStreamsPerClient: return .number(c.web.sharedStreamsPerClient)

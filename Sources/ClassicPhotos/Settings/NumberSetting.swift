@@ -35,6 +35,7 @@ enum NumberSetting: String, Setting {
     case maxLabs = "max-labs"
     case viewersPerClient = "viewers-per-client"
     case followersPerPresentation = "followers-per-presentation"
+    case roomSize = "room-size"
     case presentationsPerClient = "presentations-per-client"
     case labsPerClient = "labs-per-client"
     case sharedStreamsPerClient = "shared-streams-per-client"
@@ -74,6 +75,7 @@ enum NumberSetting: String, Setting {
         case .maxLabs: 0...64
         case .labsPerClient: 1...64
         case .presentationsPerClient: 1...1_000
+        case .roomSize: 0...1_000_000
         case .maxLabImageTransfers: 1...100_000
         case .unsentEventsBudgetMb: 1...65_536
         case .hstsMaxAge: 0...63_072_000

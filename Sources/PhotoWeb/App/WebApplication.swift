@@ -67,7 +67,7 @@ public final class WebApplication: Sendable {
             unsent: UnsentEventBytes(budget: configuration.unsentEventsBudgetBytes))
         let presentations = Presentations(settings: .init(
             followersPerPresentation: configuration.followersPerPresentation,
-            presentationsPerClient: configuration.presentationsPerClient))
+            presentationsPerClient: configuration.presentationsPerClient, roomSize: configuration.roomSize))
         let library = PhotoLibrary()
         let routerFields = HTTPFields.routerMiddleware(StrictTransportSecurity(configuration))
         let list = PhotoChannel(
@@ -90,7 +90,9 @@ public final class WebApplication: Sendable {
         limits = GuardedHTTP1Channel.Limits(
             maxHeaderBytes: configuration.maxHeaderBytes, maxURLLength: configuration.maxURLLength,
             idleTimeout: TimeAmount(configuration.idleTimeout), sendTimeout: TimeAmount(configuration.sendTimeout),
-            connections: ConnectionsPerClient(limit: configuration.connectionsPerClient, trusted: trustedProxies, logger: logger))
+            connections: ConnectionsPerClient(
+                limit: configuration.connectionsPerClient, trusted: trustedProxies, logger: logger,
+                beyond: { Presentations.roomConnections * (presentations.roomPlaces(of: $0) + labs.presentations.roomPlaces(of: $0)) }))
         certificates = try await Self.loadCertificates(configuration)
         let page: PageHandler
         do {

@@ -54,6 +54,9 @@ public struct WebConfiguration: Sendable {
     public var labsPerClient: Int?
     /// Viewers following one presentation at most; one more gets `429`. Default 1000.
     public var followersPerPresentation = 1_000
+    /// Followers a presentation's link admits without a new viewer's token of their address (a room
+    /// behind one NAT), with their pages' shared streams and connections. Default 200.
+    public var roomSize = 200
     /// Presentations one client runs at once; one more gets `429`. Default 2.
     public var presentationsPerClient = 2
     /// Shared event streams (`GET /events/shared`) one client holds open at once; one more gets

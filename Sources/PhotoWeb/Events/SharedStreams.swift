@@ -14,6 +14,9 @@ final class SharedStreams: Sendable {
 
     /// The streams each client holds open (`ClientAddress.group`), at most its share.
     let places: ClientPlaces
+    /// The streams each client holds open beyond its share, one for each of its followers in a
+    /// presentation's room (`Presentations.roomPlaces(of:)`): each page of a room holds its own.
+    let roomPlaces = ClientPlaces("room streams", perClient: .max)
     /// A stream and the place its client holds for it (none for streams opened without one).
     private struct Entry {
         let stream: SharedEventStream
@@ -29,10 +32,17 @@ final class SharedStreams: Sendable {
         places = ClientPlaces("shared event streams", perClient: perClient)
     }
 
-    /// A place for one more stream of `client` (a `ClientAddress.group`): at its share, its own
-    /// stream that has carried no viewer for longest is closed to make room, else the 429 saying why.
-    func hold(for client: String) throws(APIError) -> ClientPlaceHold {
+    /// A place for one more stream of `client` (a `ClientAddress.group`): at its share, one of the
+    /// `room` its followers in rooms bring; past those, its own stream that has carried no viewer for
+    /// longest is closed to make room (a room's pages that have not joined yet are not cut for each
+    /// other), else the 429 saying why.
+    func hold(for client: String, room: Int = 0) throws(APIError) -> ClientPlaceHold {
         if let place = try? ClientPlaceHold(places, for: client) { return place }
+        if room > 0, let place = try? ClientPlaceHold(roomPlaces, for: client) {
+            // Taken first, then checked: two at once may both be refused, never both let past `room`.
+            if roomPlaces.count(client) <= room { return place }
+            place.release()
+        }
         _ = makeRoom(of: client)
         return try ClientPlaceHold(places, for: client)
     }

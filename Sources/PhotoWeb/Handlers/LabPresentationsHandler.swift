@@ -42,13 +42,20 @@ struct LabPresentationsHandler: Sendable {
 
     /// `POST /api/lab-presentations/CODE/followers`: `201` with the follower's view; `404` for a code
     /// that names no running presentation (ended or never), `429` past `--followers-per-presentation`
-    /// or the client's share of viewers, `503` when the server has its maximum of viewers. A follower is
-    /// the presenter's audience, not a new viewer of its address.
+    /// or the client's share of viewers, `503` when the server has its maximum of viewers. Within the
+    /// presentation's room (`--room-size`) a follower is not a new viewer of its address; past it, it
+    /// is (`--viewers-per-minute`: `429` saying so).
     func follow(_ request: Request, context requestContext: PhotoRequestContext) async throws -> Response {
         let code = try PresentationsHandler.code(requestContext.parameters.get("code"))
-        let client = ClientAddress.group(context.clientAddress(of: request, peer: requestContext.peer))
+        let address = context.clientAddress(of: request, peer: requestContext.peer)
         let presentations = context.labs.presentations
-        let key = try presentations.follow(code, client: client, limit: context.presentations.settings.followersPerPresentation)
+        let settings = context.presentations.settings
+        let inRoom = try presentations.roomIsOpen(code, size: settings.roomSize)
+        if !inRoom, let seconds = context.rateLimiter.admit(address) {
+            throw Presentations.roomFull(settings.roomSize, client: address, retryAfter: seconds)
+        }
+        let key = try presentations.follow(
+            code, client: ClientAddress.group(address), limit: settings.followersPerPresentation, inRoom: inRoom, roomSize: settings.roomSize)
         do {
             return .json(try presentations.view(code, follower: key), status: .created)
         } catch {

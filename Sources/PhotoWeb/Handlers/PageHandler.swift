@@ -44,9 +44,10 @@ struct PageHandler: Sendable {
     }
 
     /// `GET /?follow=CODE`: the page of a new viewer following that presentation, opened where the
-    /// presenter is. It starts no work of its own (the presenter's is everyone's) and is not counted
-    /// as a new viewer of its address (it is the presenter's audience, bounded per presentation).
-    /// A code that names no running presentation gets a page saying so.
+    /// presenter is. It starts no work of its own (the presenter's is everyone's). Within the
+    /// presentation's room (`--room-size`) it is not counted as a new viewer of its address; past it,
+    /// it is, as any page (`--viewers-per-minute`), and refused with a page saying why and when to
+    /// try again. A code that names no running presentation gets a page saying so.
     private func follower(of text: String, _ request: Request, _ requestContext: PhotoRequestContext) throws -> Response {
         do throws(APIError) {
             let code = try PresentationsHandler.code(text)
@@ -54,10 +55,15 @@ struct PageHandler: Sendable {
             let row = position.map { String($0.rows.lowerBound + 1) }
             let screen = firstScreen(row: row)
             guard request.method != .head else { return page(viewer: ViewerID.random().rawValue, screen: screen, for: request) }
-            let client = ClientAddress.group(context.clientAddress(of: request, peer: requestContext.peer))
-            let session = try context.newViewer(client: client, drives: false)
+            let presentations = context.presentations
+            let address = context.clientAddress(of: request, peer: requestContext.peer)
+            let inRoom = try presentations.roomIsOpen(code)
+            if !inRoom, let seconds = context.rateLimiter.admit(address) {
+                throw Presentations.roomFull(presentations.settings.roomSize, client: address, retryAfter: seconds)
+            }
+            let session = try context.newViewer(client: ClientAddress.group(address), drives: false)
             do throws(APIError) {
-                try context.presentations.follow(code, by: session).deliver(on: context.library.pipeline)
+                try presentations.follow(code, by: session, inRoom: inRoom).deliver(on: context.library.pipeline)
             } catch {
                 context.viewers.remove(session.id)?.close()
                 throw error

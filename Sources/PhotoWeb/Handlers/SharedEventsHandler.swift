@@ -12,7 +12,8 @@ struct SharedEventsHandler: Sendable {
     let context: AppContext
 
     /// `GET /events/shared`: the stream, its first event `stream` naming it. `429` when its client
-    /// holds its share open (`--shared-streams-per-client`), each carrying a viewer (else the one
+    /// holds its share open (`--shared-streams-per-client`, and one more for each of its followers in
+    /// a presentation's room), each carrying a viewer (else the one
     /// that has carried none for longest is closed to make room); `503` while the events queued for all
     /// viewers and not yet read are past the server's budget (as `GET /events`).
     func open(_ request: Request, context requestContext: PhotoRequestContext) async throws -> Response {
@@ -20,7 +21,7 @@ struct SharedEventsHandler: Sendable {
         let client = ClientAddress.group(
             context.clientAddress(of: request, peer: requestContext.peer))
         // Held from here until the stream ends, or until the response is dropped unwritten.
-        let place = try streams.hold(for: client)
+        let place = try streams.hold(for: client, room: context.roomPlaces(of: client))
         try context.viewers.unsent.admitStream()
         let channel = requestContext.channel
         let (retry, meter) = (context.configuration.sseRetry, context.metrics.sharedStreams)

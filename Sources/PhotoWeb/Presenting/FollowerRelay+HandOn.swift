@@ -49,20 +49,14 @@ extension FollowerRelay {
         for session in taken.lastRecipients + taken.told.flatMap(\.followers) where seen.insert(session.id).inserted {
             recipients.append(session)
         }
-        // Each follower's news, in order, and its last move.
-        var news: [ViewerID: [EventOutbox.Payload]] = [:]
-        var moves: [ViewerID: Told] = [:]
-        for told in taken.told {
-            for follower in told.followers where !told.whileFollowing || presenters[follower.id] != nil {
-                news[follower.id, default: []].append(told.payload)
-                if told.rows != nil { moves[follower.id] = told }
-            }
-        }
-        let arriving = Self.moveInterest(of: recipients, moves)
+        // Past the limit nothing is built: each recipient starts again from a snapshot.
         if taken.overflowed {
             recipients.forEach { $0.outbox.requireSnapshot() }
             return Batches()
         }
+        // Each follower's news, in order, and its last move.
+        let (news, moves) = Self.news(of: taken.told, moves: taken.moves, followers: followers, presenters: presenters)
+        let arriving = Self.moveInterest(of: recipients, moves)
         let items = Self.folded(taken.items)
         // The rows' and operations' events as one presenter's followers see them, made once per presenter.
         var seenBy: [ViewerID?: [EventOutbox.Payload]] = [:]

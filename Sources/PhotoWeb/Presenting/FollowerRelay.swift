@@ -22,6 +22,8 @@ final class FollowerRelay: Sendable {
         var items: [Item] = []
         /// What followers are told of their presentations (`tell`), in order.
         var told: [Told] = []
+        /// Each presenter's latest move not yet handed on (`move`): one a presenter, whatever it sends.
+        var moves: [ViewerID: Move] = [:]
         /// More came in one pace than `limit`: followers start again from a snapshot instead.
         var overflowed = false
         /// Who was handed the last batch: one of them that no longer follows (it broke away, or its
@@ -44,15 +46,24 @@ final class FollowerRelay: Sendable {
     /// thousand at 40 ms, NIO's writes were 30% of the server's CPU in perf), so a thousand followers
     /// are handed on every 250 ms, a hundred every 40 ms (BENCHMARKS, issue 37's last section).
     let pacePerFollower: Duration
+    /// The least time between two hand-ons, a move's included (`movePace(for:)`), and its growth per
+    /// follower: with a thousand, 100 ms, a page's report interval while it scrolls.
+    let leastMovePace: Duration
+    let movePacePerFollower: Duration
     /// Items one pace may gather: far more than a busy list makes (hundreds a second).
     let limit: Int
     let gathered = Locked(Gathered())
     /// The relay's wait for its next hand-on (`FollowerRelay+Waking`). Lock order: a leaf.
     let alarm = Locked(Alarm())
 
-    init(pace: Duration, pacePerFollower: Duration = .microseconds(250), limit: Int = 20_000) {
+    init(
+        pace: Duration, pacePerFollower: Duration = .microseconds(250), leastMovePace: Duration = .milliseconds(40),
+        movePacePerFollower: Duration = .microseconds(100), limit: Int = 20_000
+    ) {
         self.pace = pace
         self.pacePerFollower = pacePerFollower
+        self.leastMovePace = leastMovePace
+        self.movePacePerFollower = movePacePerFollower
         self.limit = limit
     }
 
@@ -103,16 +114,24 @@ final class FollowerRelay: Sendable {
         max(pace, pacePerFollower * followers)
     }
 
-    /// Hands on once a pace (longer for more followers), and at once after a move, until cancelled:
-    /// `audience` says who follows now.
+    /// Hands on once a pace (longer for more followers), and after a move as soon as the move pace
+    /// allows (`movePace(for:)`), until cancelled: `audience` says who follows now.
     func run(audience: @Sendable () -> (followers: [ViewerSession], presenters: [ViewerID: ViewerID])) async {
         var current = pace
+        var least = leastMovePace
+        var last: ContinuousClock.Instant?
         while !Task.isCancelled {
             await waitForHandOn(pace: current)
+            // A move rang early: the audience still gets at most one batch a move pace.
+            if let last, ContinuousClock.now - last < least {
+                do { try await Task.sleep(until: last + least, clock: .continuous) } catch { return }
+            }
             guard !Task.isCancelled else { return }
             let (followers, presenters) = audience()
+            last = .now
             await handOn(to: followers, presenters: presenters)
             current = pace(for: followers.count)
+            least = movePace(for: followers.count)
         }
     }
 }

@@ -7,7 +7,10 @@ import PhotoPipeline
 /// presentations whose presenter did not come back.
 extension LabPresentations {
     /// `client` follows `code` (at most `limit` follow one presentation): its key, for its view.
-    func follow(_ code: FollowCode, client: String?, limit: Int, now: ContinuousClock.Instant = .now) throws(APIError) -> FollowCode {
+    /// `inRoom`: admitted to the room (at most `roomSize` there; a 429 when it filled meanwhile).
+    func follow(
+        _ code: FollowCode, client: String?, limit: Int, inRoom: Bool = false, roomSize: Int = .max, now: ContinuousClock.Instant = .now
+    ) throws(APIError) -> FollowCode {
         let outcome = state.withLock { state -> Result<(FollowCode, LabPresentationNews), APIError> in
             guard var presentation = state.byCode[code] else {
                 return .failure(state.endedSet.contains(code)
@@ -17,8 +20,11 @@ extension LabPresentations {
                 return .failure(.tooManyRequests(
                     "this presentation has \(limit) followers, its most (--followers-per-presentation)", retryAfter: 30))
             }
+            if inRoom, presentation.followers.values.count(where: \.inRoom) >= roomSize {
+                return .failure(Presentations.roomFull(roomSize))
+            }
             let key = FollowCode.random()
-            presentation.followers[key] = Follower(key: key, client: client, lastSeen: now)
+            presentation.followers[key] = Follower(key: key, client: client, lastSeen: now, inRoom: inRoom)
             state.byCode[code] = presentation
             var news = LabPresentationNews()
             news.tellPresenter(of: presentation)

@@ -29,6 +29,8 @@ final class LabPresentations: Sendable {
         /// Its watcher of each lane (nil for the browser lane) of run `run`.
         var watchers: [ViewerSession?] = []
         var lastSeen: ContinuousClock.Instant
+        /// Its follow was admitted to the presentation's room (`LabPresentations+Room`).
+        var inRoom = false
     }
 
     struct Presentation {

@@ -8,12 +8,19 @@ struct PresentationNews: Sendable {
     var followerUpdate: PresentationPayload?
     /// Where the presenter is: the followers' rows of interest move there.
     var position: PresenterPosition?
+    /// A presenter's move (`Presentations.moved`): told to whoever follows it at the relay's next
+    /// hand-on, in place of a move not yet handed on, so a presenter's reports, however many, cost
+    /// its audience one batch a pace and no copy of its followers each.
+    var mover: ViewerSession?
 
     /// Tells each one. The followers are told through their channel's `FollowerRelay`, at once: each
     /// gets the move first (it scrolls at once), then the rows that came into its interest, which fill
     /// in as they arrive, with what else the relay has for it (a stop's move in a write of its own).
     func deliver(on pipeline: PhotoPipeline?) {
-        if let followerUpdate, let relay = followers.first?.channel.followerRelay {
+        if let mover, let followerUpdate, let position, let relay = mover.channel.followerRelay {
+            relay.move(.init(
+                presenter: mover.id, payload: followerUpdate.event, rows: position.rows, pipeline: pipeline, stop: !position.scrolling))
+        } else if let followerUpdate, let relay = followers.first?.channel.followerRelay {
             relay.tell(.init(
                 followers: followers, payload: followerUpdate.event, whileFollowing: !followerUpdate.ended,
                 rows: position?.rows, pipeline: pipeline, stop: position.map { !$0.scrolling } ?? false), now: true)

@@ -11,7 +11,8 @@ extension Presentations {
     /// The `queues` event of `presenter`'s queues now (its followers' panels show them).
     static func queues(of presenter: ViewerSession) -> EventOutbox.Payload? {
         guard let controller = presenter.existingController else { return nil }
-        return EventOutbox.Payload(
-            name: .queues, data: EventPayloads.json(EventPayloads.Queues(controller.queueStatus, strategy: controller.strategy)))
+        var queues = EventPayloads.Queues(controller.queueStatus, strategy: controller.strategy)
+        queues.presenter = true
+        return EventOutbox.Payload(name: .queues, data: EventPayloads.json(queues))
     }
 }

@@ -20,6 +20,9 @@ final class Presentations: Sendable {
         var followerPace: Duration = .milliseconds(40)
         /// The least time between two cold starts of the list (`Presentations+Cold`), whoever asks.
         var coldStartInterval: Duration = .seconds(10)
+        /// Followers a presentation's link admits without a new viewer's token of their address
+        /// (`--room-size`): a room behind one address (`Presentations+Room`).
+        var roomSize = 200
     }
 
     struct Presentation {
@@ -29,6 +32,11 @@ final class Presentations: Sendable {
         var position: PresenterPosition?
         /// How many times its presenter started the list cold: a page that hears a larger count starts over.
         var coldStarts = 0
+        /// The viewers its follow link admitted to its room (`Presentations+Room`), while they live.
+        var room: [ViewerID: ViewerSession] = [:]
+        /// Its followers whose stream was open at the last tick (the presenter's count: a follower whose
+        /// stream was refused, or never opened, receives nothing and is not counted).
+        var receiving: Set<ViewerID> = []
     }
 
     struct State {
@@ -46,6 +54,8 @@ final class Presentations: Sendable {
         var endedSet: Set<FollowCode> = []
         /// When the list last started cold (by any presenter).
         var lastColdStart: ContinuousClock.Instant?
+        /// The room members of each client, over every presentation (`Presentations+Room`).
+        var roomPlaces: [String: Int] = [:]
     }
 
     /// Ended codes remembered: enough for the links of a day's talks, bounded whatever a client does.
@@ -104,8 +114,9 @@ final class Presentations: Sendable {
         return news
     }
 
-    /// Makes `follower` follow `code`: where the presenter is comes with the news.
-    func follow(_ code: FollowCode, by follower: ViewerSession) throws(APIError) -> PresentationNews {
+    /// Makes `follower` follow `code`: where the presenter is comes with the news. `inRoom`: its
+    /// follow link admitted it to the room (`Presentations+Room`): a 429 when the room filled meanwhile.
+    func follow(_ code: FollowCode, by follower: ViewerSession, inRoom: Bool = false) throws(APIError) -> PresentationNews {
         let outcome = state.withLock { state -> Result<PresentationNews, APIError> in
             guard var presentation = state.byCode[code] else {
                 return .failure(state.endedSet.contains(code)
@@ -120,6 +131,11 @@ final class Presentations: Sendable {
                     return .failure(.tooManyRequests(
                         "this presentation has \(settings.followersPerPresentation) followers, its most (--followers-per-presentation)",
                         retryAfter: 30))
+                }
+                if inRoom {
+                    guard presentation.room.count < settings.roomSize else { return .failure(Self.roomFull(settings.roomSize)) }
+                    presentation.room[follower.id] = follower
+                    Self.entered([follower], in: &state)
                 }
                 Self.unfollow(follower.id, in: &state)
                 presentation.followers[follower.id] = follower
@@ -151,8 +167,10 @@ final class Presentations: Sendable {
             guard let code = state.codeOfPresenter[presenter], var presentation = state.byCode[code] else { return nil }
             presentation.position = position
             state.byCode[code] = presentation
+            // Nobody to tell: nothing for the relay. Its followers are found at the hand-on, not copied here.
+            guard !presentation.followers.isEmpty else { return nil }
             var news = PresentationNews()
-            news.followers = Array(presentation.followers.values)
+            news.mover = presentation.presenter
             news.followerUpdate = Self.followerPayload(presentation, ended: false)
             news.position = position
             return news
@@ -173,9 +191,11 @@ final class Presentations: Sendable {
                 }
                 let gone = presentation.followers.values.filter(\.isClosed)
                 for follower in gone { Self.unfollow(follower.id, in: &state) }
+                let left = presentation.room.values.filter(\.isClosed)
+                for member in left { state.byCode[presentation.code]?.room[member.id] = nil }
+                Self.left(left, in: &state)
                 guard let current = state.byCode[presentation.code] else { continue }
-                if !gone.isEmpty { news.append(Self.presenterNews(current)) }
-                if !current.followers.isEmpty { audiences.append(Audience(code: current.code, presenter: current.presenter, followers: Array(current.followers.values))) }
+                audiences.append(Audience(code: current.code, presenter: current.presenter, followers: Array(current.followers.values)))
             }
             return (news, audiences)
         }
@@ -225,12 +245,14 @@ final class Presentations: Sendable {
     private static func unfollow(_ viewer: ViewerID, in state: inout State) -> FollowCode? {
         guard let code = state.codeOfFollower.removeValue(forKey: viewer) else { return nil }
         state.byCode[code]?.followers[viewer] = nil
+        state.byCode[code]?.receiving.remove(viewer)
         state.presenterOfFollower[viewer] = nil
         return code
     }
 
     private static func end(_ presentation: Presentation, in state: inout State) -> PresentationNews {
         state.byCode[presentation.code] = nil
+        left(presentation.room.values, in: &state)
         state.codeOfPresenter[presentation.presenter.id] = nil
         for id in presentation.followers.keys {
             state.codeOfFollower[id] = nil
@@ -261,7 +283,7 @@ final class Presentations: Sendable {
 
     static func presenterPayload(_ presentation: Presentation, ended: Bool = false) -> PresentationPayload {
         PresentationPayload(
-            code: presentation.code.rawValue, role: .presenter, followers: presentation.followers.count,
+            code: presentation.code.rawValue, role: .presenter, followers: presentation.receiving.count,
             first: presentation.position?.rows.lowerBound, last: presentation.position?.rows.upperBound,
             scrolling: presentation.position?.scrolling ?? false, ended: ended, coldStarts: presentation.coldStarts)
     }
@@ -287,10 +309,15 @@ extension Presentations {
     func tick(on pipeline: PhotoPipeline?) {
         let (news, audiences) = sweep()
         news.forEach { $0.deliver(on: nil) }
-        // Forget what was sent to presentations that ended or have nobody following.
-        let live = Set(audiences.map(\.code))
-        sentQueues.withLock { sent in sent = sent.filter { live.contains($0.key) } }
+        // The presenter's count: its followers whose stream is open now (asked with no lock held).
         for audience in audiences {
+            let receiving = audience.followers.filter { $0.outbox.hasStreamed && $0.outbox.detachedSince == nil }
+            counted(Set(receiving.map(\.id)), for: audience.code)?.deliver(on: nil)
+        }
+        // Forget what was sent to presentations that ended or have nobody following.
+        let live = Set(audiences.filter { !$0.followers.isEmpty }.map(\.code))
+        sentQueues.withLock { sent in sent = sent.filter { live.contains($0.key) } }
+        for audience in audiences where !audience.followers.isEmpty {
             guard let queues = Self.queues(of: audience.presenter), queuesChanged(audience.code, to: queues.data) else { continue }
             FollowerRelay.tell(queues, to: audience.followers)
         }

@@ -1,0 +1,202 @@
+"""A presenter that reports as fast as the server answers, to an audience (issue 57, item 2).
+
+A presenter pipelines `showing` reports (what a person's scroll shows, told only to its followers) on
+one connection, a new batch as soon as the last is answered, while FOLLOWERS followers hold their event
+streams and read them. Before, every report was handed on at once to every follower (a copy of the
+audience per report, a hand-on per report around the relay's pace): memory grew by hundreds of MB, the
+server took most of a core, and another visitor's `/healthz` waited behind it. Now a presenter's move
+waits for the relay's next hand-on, replaced by a later one, and the audience gets at most one batch a
+pace: memory stays flat, the server's CPU bounded, the bystander fast, and every follower still ends
+where the presenter last was."""
+from __future__ import annotations
+
+import asyncio
+import json
+import multiprocessing
+import re
+import time
+
+import support
+
+FOLLOWERS = 300
+FLOOD_S = 8.0
+# Requests in flight on the presenter's connection: it sends the next as each is answered.
+WINDOW = 32
+# The presenter's last stop: every follower must end there.
+LAST = (24, 27)
+# Bounds for FOLLOWERS followers (a debug build): before, memory grew 300+ MB and the server took a
+# core and more; a bystander's p95 went to hundreds of ms.
+MAX_GROWTH_MB = 60
+MAX_CORES = 0.5
+MAX_HEALTHZ_P95_MS = 50
+
+
+def bystander(host: str, port: int, seconds: float, results) -> None:
+    """Another visitor, in a process of its own (its timing is not the test's): `/healthz` every 50 ms."""
+    times = []
+    end = time.monotonic() + seconds
+    while time.monotonic() < end:
+        started = time.monotonic()
+        status, _, _ = support.http_request(host, port, "GET", "/healthz", timeout=10)
+        times.append((time.monotonic() - started) * 1000 if status == 200 else 10_000)
+        time.sleep(0.05)
+    results.put(times)
+
+
+def report(viewer: str, first: int, last: int, scrolling: bool = True) -> bytes:
+    body = {"viewer": viewer, "scrolling": scrolling}
+    if scrolling:
+        body["showing"] = {"first": first, "last": last}
+    else:
+        body.update(first=first, last=last)
+    data = json.dumps(body).encode()
+    return (f"POST /api/viewport HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\n"
+            f"Content-Length: {len(data)}\r\n\r\n").encode() + data
+
+
+async def follow(host: str, port: int, code: str, arrived: asyncio.Event) -> asyncio.StreamWriter:
+    """One follower: its page, then its stream, read to the end; `arrived` once the presenter's last stop came."""
+    status, _, page = await asyncio.to_thread(
+        support.http_request, host, port, "GET", f"/?follow={code}", None, {"Accept": "text/html"})
+    assert status == 200, page[:300]
+    viewer = re.search(rb'data-viewer="([^"]+)"', page).group(1).decode()
+    reader, writer = await asyncio.open_connection(host, port)
+    writer.write(f"GET /events?viewer={viewer} HTTP/1.1\r\nHost: x\r\nAccept: text/event-stream\r\n\r\n".encode())
+    await writer.drain()
+    head = await reader.readuntil(b"\r\n\r\n")
+    assert b" 200 " in head.split(b"\r\n")[0], head
+    marker = f'"first":{LAST[0]},'.encode()
+
+    async def read():
+        tail = b""
+        try:
+            while chunk := await reader.read(65536):
+                tail = tail[-64:] + chunk
+                if marker in tail:
+                    arrived.set()
+        except (ConnectionError, OSError):
+            pass
+
+    asyncio.get_running_loop().create_task(read())
+    return writer
+
+
+def audience(host: str, port: int, code: str, joined, stopped, results) -> None:
+    """The followers, in a process of their own (the audience's machines): joins them, says so on
+    `joined`, reads their streams; once `stopped` (the presenter's last stop was sent), puts how many
+    did not hear it within 30 s."""
+    async def main():
+        arrived = [asyncio.Event() for _ in range(FOLLOWERS)]
+        writers = []
+        for start in range(0, FOLLOWERS, 50):
+            writers += await asyncio.gather(*(follow(host, port, code, arrived[n]) for n in range(start, min(FOLLOWERS, start + 50))))
+        joined.set()
+        await asyncio.to_thread(stopped.wait, 120)
+        waited = await asyncio.gather(*(asyncio.wait_for(event.wait(), 30) for event in arrived), return_exceptions=True)
+        results.put(sum(1 for w in waited if w is not True))
+        for writer in writers:
+            writer.close()
+
+    asyncio.run(main())
+
+
+async def flood(host: str, port: int, presenter: str, seconds: float) -> int:
+    """Pipelines `showing` reports for `seconds`, WINDOW in flight, each batch sent as the last is
+    answered; returns how many were answered 204."""
+    reader, writer = await asyncio.open_connection(host, port)
+    answered = 0
+    sent = 0
+    end = time.monotonic() + seconds
+    buffer = b""
+    while time.monotonic() < end:
+        batch = b"".join(report(presenter, (sent + k) % 12, (sent + k) % 12 + 3) for k in range(WINDOW))
+        sent += WINDOW
+        writer.write(batch)
+        await writer.drain()
+        got = 0
+        while got < WINDOW:
+            chunk = await reader.read(65536)
+            assert chunk, "the server closed the presenter's connection"
+            buffer += chunk
+            while (cut := buffer.find(b"\r\n\r\n")) >= 0:
+                head, buffer = buffer[:cut], buffer[cut + 4:]
+                assert head.startswith(b"HTTP/1.1 204"), head[:200]
+                got += 1
+        answered += got
+    writer.close()
+    return answered
+
+
+def test_a_presenter_reporting_as_fast_as_answered_costs_its_audience_one_batch_a_pace(start_server):
+    server = start_server("presenter-flood", flags=["--strategy", "visible"])
+    host, port = server.host, server.port
+    status, _, body = support.http_request(host, port, "POST", "/api/viewers")
+    presenter = json.loads(body)["viewer"]
+    status, _, body = support.http_request(host, port, "POST", "/api/presentations",
+                                           body=json.dumps({"viewer": presenter}).encode(),
+                                           headers={"Content-Type": "application/json"})
+    assert status == 201, body
+    code = json.loads(body)["code"]
+
+    async def scenario():
+        # The presenter's own stream, read and dropped (a viewer that never connects is let go)
+        own_reader, own = await asyncio.open_connection(host, port)
+        own.write(f"GET /events?viewer={presenter} HTTP/1.1\r\nHost: x\r\nAccept: text/event-stream\r\n\r\n".encode())
+
+        async def drain():
+            while await own_reader.read(65536):
+                pass
+
+        asyncio.get_running_loop().create_task(drain())
+        spawn = multiprocessing.get_context("spawn")
+        joined, stopped, results = spawn.Event(), spawn.Event(), spawn.Queue()
+        followers = spawn.Process(target=audience, args=(host, port, code, joined, stopped, results))
+        followers.start()
+        assert await asyncio.to_thread(joined.wait, 120), "the followers did not join"
+        # The audience is in: the server's memory and CPU from here
+        await asyncio.sleep(1.0)
+        rss_before = server.rss_bytes()
+        cpu_before = server.cpu_seconds()
+        latencies_queue = spawn.Queue()
+        probe = spawn.Process(target=bystander, args=(host, port, FLOOD_S, latencies_queue))
+        probe.start()
+        peak = [rss_before]
+
+        async def watch():
+            while True:
+                peak[0] = max(peak[0], server.rss_bytes())
+                await asyncio.sleep(0.1)
+
+        watching = asyncio.get_running_loop().create_task(watch())
+        started = time.monotonic()
+        answered = await flood(host, port, presenter, FLOOD_S)
+        elapsed = time.monotonic() - started
+        cores = (server.cpu_seconds() - cpu_before) / elapsed
+        latencies = await asyncio.to_thread(latencies_queue.get, True, 60)
+        probe.join(10)
+        # Then the presenter stops where it ends: every follower is told
+        status, _, body = await asyncio.to_thread(
+            support.http_request, host, port, "POST", "/api/viewport",
+            json.dumps({"viewer": presenter, "scrolling": False, "first": LAST[0], "last": LAST[1]}).encode(),
+            {"Content-Type": "application/json"})
+        assert status == 204, body
+        stopped.set()
+        missing = await asyncio.to_thread(results.get, True, 90)
+        followers.join(30)
+        watching.cancel()
+        own.close()
+        return answered, elapsed, cores, peak[0] - rss_before, latencies, missing
+
+    answered, elapsed, cores, growth, latencies, missing = asyncio.run(scenario())
+    server.assert_alive()
+    latencies.sort()
+    p95 = latencies[int(len(latencies) * 0.95) - 1]
+    figures = (f"{answered} reports in {elapsed:.1f} s ({answered / elapsed:.0f}/s) to {FOLLOWERS} followers: "
+               f"memory +{growth / 2**20:.0f} MB, {cores:.2f} cores, a bystander's /healthz p95 {p95:.1f} ms "
+               f"({len(latencies)} probes)")
+    print(figures)
+    assert answered > 10 * FLOOD_S, "the presenter's reports were hardly answered: " + figures
+    assert missing == 0, f"{missing} of {FOLLOWERS} followers never heard the presenter's last stop; " + figures
+    assert growth <= MAX_GROWTH_MB * 2**20, figures
+    assert cores <= MAX_CORES, figures
+    assert p95 <= MAX_HEALTHZ_P95_MS, figures
