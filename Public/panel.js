@@ -1,4 +1,4 @@
-// The panel's figures: this page's queues (with why they are suspended) and the server's totals
+// The panel's figures: this page's queues, or a follower's presenter's (with why they are suspended), and the server's totals
 // for all viewers. What each figure means is written once, in the template, as its description.
 // Each figure has one source: the server's latest `queues` or `stats` event.
 
@@ -33,6 +33,8 @@ export function attachPanel({ store, root, timeline }) {
     const queues = store.state.queues || {};
     const dl = queues.download || {};
     const ft = queues.filtration || {};
+    // A follower's panel shows its presenter's queues (the server says so in them): its title says whose.
+    setText($('page-title'), queues.presenter ? 'The presenter’s queues' : 'This page’s queues');
     setText($('dl-pending'), formatCount(dl.pending));
     setText($('dl-executing'), formatCount(dl.executing));
     setText($('ft-pending'), formatCount(ft.pending));

@@ -102,6 +102,8 @@ enum EventPayloads {
         var waste: ViewerWork.Amount
         /// Work once in `waste` on rows this viewer has seen since: why `waste` went down.
         var seenSince: ViewerWork.Amount
+        /// True when these are a presenter's queues sent to its followers (their panels say whose); absent for a viewer's own.
+        var presenter: Bool?
 
         init(_ status: ViewerQueueStatus, strategy: SchedulingStrategy) {
             download = Queue(pending: status.download.pending, executing: status.download.executing, suspended: status.download.suspended)
