@@ -52,6 +52,7 @@ enum Routes {
         routes.post("/api/labs", use: labs.create)
         routes.get("/api/labs/:id", use: labs.show)
         routes.delete("/api/labs/:id", use: labs.end)
+        routes.put("/api/labs/:id/summary", use: labs.summary)
         let labPresentations = LabPresentationsHandler(context: context)
         routes.post("/api/labs/:id/presentation", use: labPresentations.start)
         routes.delete("/api/labs/:id/presentation", use: labPresentations.stop)

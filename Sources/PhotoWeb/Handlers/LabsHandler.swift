@@ -3,7 +3,7 @@ import Hummingbird
 import PhotoPipeline
 import Logging
 
-/// `POST /api/labs`, `GET /api/labs/ID`, `DELETE /api/labs/ID`, and the browser lane's photos
+/// `POST /api/labs`, `GET /api/labs/ID`, `PUT /api/labs/ID/summary`, `DELETE /api/labs/ID`, and the browser lane's photos
 /// (`GET /lab/images/FILE?latency=&bandwidth=`, the built-in origin's bytes through this server).
 struct LabsHandler: Sendable {
     let context: AppContext
@@ -35,6 +35,16 @@ struct LabsHandler: Sendable {
         var response = Response.json(try lab(requestContext).report)
         response.headers[.cacheControl] = "no-store"
         return response
+    }
+
+    /// `PUT /api/labs/ID/summary`: the page's summary of the trace that just ended, kept with the lab
+    /// (its report and a presented lab's followers show it): `204`; `400` with the reason for one that
+    /// is not a summary of this lab's lanes; `404` when the lab has ended.
+    func summary(_ request: Request, context requestContext: PhotoRequestContext) async throws -> Response {
+        let lab = try lab(requestContext)
+        let body = try await request.body(limit: context.configuration.maxRequestBodyBytes)
+        lab.keep(try LabSummary.parse(body, laneCount: lab.lanes.count))
+        return .empty(.noContent, headers: [.cacheControl: "no-store"])
     }
 
     /// Ends the lab at once: `204`; `404` when it has ended already.

@@ -1,4 +1,5 @@
 import Foundation
+import Locking
 import PhotoPipeline
 
 /// One lab: lanes side by side over the same photos and simulated network, each cold (a pipeline of
@@ -10,6 +11,8 @@ final class Lab: Sendable {
     let lanes: [LabLane]
     /// The browser lane's image URLs, row by row.
     let browserImages: [String]
+    /// The page's summary of its last trace, once one ended (its followers show it). Lock order: a leaf.
+    private let lastSummary = Locked<LabSummary?>(nil)
 
     init(id: String, network: LabNetwork, photos: Int, lanes: [LabLane], browserImages: [String]) {
         self.id = id
@@ -19,11 +22,16 @@ final class Lab: Sendable {
         self.browserImages = browserImages
     }
 
-    /// The lab's settings and every lane's figures so far.
+    /// The lab's settings, every lane's figures so far, and the summary of its last trace.
     var report: LabPayloads.Lab {
         LabPayloads.Lab(
             lab: id, latencyMs: network.latencyMs, bandwidth: network.bandwidth, photos: photos,
-            lanes: lanes.map(report(of:)))
+            lanes: lanes.map(report(of:)), summary: lastSummary.withLock { $0 })
+    }
+
+    /// Keeps `summary` as the one of the lab's last trace (in place of an earlier trace's).
+    func keep(_ summary: LabSummary) {
+        lastSummary.withLock { $0 = summary }
     }
 
     private func report(of lane: LabLane) -> LabPayloads.Lane {

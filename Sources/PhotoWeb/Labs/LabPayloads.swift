@@ -10,6 +10,8 @@ enum LabPayloads {
         var bandwidth: Int
         var photos: Int
         var lanes: [Lane]
+        /// The page's summary of its last trace (absent before one ended).
+        var summary: LabSummary?
     }
 
     /// One lane: its viewer (null for the browser lane), strategy and figures.

@@ -32,6 +32,8 @@ enum LabPresentationPayloads {
         var latencyMs: Int
         var bandwidth: Int
         var lanes: [LabPayloads.Lane]
+        /// The presenter's summary of its last trace: followers show its table and figures.
+        var summary: LabSummary?
     }
 
     /// `event: presentation` on a lab page: the count for the presenter; where the presenter is, its

@@ -79,7 +79,7 @@ extension LabPresentations {
             let report = lab.report
             var lanes = report.lanes
             for index in lanes.indices { lanes[index].viewer = follower.watchers[safe: index]??.id.rawValue }
-            return .init(photos: report.photos, latencyMs: report.latencyMs, bandwidth: report.bandwidth, lanes: lanes)
+            return .init(photos: report.photos, latencyMs: report.latencyMs, bandwidth: report.bandwidth, lanes: lanes, summary: report.summary)
         }
         return .init(
             code: code.rawValue, follower: key.rawValue, run: presentation.run, followers: presentation.followers.count,
