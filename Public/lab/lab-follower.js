@@ -10,6 +10,7 @@ export function followPresenter({ presenting, form, summary, rowHeight, lab, bui
     show(view) {
       endLab();
       summary.replaceChildren();
+      delete summary.closest('section').dataset.ready;
       const current = build({ ...view.lab, lab: `${view.code}-${view.run}` }, { follower: true });
       say(`Following the presenter's lab: ${current.lanes.map((lane) => lane.name).join(', ')}; ${view.lab.photos} photos. `
         + "The lanes and their figures are the presenter's run, live.");

@@ -12,7 +12,7 @@ import { config, url } from '../config.js';
 import { createLane } from './lanes.js';
 import { createLabViewport } from './lab-viewport.js';
 import { TRACE_NAMES, allSteps, traceSteps } from './traces.js';
-import { laneFigures, showLive, showSummary } from './summary.js';
+import { keptSummary, laneFigures, showLive, showSummary } from './summary.js';
 import { createStopClock } from './stops.js';
 import { createLabPresenting } from './lab-presenting.js';
 import { exposeLab } from './lab-probe.js';
@@ -25,7 +25,7 @@ const STOP_BOUND_MS = 20000;
 const form = document.getElementById('lab-setup');
 const status = document.getElementById('lab-status');
 const lanesRoot = document.getElementById('lanes');
-const summary = document.querySelector('#summary tbody');
+const summaryTable = document.querySelector('#summary tbody');
 const traceButtons = [...document.querySelectorAll('[data-trace]')];
 
 // Every image of a long run has its entry (the default keeps 250).
@@ -73,10 +73,10 @@ function endLab({ keepalive = false } = {}) {
 /** Starts a cold lab with the form's settings and shows its lanes; returns it (null if it did not start). */
 async function startLab() {
   endLab();
-  delete summary.closest('section').dataset.ready;
+  delete summaryTable.closest('section').dataset.ready;
   say('Starting the lab…');
   lanesRoot.replaceChildren();
-  summary.replaceChildren();
+  summaryTable.replaceChildren();
   let response;
   try {
     response = await fetch(url('/api/labs'), {
@@ -172,7 +172,8 @@ function untilStopped(current) {
   });
 }
 
-/** Every lane's figures now (one GET /api/labs/ID for the server lanes). */
+/** Every lane's figures now (one GET /api/labs/ID for the server lanes), and the summary of the lab's
+ * last trace the server keeps (a follower's: the presenter's), or null. */
 async function figures(current) {
   let report = null;
   if (current.follower) {
@@ -182,14 +183,28 @@ async function figures(current) {
     if (response.ok) report = await response.json();
   }
   if (!report || lab !== current) return null;
-  return current.lanes.map((lane, index) => laneFigures(lane, report.lanes[index], current.seen));
+  return { lanes: current.lanes.map((lane, index) => laneFigures(lane, report.lanes[index], current.seen)), summary: report.summary || null };
 }
 
 async function refresh(current) {
-  const all = await figures(current).catch(() => null);
-  if (!all || lab !== current) return;
+  const now = await figures(current).catch(() => null);
+  if (!now || lab !== current) return;
+  if (current.follower && now.summary) showPresentersSummary(current, now.summary);
+  const all = now.lanes;
   current.lanes.forEach((lane, index) => showLive(lane, current.frozen ? current.frozen[index] : all[index],
     current.frozen ? all[index] : null));
+}
+
+/** A follower shows the presenter's summary, once the presenter's trace ended: its table, and the lanes'
+ * figures frozen as the presenter's are (what the lanes did since shown apart, as on the presenter's page). */
+function showPresentersSummary(current, summary) {
+  const key = JSON.stringify(summary);
+  if (current.summaryShown === key) return;
+  current.summaryShown = key;
+  current.frozen = summary.lanes;
+  showSummary(summaryTable, current.lanes, summary.lanes);
+  summaryTable.closest('section').dataset.ready = 'true';
+  say(`The presenter's trace ${summary.trace} is done: its summary is below.`);
 }
 
 /** Waits until every lane shows the rows of the last stop, or `boundMs` passes. */
@@ -273,15 +288,20 @@ async function play(name) {
   playing = false;
   traceButtons.forEach((button) => { button.disabled = false; });
   if (lab !== current) return;
-  const all = await figures(current).catch(() => null);
-  if (all) {
+  const now = await figures(current).catch(() => null);
+  if (now) {
+    const all = now.lanes;
     // A copy: the lanes' stops go on if the person scrolls after the trace.
     current.frozen = all.map((figures) => ({ ...figures, stops: figures.stops.map((stop) => ({ ...stop })) }));
-    showSummary(summary, current.lanes, all);
+    showSummary(summaryTable, current.lanes, all);
     current.lanes.forEach((lane, index) => showLive(lane, all[index], all[index]));
+    // Kept with the lab: a presented lab's followers show this summary, not figures of their own.
+    fetch(url(`/api/labs/${current.id}/summary`), {
+      method: 'PUT', headers: { 'Content-Type': 'application/json' }, body: JSON.stringify(keptSummary(name, current.frozen)),
+    }).catch(() => {});
   }
   say(`Trace ${name === 'all' ? TRACE_NAMES.join(', ') : name} done: the summary is below.`);
-  const section = summary.closest('section');
+  const section = summaryTable.closest('section');
   section.dataset.ready = 'true';
   // What the trace was for: the comparison, brought into view.
   section.scrollIntoView({ block: 'nearest' });
@@ -295,5 +315,5 @@ form.addEventListener('submit', (event) => {
 traceButtons.forEach((button) => button.addEventListener('click', () => play(button.dataset.trace)));
 // A page that leaves ends its lab at once (the server would notice within seconds anyway).
 addEventListener('pagehide', () => { presenting.leave(); endLab({ keepalive: true }); });
-if (presenting.isFollower) followPresenter({ presenting, form, summary, rowHeight, lab: () => lab, build, endLab, stopped, say });
+if (presenting.isFollower) followPresenter({ presenting, form, summary: summaryTable, rowHeight, lab: () => lab, build, endLab, stopped, say });
 else startLab().then(() => presenting.asksToPresent && presenting.startPresenting());

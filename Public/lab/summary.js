@@ -126,3 +126,18 @@ export function showSummary(tbody, lanes, figuresByLane) {
   });
   tbody.replaceChildren(...rows);
 }
+
+/** The figures at a trace's end as the server keeps them (PUT /api/labs/ID/summary): each lane's stops
+ * as the page timed them, its bytes, CPU, aborts and cancellations. */
+export function keptSummary(trace, frozen) {
+  const ledger = (queue) => queue && { cancelledRunning: queue.cancelledRunning, cancelledQueued: queue.cancelledQueued };
+  return {
+    trace,
+    lanes: frozen.map((figures) => ({
+      stops: figures.stops.map(({ ms: time, abandoned, notDone, bound }) => ({ ms: time, abandoned, notDone, bound })),
+      downloaded: figures.downloaded, wasted: figures.wasted, wastedCPU: figures.wastedCPU,
+      aborted: figures.aborted, cancelled: figures.cancelled,
+      ledger: figures.ledger && { downloads: ledger(figures.ledger.downloads), filtrations: ledger(figures.ledger.filtrations) },
+    })),
+  };
+}
