@@ -27,8 +27,13 @@ Printed per crowd size: visitors served (page 200 and a stream joined), refused 
 lost (ended before the run did), the person's jumps p50 / p95 alone and under the crowd and their
 ratio, the crowd's report round trips p50 / p99, the server's resident memory per visitor (VmRSS with
 the crowd joined less before, over N; and again at the end of its reading), and its CPU per visitor-minute.
+Beside the client's figures, the server's own, from its /metrics read before and after the crowd's
+reading (the difference of its histograms' buckets, server_metrics.py): each route's answer time p50 /
+p99 and the events' delivery from the pipeline to the streams p50 / p99, so the server's wait and its
+client's can be told apart. With --pin the server runs on one core (taskset) and this process, the
+crowd's and the person's Chromium on the others, so the server's figures are one core's.
 
-  python3 Benchmarks/crowd.py [--visitors 1000,2000] [--seconds 40] [--tls]
+  python3 Benchmarks/crowd.py [--visitors 1000,2000] [--seconds 40] [--tls] [--pin]
 """
 from __future__ import annotations
 
@@ -36,6 +41,7 @@ import argparse
 import asyncio
 import gzip
 import json
+import math
 import multiprocessing
 import os
 import random
@@ -51,6 +57,7 @@ from pathlib import Path
 import lazy_loading
 import person_input
 import server_chain
+import server_metrics
 from common import HOST, ROOT, EventWatcher, SSEProtocol, Server, cpu_seconds, free_port, log, ms, percentile, rss_bytes, table
 from http2_throughput import TLSServer
 from http_throughput import start_nginx
@@ -117,6 +124,30 @@ class Connection:
         if self.writer:
             self.writer.close()
         self.reader = self.writer = None
+
+
+def pin(pid: int, cores: set[int]) -> None:
+    """Every thread of process `pid` (and so the threads it starts) on `cores` only (taskset)."""
+    subprocess.run(["taskset", "-a", "-p", "-c", ",".join(map(str, sorted(cores))), str(pid)], check=True, capture_output=True)
+
+
+# The answers the crowd's figures are read for, as /metrics labels them (route and status).
+CROWD_ROUTES = ("POST /api/viewport 204", "GET /photos/{index}/{variant} 200", "GET / 200", "POST /api/streams/{id}/viewers 204")
+
+
+def ms1(seconds: float) -> str:
+    """Milliseconds to a tenth: the server's own figures are often under one."""
+    return "n/a" if seconds != seconds else f"{seconds * 1000:.1f} ms"
+
+
+def server_line(server: dict) -> str:
+    """The server's own figures of a run: each route's answers p50 / p99 (n), then each stream kind's delivery."""
+    def one(label: str, figures: tuple[float, float, float]) -> str:
+        n, p50, p99 = figures
+        return f"{label} {ms1(p50)} / {ms1(p99)} (n {n:.0f})"
+    routes = [one(route, server["routes"][route]) for route in CROWD_ROUTES if route in server["routes"]]
+    delivery = [one(f"delivery {stream}", figures) for stream, figures in sorted(server["delivery"].items())]
+    return "; ".join(routes + delivery) or "nothing recorded"
 
 
 def run_delay(pid: int) -> float:
@@ -268,7 +299,8 @@ async def chain(port: int, tls: bool, stops: int) -> dict:
         stream.close()
         connection.close()
         probe.close()
-    rows = server_chain.figures(arrivals)
+    # No photo sizes here (the server's built-in origin makes them): the download-past-the-floor row is left out.
+    rows = server_chain.figures(arrivals, {})
     # The server's clock placed on this process's by the quickest delivery, as server_chain.figures does.
     least = min(arrived - data["time"] for arrived, data in arrivals)
     started = {data["index"]: data["time"] for _, data in arrivals if data["queue"] == "download" and data["outcome"] == "started"}
@@ -345,6 +377,8 @@ def run(visitors: int, args, tls: tuple[Path, Path] | None) -> dict:
         server_args += ["--tls-cert", str(tls[0]), "--tls-key", str(tls[1])]
     with (TLSServer if tls else Server)(server_args) as server:
         port, pid = server.port, server.pid
+        if args.pin:
+            pin(pid, args.server_cores)
         warm(port, bool(tls))
         rss_before, cpu_before = rss_bytes(pid), cpu_seconds(pid)
         context = multiprocessing.get_context("spawn")
@@ -359,6 +393,7 @@ def run(visitors: int, args, tls: tuple[Path, Path] | None) -> dict:
         join_s = time.monotonic() - began
         time.sleep(2)
         rss_joined = rss_bytes(pid)
+        metrics_before = server_metrics.scrape(port, bool(tls))
         go.set()
         cpu_start, wall_start, delay_start = cpu_seconds(pid), time.monotonic(), run_delay(pid)
         scheme = "https" if tls else "http"
@@ -370,6 +405,7 @@ def run(visitors: int, args, tls: tuple[Path, Path] | None) -> dict:
             time.sleep(0.5)
         cpu_used, wall, delayed = cpu_seconds(pid) - cpu_start, time.monotonic() - wall_start, run_delay(pid) - delay_start
         rss_read = rss_bytes(pid)
+        metrics_after = server_metrics.scrape(port, bool(tls))
         done.set()
         figures = [results.get(True, 120) for _ in processes]
         for process in processes:
@@ -378,7 +414,10 @@ def run(visitors: int, args, tls: tuple[Path, Path] | None) -> dict:
     merged = {"visitors": visitors, "held": held, "links": links and links["links"], "probe": links["probe"] if links else [], "lag": [], "join_s": join_s, "jumps": jumps, "cpu": cpu_used, "wall": wall, "delayed": delayed,
               "rss_per_visitor": (rss_joined - rss_before) / visitors if visitors else 0,
               "rss_read_per_visitor": (rss_read - rss_before) / visitors if visitors else 0,
-              "rss_after": rss_after, "rss_before": rss_before, "refused": {}, "failed": [], "reports": []}
+              "rss_after": rss_after, "rss_before": rss_before, "refused": {}, "failed": [], "reports": [],
+              "server": {"routes": server_metrics.figures(metrics_before, metrics_after, "http_request_duration_seconds", ("route", "status")),
+                         "delivery": server_metrics.figures(metrics_before, metrics_after, "classic_photos_event_delivery_seconds", ("stream",)),
+                         "delivery_all": server_metrics.figures(metrics_before, metrics_after, "classic_photos_event_delivery_seconds", ())}}
     for f in figures:
         for key in ("served", "lost", "report_errors", "thumbnails", "not_ready", "requests"):
             merged[key] = merged.get(key, 0) + f[key]
@@ -388,6 +427,14 @@ def run(visitors: int, args, tls: tuple[Path, Path] | None) -> dict:
         for status, count in f["refused"].items():
             merged["refused"][status] = merged["refused"].get(status, 0) + count
     return merged
+
+
+def server_columns(server: dict) -> list[str]:
+    """The table's columns of the server's own figures: its viewport reports' p50 / p99, and the events' delivery
+    over every stream kind."""
+    none = (0, math.nan, math.nan)
+    reports, delivery = server["routes"].get("POST /api/viewport 204", none), server["delivery_all"].get("", none)
+    return [f"{ms1(reports[1])} / {ms1(reports[2])}", f"{ms1(delivery[1])} / {ms1(delivery[2])}"]
 
 
 def thumbnails_beside_nginx(rate: float, seconds: float, visitors: int, tls: tuple[Path, Path] | None) -> dict:
@@ -441,11 +488,19 @@ def main() -> None:
     parser.add_argument("--crowd-nice", type=int, default=0,
                         help="the crowd's processes' niceness (19: they take a core only when the server and the person leave it, "
                              "as a crowd on machines of its own would)")
+    parser.add_argument("--pin", action="store_true",
+                        help="the server on one core (taskset), this process, the crowd and the person's Chromium on the others")
     parser.add_argument("--beside-nginx", action="store_true",
                         help="then the crowd's thumbnail requests again at the same rate, ours against nginx: CPU for the same requests")
     args = parser.parse_args()
     soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
     resource.setrlimit(resource.RLIMIT_NOFILE, (hard, hard))
+    if args.pin:
+        cores = sorted(os.sched_getaffinity(0))
+        if len(cores) < 2:
+            parser.error("--pin needs two cores: one for the server, one for the clients")
+        args.server_cores, clients = {cores[0]}, set(cores[1:])
+        pin(os.getpid(), clients)  # the crowd's processes and Chromium, started from here, inherit it
     tls = None
     if args.tls:
         scratch = Path(tempfile.mkdtemp(prefix="bench-crowd-"))
@@ -454,6 +509,7 @@ def main() -> None:
         tls = (scratch / "tls" / "cert.pem", scratch / "tls" / "key.pem")
     log(f"== 25. the crowd at the demo URL ({'TLS, the person on HTTP/2' if tls else 'HTTP/1.1'}): {PHOTOS} photos, "
         f"origin {args.latency_ms} ms + {args.bandwidth} B/s, crowd reading {args.seconds:g} s, {args.jumps} jumps; "
+        f"{f'server pinned to core {min(args.server_cores)}, clients to the rest; ' if args.pin else ''}"
         f"load {os.getloadavg()[0]:.2f}")
     alone = run(0, args, tls)
     rows = []
@@ -470,8 +526,11 @@ def main() -> None:
                 f"{ms(percentile(crowd['probe'], 99))} (n {len(crowd['probe'])}); the crowd's own loop lag p50 / p99 "
                 f"{ms(percentile(crowd['lag'], 50))} / {ms(percentile(crowd['lag'], 99))}; the server's threads waiting for a core "
                 f"{alone['delayed'] / alone['wall']:.2f} alone, {crowd['delayed'] / crowd['wall']:.2f} under the crowd (thread-seconds a second)")
+            log(f"  {count}: the server's own, alone: {server_line(alone['server'])}")
+            log(f"  {count}: the server's own, under the crowd: {server_line(crowd['server'])}")
             rows.append([count, f"{crowd['served']}/{count}", crowd["refused"] or "-", len(crowd["failed"]), crowd["lost"],
                          "-", "-", "-", f"{ms(percentile(crowd['reports'], 50))} / {ms(percentile(crowd['reports'], 99))}",
+                         *server_columns(crowd["server"]),
                          f"{crowd['rss_per_visitor'] / 1024:.1f} KB", f"{crowd['cpu'] / (count * crowd['wall'] / 60) * 1000:.1f} ms",
                          f"{crowd['cpu'] / crowd['wall']:.2f}", f"{crowd['requests'] / crowd['wall']:.0f}/s"])
             continue
@@ -482,10 +541,12 @@ def main() -> None:
                      f"{percentile(a, 50):.0f} / {percentile(a, 95):.0f}", f"{percentile(c, 50):.0f} / {percentile(c, 95):.0f}",
                      f"{percentile(c, 50) / percentile(a, 50):.2f} / {percentile(c, 95) / percentile(a, 95):.2f}",
                      f"{ms(percentile(crowd['reports'], 50))} / {ms(percentile(crowd['reports'], 99))}",
+                     *server_columns(crowd["server"]),
                      f"{crowd['rss_per_visitor'] / 1024:.1f} KB", f"{crowd['cpu'] / (count * minutes) * 1000:.1f} ms",
                      f"{crowd['cpu'] / crowd['wall']:.2f}", f"{crowd['requests'] / crowd['wall']:.0f}/s"])
         for line in crowd["failed"][:5]:
             log(f"  not served: {line}")
+        log(f"  {count}: the server's own, under the crowd: {server_line(crowd['server'])}")
         log(f"  {count}: joined in {crowd['join_s']:.0f} s; timeouts in jumps alone {alone['jumps'].count(None)}, "
             f"under the crowd {crowd['jumps'].count(None)}; reports refused {crowd['report_errors']}; thumbnails "
             f"{crowd['thumbnails']} (not ready {crowd['not_ready']}); RSS per visitor after reading "
@@ -500,7 +561,7 @@ def main() -> None:
                 f"({cost['ours']['cpu'] / max(cost['nginx']['cpu'], 1e-9):.1f}x); the whole crowd on ours "
                 f"{crowd['cpu'] / (count * minutes) * 1000:.1f} ms")
     log(table(["visitors", "served", "refused", "failed", "streams lost", "jump p50/p95 alone ms", "under crowd ms",
-               "ratio p50/p95", "reports p50/p99", "RSS/visitor", "CPU/visitor-min", "server cores", "crowd req"], rows))
+               "ratio p50/p95", "reports p50/p99", "server's reports p50/p99", "server's delivery p50/p99", "RSS/visitor", "CPU/visitor-min", "server cores", "crowd req"], rows))
 
 
 if __name__ == "__main__":
