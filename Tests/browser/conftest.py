@@ -98,7 +98,8 @@ class Server:
     """One `classic-photos serve` process."""
 
     def __init__(self, workdir: Path, cache_dir: Path, name: str, photo_count: int, latency_ms: int,
-                 bandwidth: int, strategy: str = "prefetch", prefetch: int = 3, source: str | None = None):
+                 bandwidth: int, strategy: str = "prefetch", prefetch: int = 3, source: str | None = None,
+                 env: dict[str, str] | None = None):
         self.name = name
         self.photo_count = photo_count
         self.strategy = strategy
@@ -124,7 +125,7 @@ class Server:
         # Every tab and lab of the test browser is one client (127.0.0.1): its shares of the server's
         # viewers, labs and shared streams are the whole (the per-client shares have hostile tests of their own).
         env = dict(os.environ, CLASSIC_PHOTOS_CACHE_DIR=str(cache_dir), CLASSIC_PHOTOS_VIEWERS_PER_CLIENT="1000000",
-                   CLASSIC_PHOTOS_LABS_PER_CLIENT="64", CLASSIC_PHOTOS_SHARED_STREAMS_PER_CLIENT="1000000")
+                   CLASSIC_PHOTOS_LABS_PER_CLIENT="64", CLASSIC_PHOTOS_SHARED_STREAMS_PER_CLIENT="1000000", **(env or {}))
         self._stdout = open(self.stdout_path, "wb")
         self._stderr = open(self.stderr_path, "wb")
         # stdout carries one line, the address, once the server listens: what `wait_ready` waits for.
