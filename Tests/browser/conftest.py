@@ -124,8 +124,8 @@ class Server:
             self.command += ["--allow-source-host", "127.0.0.1"]
         # Every tab and lab of the test browser is one client (127.0.0.1): its shares of the server's
         # viewers, labs and shared streams are the whole (the per-client shares have hostile tests of their own).
-        env = dict(os.environ, CLASSIC_PHOTOS_CACHE_DIR=str(cache_dir), CLASSIC_PHOTOS_VIEWERS_PER_CLIENT="1000000",
-                   CLASSIC_PHOTOS_LABS_PER_CLIENT="64", CLASSIC_PHOTOS_SHARED_STREAMS_PER_CLIENT="1000000", **(env or {}))
+        env = dict(dict(os.environ, CLASSIC_PHOTOS_CACHE_DIR=str(cache_dir), CLASSIC_PHOTOS_VIEWERS_PER_CLIENT="1000000",
+                        CLASSIC_PHOTOS_LABS_PER_CLIENT="64", CLASSIC_PHOTOS_SHARED_STREAMS_PER_CLIENT="1000000"), **(env or {}))
         self._stdout = open(self.stdout_path, "wb")
         self._stderr = open(self.stderr_path, "wb")
         # stdout carries one line, the address, once the server listens: what `wait_ready` waits for.
