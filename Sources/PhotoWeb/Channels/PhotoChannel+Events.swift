@@ -48,6 +48,7 @@ extension PhotoChannel {
     ) {
         let others = Self.payload(of: event, from: pipeline)
         var own: EventOutbox.Payload?
+        var reached = 0
         bystanderRelay?.add(others, doneFor: operation.viewers)
         for session in sessions {
             guard operation.viewers.contains(session.id) else {
@@ -56,9 +57,18 @@ extension PhotoChannel {
             }
             if own == nil { own = Self.payload(of: event, from: pipeline, mine: true) }
             session.outbox.enqueue(own ?? others)
+            reached += 1
         }
         if let relay {
             relay.add(.operation(others: others, own: own ?? Self.payload(of: event, from: pipeline, mine: true), viewers: operation.viewers))
+        }
+        // Work done for a page that has not opened its stream yet (its first screen, started as it was
+        // served): kept for that stream, so its timeline shows it. A no-op for a viewer that has a stream.
+        guard reached < operation.viewers.count else { return }
+        for id in operation.viewers {
+            guard let session = viewers.session(id) else { continue }
+            if own == nil { own = Self.payload(of: event, from: pipeline, mine: true) }
+            session.outbox.keepForFirstStream(own ?? others)
         }
     }
 

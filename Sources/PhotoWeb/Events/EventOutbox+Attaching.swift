@@ -52,8 +52,11 @@ extension EventOutbox {
             let held = state.held
             state.held = []
             state.heldBytes = 0
+            // The first stream's: what was done for the viewer before it (`keepForFirstStream`), then what came since.
+            let early = state.earlyOperations
+            state.earlyOperations = []
             defer { settle(&state) }
-            for payload in payloads + held {
+            for payload in payloads + early + held {
                 let event = Self.stamp(payload, in: &state)
                 state.pending.append(event)
                 if payload.name == .snapshot {

@@ -62,6 +62,8 @@ final class EventOutbox: Sendable {
         var beforeFirstStream: (@Sendable () -> Void)?
         /// Whether a stream was ever attached: a viewer that never connects is forgotten sooner.
         var everAttached = false
+        /// Operations done for the viewer before its first stream, sent after that stream's snapshot (`+FirstStream`).
+        var earlyOperations: [Payload] = []
         var needsSnapshot = false
         var heartbeatDue = false
         /// The id of the last snapshot sent: a reconnect from before it needs a new one.
