@@ -1,8 +1,9 @@
 """Issue 57 item 1: a client that pipelines requests for a cached thumbnail (answered on the event
 loop, not by the router) and never reads. The server stops reading that connection while it cannot
 take more of the answers, as the router's path does: its resident memory stays within 50 MB of where
-it was, the memory guard never fires, and another client is served promptly meanwhile. (Before the
-fix, one such connection queued 827,600 answers in 15 s: 80 -> 410 MB on a release build.)"""
+it was, the memory guard never fires, and another client is served promptly meanwhile; a connection
+that pipelined the same way and reads at last gets every answer (reading went on). (Before the fix,
+one such connection queued 827,600 answers in 15 s: 80 -> 410 MB on a release build.)"""
 from __future__ import annotations
 
 import socket
@@ -22,6 +23,9 @@ PROMPT_MEDIAN, PROMPT_MOST = 0.5, 5.0
 GUARD_LINE = "cancelling work and emptying the image cache"
 REQUEST = b"GET /photos/0/thumbnail HTTP/1.1\r\nHost: localhost\r\n\r\n"
 BLOCK = REQUEST * 1_000  # whole requests, so that a send may stop anywhere and go on from there
+# Requests the connection that reads at last sends: more than the server reads while it cannot
+# answer, few enough to read all their answers back.
+LATE_READER_REQUESTS = 5_000
 
 
 @pytest.fixture(scope="module")
@@ -35,8 +39,9 @@ def server(server_factory):
 class Pipeliner(threading.Thread):
     """Sends pipelined requests on one connection as fast as the server takes them, reading none."""
 
-    def __init__(self, server, until: float):
+    def __init__(self, server, until: float, most: int | None = None):
         super().__init__(daemon=True)
+        self.most = (most or 1 << 40) * len(REQUEST)  # bytes
         self.sock = support.connect(server.host, server.port, rcvbuf=4096)
         self.until = until
         self.sent = 0
@@ -45,9 +50,9 @@ class Pipeliner(threading.Thread):
     def run(self):
         offset = 0
         self.sock.settimeout(0.2)
-        while time.monotonic() < self.until:
+        while time.monotonic() < self.until and self.sent < self.most:
             try:
-                n = self.sock.send(BLOCK[offset:] or BLOCK)
+                n = self.sock.send((BLOCK[offset:] or BLOCK)[:self.most - self.sent])
             except socket.timeout:
                 continue  # the server reads nothing more: it still may later
             except OSError as error:
@@ -55,6 +60,35 @@ class Pipeliner(threading.Thread):
                 return
             self.sent += n
             offset = (offset + n) % len(BLOCK)
+        time.sleep(max(0.0, self.until - time.monotonic()))  # all sent: the connection stays unread till then
+
+    def read_answers(self, timeout: float) -> list[int]:
+        """Reads the answers to every whole request sent (the reader reads at last): their statuses."""
+        wanted = self.sent // len(REQUEST)
+        statuses: list[int] = []
+        data = bytearray()
+        deadline = time.monotonic() + timeout
+        while len(statuses) < wanted and time.monotonic() < deadline:
+            self.sock.settimeout(max(0.01, deadline - time.monotonic()))
+            try:
+                chunk = self.sock.recv(1 << 20)
+            except socket.timeout:
+                break
+            if not chunk:
+                break
+            data += chunk
+            while True:
+                end = data.find(b"\r\n\r\n")
+                if end < 0:
+                    break
+                head = bytes(data[:end]).decode("latin-1").split("\r\n")
+                length = next((int(line.split(":", 1)[1]) for line in head[1:]
+                               if line.lower().startswith("content-length:")), 0)
+                if len(data) < end + 4 + length:
+                    break
+                statuses.append(int(head[0].split(" ")[1]))
+                del data[:end + 4 + length]
+        return statuses
 
     def close(self):
         self.sock.close()
@@ -90,10 +124,12 @@ def test_unread_pipelined_thumbnails_hold_memory_flat(server, connections):
 
     sampler = threading.Thread(target=sample, daemon=True)
     sampler.start()
-    pipeliners = [Pipeliner(server, time.monotonic() + SECONDS) for _ in range(connections)]
+    until = time.monotonic() + SECONDS
+    pipeliners = [Pipeliner(server, until) for _ in range(connections)]
+    late_reader = Pipeliner(server, until, most=LATE_READER_REQUESTS)
     waits: list[float] = []
     try:
-        for pipeliner in pipeliners:
+        for pipeliner in [*pipeliners, late_reader]:
             pipeliner.start()
         during = support.NormalClientThread(server.host, server.port, deadline=30)
         during.start()
@@ -102,10 +138,14 @@ def test_unread_pipelined_thumbnails_hold_memory_flat(server, connections):
             time.sleep(0.2)  # a request now and then, not a flood of our own
         during.join(timeout=60)
         rss_during = server.rss_bytes()
+        late_reader.join(timeout=10)
+        # The late reader reads at last: every request it sent is answered (the server read on again).
+        answers = late_reader.read_answers(timeout=60)
+        wanted = late_reader.sent // len(REQUEST)
     finally:
         stop_sampling.set()
         sampler.join(timeout=5)
-        for pipeliner in pipeliners:
+        for pipeliner in [*pipeliners, late_reader]:
             pipeliner.close()
     server.assert_alive()
     sent = sum(p.sent for p in pipeliners) // len(REQUEST)
@@ -121,3 +161,5 @@ def test_unread_pipelined_thumbnails_hold_memory_flat(server, connections):
     assert statistics.median(waits) <= PROMPT_MEDIAN and max(waits) <= PROMPT_MOST, f"{figures}: another client waited"
     # The connections, once closed, leave the server as it was: served at once.
     assert timed_get(server, "/photos/0/thumbnail") <= PROMPT_MOST
+    assert answers == [200] * wanted, (f"{figures}; read at last, {len(answers)} of {wanted} requests answered, "
+                                       f"statuses {sorted(set(answers))}")
