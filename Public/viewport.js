@@ -8,10 +8,8 @@
 // stops, so nothing starts for rows it only passes; once it has gone more than a screen it says so
 // once (the server then knows it for a flick, even after reading). A lone wheel notch, a reader's
 // step, is not told as a scroll at all: its stop comes within WHEEL_STILL_MS and keeps the reading.
-// A press in the scrollbar's track (a shift-press's jump, a plain press's page) reports the rows it
-// will land on at the press (scroll-end.js computes where Chromium puts them), its scroll is not told
-// (its destination is known), and its stop reports only when it landed elsewhere; a page that guessed
-// wrong once (another browser's scrollbar) stops guessing. A jump the page makes itself (a key, a
+// A press on the scrollbar is reported where its move lands: a jump in its first scroll event, a page
+// or a drag at the release (scroll-end.js). A jump the page makes itself (a key, a
 // click on the timeline, the row in the URL) is reported at once, without suspending; a key held
 // down (auto-repeat) is one scroll, ended by its release. A script's scroll, even of one move, waits
 // for stillness: a script flinging the list in big steps looks like a jump at its first step, and
@@ -26,9 +24,6 @@ const REPORT_MS = config.reportIntervalMs;
 // by the scrollbar ends (`scrollend`) within a few ms of its one scroll event, and its stop report
 // would otherwise wait for the answer to that first one, a round trip (36 ms under load, measured).
 const BEGAN_REPORT_MS = 50;
-// How long a press's guessed jump waits for its scroll event (one or two frames) before the guess is
-// taken for wrong: the rows on screen are reported, and the page guesses no more.
-const GUESS_LANDS_MS = 300;
 
 /** Creates the viewport of the scrolling element `list`; with `keepsRowInURL` (the list's) the URL
  * keeps the first visible row. While `showsScroll()` (a presenter's page), a person's scroll tells
@@ -47,8 +42,6 @@ export function createViewport({ store, list, reporter, rowHeight, keepsRowInURL
   let lastShownFirst = null; // the first row of the last `showing` told in this scroll
   let resizeTimer = null;
   let lastResize = -Infinity; // when the list's height last changed
-  let guessed = null; // a press's jump reported before it landed: { top, first, last, timer }
-  let guessing = true; // no guess has been wrong
   // The list's scroll position and height as last seen (from scroll events and the resize
   // observer): reading them when asked would make the browser lay the page out at that moment.
   let top = 0;
@@ -87,50 +80,15 @@ export function createViewport({ store, list, reporter, rowHeight, keepsRowInURL
     };
   }
 
-  /** Reports the rows on screen as a stop, unless `guess` (a press's jump, landed) said them already. */
-  function reportVisible(guess = null) {
+  /** Reports the rows on screen as a stop. */
+  function reportVisible() {
     if (store.state.scrolling || store.state.source.status !== 'ready' || !height) return;
     const visible = visibleRange();
     if (!visible) return;
-    // A report for another reason (a snapshot, a resize) while a press's jump is on its way: its stop
-    // reports what it lands on.
-    if (!guess) dropGuess();
-    if (!guess || guess.first !== visible.first || guess.last !== visible.last) {
-      reporter.report({ scrolling: false, first: visible.first, last: visible.last });
-    }
+    reporter.report({ scrolling: false, first: visible.first, last: visible.last });
     lastReportedFirst = visible.first;
     lastStop = visible;
     if (keepsRowInURL) updateURL({ row: visible.first > 0 ? visible.first + 1 : null });
-  }
-
-  // A press in the track will land at `to`: its rows are reported now, as its stop.
-  function pressJumps(to) {
-    if (!guessing || keysHeld || store.state.scrolling || store.state.source.status !== 'ready' || !height
-        || Math.abs(to - top) < 1) return;
-    const rows = visibleRange(to);
-    if (!rows) return;
-    dropGuess();
-    // No scroll came: the rows on screen are said (the guess was wrong). One that began ends with its stop.
-    const timer = setTimeout(() => { if (guessed === guess && !store.state.scrolling) reportVisible(landed()); }, GUESS_LANDS_MS);
-    const guess = guessed = { top: to, ...rows, timer };
-    reporter.report({ scrolling: false, first: rows.first, last: rows.last });
-    lastReportedFirst = rows.first;
-    lastStop = rows;
-  }
-
-  // The guess of the press whose jump has now landed (or whose wait ran out), if any: a jump that
-  // landed more than a row away from it was guessed wrong.
-  function landed() {
-    const guess = dropGuess();
-    if (guess && Math.abs(top - guess.top) >= rowHeight / 2) guessing = false;
-    return guess;
-  }
-
-  function dropGuess() {
-    const guess = guessed;
-    guessed = null;
-    if (guess) clearTimeout(guess.timer);
-    return guess;
   }
 
   function onScroll() {
@@ -157,9 +115,11 @@ export function createViewport({ store, list, reporter, rowHeight, keepsRowInURL
     store.setScrolling(true);
     const tell = () => {
       beganTimer = null;
-      // A press's jump or page on its way to the rows it reported: nothing to suspend.
-      if (!store.state.scrolling || guessed) return;
-      if (!keysHeld && scrollEnd.loneNotch()) beganTimer = setTimeout(tell, BEGAN_REPORT_MS);
+      if (!store.state.scrolling) return;
+      // Not told yet: a lone notch (a reader's step), a press on the scrollbar that has moved less
+      // than a screen (a page: its end comes soon; a drag that goes on is told once it goes further).
+      const short = scrollEnd.pressing() && Math.abs(top - startTop) < metrics().height;
+      if (!keysHeld && (scrollEnd.loneNotch() || short)) beganTimer = setTimeout(tell, BEGAN_REPORT_MS);
       else {
         scrollTold = true;
         reporter.report({ scrolling: true });
@@ -208,11 +168,11 @@ export function createViewport({ store, list, reporter, rowHeight, keepsRowInURL
     clearTimeout(beganTimer);
     beganTimer = null;
     store.setScrolling(false);
-    reportVisible(landed());
+    reportVisible();
   }
 
   const scrollEnd = createScrollEnd({
-    target: list, position: () => Math.max(0, list.scrollTop), onEnd: scrollEnded, onPressJump: pressJumps,
+    target: list, position: () => Math.max(0, list.scrollTop), onEnd: scrollEnded,
   });
   // The browser's hint that the list came to rest (after each notch, before the run's stop is known):
   // a presenter's followers are shown the rows at once.

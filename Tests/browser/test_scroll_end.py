@@ -1,8 +1,11 @@
-"""A scroll's end is reported as soon as it is known: a key's jump at once, a press in the scrollbar's
-track once its jump is still (the button still down), a wheel once it has been still long enough for a
+"""A scroll's end is reported as soon as it is known, from the events every browser gives: a key's jump
+at once, a press on the scrollbar's jump in its first scroll event (the button still down), its page or
+drag at the release, a wheel once it has been still long enough for a
 next notch (`scrollend` comes after every notch), and a script's step-by-step scroll (whose end nothing
 says) once, after it settles."""
 from __future__ import annotations
+
+import time
 
 from selenium.webdriver.common.action_chains import ActionChains
 from selenium.webdriver.common.keys import Keys
@@ -63,7 +66,7 @@ def asked_when(page: Page, seen: dict) -> list[dict]:
     return reports + ([seen["pending"]] if seen["pending"] else [])
 
 
-def test_a_press_in_the_scrollbar_track_is_a_stop_while_the_button_is_still_down(server, driver):
+def test_a_jump_from_the_track_is_a_stop_in_its_first_scroll_event_while_the_button_is_still_down(server, driver):
     # Given the page at rest at the top, on a laptop's screen, its reports recorded
     gestures.laptop(driver)
     page = open_without_intro(Page(driver, server))
@@ -74,97 +77,81 @@ def test_a_press_in_the_scrollbar_track_is_a_stop_while_the_button_is_still_down
     # the button down, as a click does for about 100 ms
     at = gestures.track_click(driver, "#list", 0.6, hold=True)
     try:
-        # Then the rows it jumped to are reported as a stop with the button still down: what the
-        # press shows is on screen from the press, and a person's click need not end first
+        # Then the rows it jumped to are reported as a stop with the button still down
         wait_for(driver, lambda _: stops(page), 10, "no stop was reported while the button was down")
         first, last = page.visible_range()
         assert first > 100, (first, last)
-        # And asked for at the press itself, a frame before the jump's scroll event: the page knows
-        # where Chromium puts the thumb, so the rows it lands on are the ones asked for
-        pressed = next(e for e in page.js("return window.__seen") if e["type"] == "pointerdown")
-        asked = [r for r in asked_when(page, pressed) if r["scrolling"] is False]
-        assert [(r["first"], r["last"]) for r in asked] == [(first, last)], (asked, first, last)
-        # And once it has landed, no other stop is asked for: the guess was the jump
-        wait_for(driver, lambda _: any(e["type"] == "scroll" for e in page.js("return window.__seen")), 10,
-                 "the jump's scroll event never came")
-        landed = next(e for e in page.js("return window.__seen") if e["type"] == "scroll")
-        asked = [r for r in asked_when(page, landed) if r["scrolling"] is False]
-        assert [(r["first"], r["last"]) for r in asked] == [(first, last)], (asked, first, last)
+        # And nothing at the press (where it lands is the browser's to say), the stop in the jump's
+        # first scroll event itself, and that one report only: no scroll told (it had ended)
+        seen = page.js("return window.__seen")
+        pressed = next(e for e in seen if e["type"] == "pointerdown")
+        assert asked_when(page, pressed) == [], asked_when(page, pressed)
+        landed = next(e for e in seen if e["type"] == "scroll")
+        asked = [(r["first"], r["last"], r["scrolling"]) for r in asked_when(page, landed)]
+        assert asked == [(first, last, False)], (asked, first, last)
     finally:
         gestures.release(driver, at)
+    page.wait_reported()
+    assert [(r["body"].get("first"), r["body"].get("last")) for r in page.js("return window.__reports")] == [(first, last)]
 
 
-def test_a_plain_press_in_the_track_reports_the_page_it_will_show_at_the_press(server, driver):
+def test_a_plain_press_in_the_track_is_reported_where_its_page_lands(server, driver):
     # Given the page at rest at the top, on a laptop's screen, its reports recorded
     gestures.laptop(driver)
     page = open_without_intro(Page(driver, server))
     page.js(RECORD_REPORTS)
-    page.js(WATCH, ["pointerdown"])
-    height = page.js("return document.getElementById('list').clientHeight")
 
-    # When a person clicks in the scrollbar's track below the thumb (Chromium pages down, animated
-    # over about 100 ms)
-    gestures.track_page(driver, "#list")
+    # When a person clicks in the scrollbar's track below the thumb, as a click lasts (Chromium pages
+    # down, animated over about 100 ms)
+    gestures.track_page(driver, "#list", hold_s=0.1)
 
-    # Then it moves a page (7/8 of the list's height)
-    wait_for(driver, lambda _: abs(page.js("return document.getElementById('list').scrollTop") - height * 0.875) < 1,
-             10, "the list never moved a page")
+    # Then, once it has come to rest, the rows it shows were reported as one stop, and nothing else:
+    # a move of less than a screen with the button down was not told as a scroll (nothing to suspend)
     wait_for(driver, lambda _: not page.js("return classicPhotos.scrolling"), 10, "the page's scroll never ended")
+    page.wait_reported()
     first, last = page.visible_range()
-    # And the rows that page shows were reported as a stop at the press, before it moved
-    pressed = next(e for e in page.js("return window.__seen") if e["type"] == "pointerdown")
-    assert [(r["first"], r["last"], r["scrolling"]) for r in asked_when(page, pressed)] == [(first, last, False)]
-    # And nothing else: its scroll was not told (its destination was known: nothing to suspend), and
-    # its stop found them said
+    assert first > 0
     reports = page.js("return window.__reports")
     assert [(r["body"].get("first"), r["body"].get("last"), r["body"]["scrolling"]) for r in reports] == [(first, last, False)], reports
 
 
-# A shift-press on the list's scrollbar that Chromium itself never sees (dispatched to the page): the
-# page guesses where it lands; the test then moves the list where that browser would have.
-SHIFT_PRESS = """
-    const [fraction] = arguments, list = document.getElementById('list'), rect = list.getBoundingClientRect();
-    const at = { clientX: rect.right - 4, clientY: rect.top + rect.height * fraction, pointerType: 'mouse',
-                 button: 0, buttons: 1, shiftKey: true, bubbles: true };
-    list.dispatchEvent(new PointerEvent('pointerdown', at));
-    return at;
+# A press on the list's scrollbar dispatched to the page, which Chromium never sees: any browser's
+# scrollbar, whose move the test then makes.
+PRESS = """
+    const list = document.getElementById('list'), rect = list.getBoundingClientRect();
+    list.dispatchEvent(new PointerEvent('pointerdown', { clientX: rect.right - 4, clientY: rect.top + rect.height / 2,
+                                                         pointerType: 'mouse', button: 0, buttons: 1, bubbles: true }));
 """
+RELEASE = "window.dispatchEvent(new PointerEvent('pointerup', { pointerType: 'mouse' }));"
+MOVE = "document.getElementById('list').scrollTop = arguments[0];"
 
 
-def test_a_browser_whose_jump_lands_elsewhere_is_reported_where_it_landed(server, driver):
-    # Given the page at rest at the top, on a laptop's screen, its reports recorded
+def test_a_press_on_any_scrollbar_is_reported_where_its_move_lands(server, driver):
+    # Given the page at rest at the top, its reports recorded
     gestures.laptop(driver)
     page = open_without_intro(Page(driver, server))
     page.js(RECORD_REPORTS)
+    screen = page.js("return document.getElementById('list').clientHeight")
 
-    def jump(fraction: float, rows_lower: int) -> tuple[int, int]:
-        """A shift-press at `fraction` of the list's height, the list then landing `rows_lower` rows
-        below where Chromium's scrollbar would have put it; the rows on screen once it landed."""
-        page.js(SHIFT_PRESS, fraction)
-        guessed = stops(page)[-1]["body"]["first"] if stops(page) else 0
-        page.js("const l = document.getElementById('list'); l.scrollTop = arguments[0] * arguments[1];"
-                "window.dispatchEvent(new PointerEvent('pointerup', { pointerType: 'mouse' }));",
-                guessed + rows_lower, ROW_HEIGHT)
-        wait_for(driver, lambda _: page.visible_range()[0] == guessed + rows_lower, 10, "the list never landed")
-        page.wait_reported()
-        return page.visible_range()
+    # When a press moves the list more than a screen in its first move (a jump), the button still down
+    page.js(PRESS)
+    page.js(MOVE, 50 * ROW_HEIGHT)
+    # Then its stop is reported at once, where it landed, before the release
+    wait_for(driver, lambda _: stops(page), 10, "the jump was not reported with the button down")
+    assert [(r["body"]["first"]) for r in stops(page)] == [50]
+    page.js(RELEASE)
 
-    # When a press in its scrollbar's track lands ten rows below where the page's guess put it (a
-    # browser whose scrollbar is not Chromium's)
-    rows = jump(0.6, 10)
-
-    # Then the guess was reported at the press, and the rows it landed on once it had
-    asked = [(r["body"]["first"], r["body"]["last"]) for r in stops(page)]
-    assert len(asked) == 2 and asked[0][0] + 10 == rows[0] and asked[1] == rows, (asked, rows)
-
-    # And the page guesses no more: the next press asks for nothing before it lands
-    page.js(SHIFT_PRESS, 0.3)
-    assert len(stops(page)) == 2, stops(page)
-    page.js("document.getElementById('list').scrollTop = arguments[0];"
-            "window.dispatchEvent(new PointerEvent('pointerup', { pointerType: 'mouse' }));", 40 * ROW_HEIGHT)
-    wait_for(driver, lambda _: page.visible_range()[0] == 40, 10, "the list never landed")
+    # When another press moves it less than a screen (a page, a drag) and holds it there
+    page.js(PRESS)
+    page.js(MOVE, 50 * ROW_HEIGHT + screen // 2)
+    time.sleep(0.5)
+    # Then nothing is reported while the button is down (a drag may go on), and the release of a
+    # list standing still is its stop
+    assert len(stops(page)) == 1, stops(page)
+    page.js(RELEASE)
     page.wait_reported()
-    assert [(r["body"]["first"], r["body"]["last"]) for r in stops(page)][2:] == [page.visible_range()]
+    assert [r["body"]["first"] for r in stops(page)] == [50, page.visible_range()[0]], stops(page)
+    assert not [r for r in page.js("return window.__reports") if r["body"]["scrolling"]], page.js("return window.__reports")
 
 
 def test_a_lone_wheel_notch_is_a_stop_once_the_wheel_is_still(server, driver):
