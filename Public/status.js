@@ -1,7 +1,7 @@
 // The header and the banner under it: whether the photo list is loaded, whether live updates are
 // connected, how many rows are sepia, whether anything is being worked on, and any notice.
 
-import { formatCount, loadingText, setText } from './format.js';
+import { formatCount, loadingText, plural, setText } from './format.js';
 
 const CONNECTION_TEXT = { connecting: 'connecting', open: 'live', reconnecting: 'reconnecting', closed: 'disconnected' };
 
@@ -16,7 +16,7 @@ export function attachStatus({ store, root }) {
     const source = store.state.source;
     sourceStatus.dataset.status = source.status;
     if (source.status === 'ready') {
-      setText(sourceStatus, 'Ready · ' + formatCount(source.count) + ' photos');
+      setText(sourceStatus, 'Ready · ' + plural(source.count, 'photo'));
       store.setNotice('source', null);
       // With --photos-dir: which files of the folder are not in the list, and why.
       if (source.skipped.length) {

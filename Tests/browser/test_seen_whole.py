@@ -1,5 +1,6 @@
 """Text a person reads is shown whole (issue 57): on a phone the page's title and the introduction's heading
-are not cut, whatever the header holds; a refused visit says "1 second", not "1 seconds"."""
+are not cut, whatever the header holds; a refused visit says "1 second", not "1 seconds", and a list of one
+photo "1 photo"."""
 from __future__ import annotations
 
 import urllib.error
@@ -85,3 +86,10 @@ def test_a_refused_visit_says_when_it_tries_again_in_words_that_agree(start_serv
     one = next(page for seconds, page in refused if seconds == 1)
     driver.get("data:text/html;charset=utf-8," + urllib.parse.quote(one))
     assert "tries again by itself in 1 second." in driver.find_element("css selector", "main").text
+
+
+def test_a_list_of_one_photo_says_one_photo(start_server, driver):
+    server = start_server("whole-one-photo", photo_count=1, latency_ms=10, bandwidth=20_000_000)
+    Page(driver, server).open()
+    wait_for(driver, lambda d: d.find_element("id", "source-status").text.startswith("Ready"), 30, "the list never said it was ready")
+    assert driver.find_element("id", "source-status").text == "Ready · 1 photo"
