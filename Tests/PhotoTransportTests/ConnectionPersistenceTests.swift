@@ -35,9 +35,10 @@ struct ConnectionPersistenceTests {
         try channel.writeInbound(HTTPServerRequestPart.end(nil))
     }
 
-    /// Answers the oldest request 200 and returns the `Connection` field it went out with.
-    private func answer(_ channel: EmbeddedChannel) throws -> String? {
-        let head = HTTPResponseHead(version: .http1_1, status: .ok, headers: ["Content-Length": "0"])
+    /// Answers the oldest request 200 (with `Content-Length: 0`, or of unknown length) and returns
+    /// the head it went out with.
+    private func answerHead(_ channel: EmbeddedChannel, lengthKnown: Bool = true) throws -> HTTPResponseHead? {
+        let head = HTTPResponseHead(version: .http1_1, status: .ok, headers: lengthKnown ? ["Content-Length": "0"] : [:])
         try channel.writeOutbound(HTTPServerResponsePart.head(head))
         try channel.writeOutbound(HTTPServerResponsePart.end(nil))
         guard case .head(let written) = try channel.readOutbound(as: HTTPServerResponsePart.self) else {
@@ -45,7 +46,12 @@ struct ConnectionPersistenceTests {
             return nil
         }
         _ = try channel.readOutbound(as: HTTPServerResponsePart.self)
-        return written.headers["connection"].first
+        return written
+    }
+
+    /// The `Connection` field of the oldest request's answer.
+    private func answer(_ channel: EmbeddedChannel) throws -> String? {
+        try answerHead(channel)?.headers["connection"].first
     }
 
     @Test func http11IsKept() throws {
@@ -83,6 +89,21 @@ struct ConnectionPersistenceTests {
         channel.embeddedEventLoop.run()
         #expect(channel.isActive)
         #expect(passedOn.heads == ["/a", "/b"])
+    }
+
+    @Test func http10IsAnsweredInHTTP10AndAnAnswerOfUnknownLengthEndsTheConnection() throws {
+        let (channel, _) = try connection()
+        try request(channel, "/a", version: .http1_0, connection: "keep-alive")
+        try request(channel, "/b", version: .http1_0, connection: "keep-alive")
+        let known = try answerHead(channel)
+        #expect(known?.version == .http1_0)
+        #expect(known?.headers["connection"].first == "keep-alive")
+        // No chunked coding in HTTP/1.0: the end of the connection ends the body.
+        let unknown = try answerHead(channel, lengthKnown: false)
+        #expect(unknown?.version == .http1_0)
+        #expect(unknown?.headers["connection"].first == "close")
+        channel.embeddedEventLoop.run()
+        #expect(!channel.isActive)
     }
 
     @Test func pipelinedAnswersGoToTheirOwnRequests() throws {

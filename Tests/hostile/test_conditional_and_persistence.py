@@ -2,9 +2,11 @@
 the photo list, the page; and the router's): `If-None-Match` read as RFC 9110 says (weak comparison,
 a list over one line or several, `*`) gets 304; a request with `Connection: close` is answered with
 `Connection: close` and is the connection's last; HTTP/1.0 without keep-alive is closed after its
-answer, and HTTP/1.0 with `Connection: keep-alive` is kept (and told so)."""
+answer, and HTTP/1.0 with `Connection: keep-alive` is kept (and told so); an answer to HTTP/1.0 is
+never chunked."""
 from __future__ import annotations
 
+import json
 import socket
 import time
 
@@ -120,3 +122,20 @@ def test_http_1_0_with_keep_alive_is_kept(server, name):
         except OSError:
             pass
         sock.close()
+
+
+def test_http_1_0_gets_no_chunked_answer(server):
+    """An answer of unknown length (an event stream) to HTTP/1.0 is an HTTP/1.0 answer, not chunked
+    (RFC 9112 §6.1: HTTP/1.0 has no chunked coding), and its end is the connection's."""
+    status, _, body = support.http_request(server.host, server.port, "POST", "/api/viewers")
+    assert status == 201, body
+    viewer = json.loads(body)["viewer"]
+    for lines in ([], ["Connection: keep-alive"]):
+        result = support.raw_exchange(server.host, server.port, raw("GET", f"/events?viewer={viewer}", "HTTP/1.0", lines),
+                                      timeout=CLOSE_BOUND, enough=lambda data: b"\r\n\r\n" in data)
+        head = result.data.split(b"\r\n\r\n")[0].decode("latin-1")
+        fields = {line.split(":", 1)[0].strip().lower(): line.split(":", 1)[1].strip()
+                  for line in head.split("\r\n")[1:] if ":" in line}
+        assert head.startswith("HTTP/1.0 200"), f"{lines}: {head!r}"
+        assert "chunked" not in fields.get("transfer-encoding", ""), f"{lines}: {head!r}"
+        assert fields.get("connection", "").lower() == "close", f"{lines}: {head!r}"
