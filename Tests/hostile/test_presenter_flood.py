@@ -20,6 +20,8 @@ import support
 
 FOLLOWERS = 300
 FLOOD_S = 8.0
+# The presenter's reports with nobody following, for the server's CPU without an audience
+ALONE_S = 4.0
 # Requests in flight on the presenter's connection: it sends the next as each is answered.
 WINDOW = 32
 # The presenter's last stop: every follower must end there.
@@ -27,7 +29,7 @@ LAST = (24, 27)
 # Bounds for FOLLOWERS followers (a debug build): before, memory grew 300+ MB and the server took a
 # core and more; a bystander's p95 went to hundreds of ms.
 MAX_GROWTH_MB = 60
-MAX_CORES = 0.5
+MAX_AUDIENCE_CORES = 0.5
 MAX_HEALTHZ_P95_MS = 50
 
 
@@ -54,8 +56,9 @@ def report(viewer: str, first: int, last: int, scrolling: bool = True) -> bytes:
             f"Content-Length: {len(data)}\r\n\r\n").encode() + data
 
 
-async def follow(host: str, port: int, code: str, arrived: asyncio.Event) -> asyncio.StreamWriter:
-    """One follower: its page, then its stream, read to the end; `arrived` once the presenter's last stop came."""
+async def follow(host: str, port: int, code: str, arrived: asyncio.Event, counts: list[int], n: int) -> asyncio.StreamWriter:
+    """One follower: its page, then its stream, read to the end; `arrived` once the presenter's last
+    stop came; `counts[n]` the `presentation` events it was written (moves, each in a batch)."""
     status, _, page = await asyncio.to_thread(
         support.http_request, host, port, "GET", f"/?follow={code}", None, {"Accept": "text/html"})
     assert status == 200, page[:300]
@@ -66,11 +69,13 @@ async def follow(host: str, port: int, code: str, arrived: asyncio.Event) -> asy
     head = await reader.readuntil(b"\r\n\r\n")
     assert b" 200 " in head.split(b"\r\n")[0], head
     marker = f'"first":{LAST[0]},'.encode()
+    name = b"event: presentation\n"
 
     async def read():
         tail = b""
         try:
             while chunk := await reader.read(65536):
+                counts[n] += (tail[-32:] + chunk).count(name) - tail[-32:].count(name)
                 tail = tail[-64:] + chunk
                 if marker in tail:
                     arrived.set()
@@ -81,17 +86,22 @@ async def follow(host: str, port: int, code: str, arrived: asyncio.Event) -> asy
     return writer
 
 
-def audience(host: str, port: int, code: str, joined, stopped, results) -> None:
+def audience(host: str, port: int, code: str, joined, flooding, stopped, results) -> None:
     """The followers, in a process of their own (the audience's machines): joins them, says so on
-    `joined`, reads their streams; once `stopped` (the presenter's last stop was sent), puts how many
-    did not hear it within 30 s."""
+    `joined`, reads their streams; puts the most `presentation` events one was written while
+    `flooding`, then, once `stopped` (the presenter's last stop was sent), how many did not hear it
+    within 30 s."""
     async def main():
         arrived = [asyncio.Event() for _ in range(FOLLOWERS)]
+        counts = [0] * FOLLOWERS
         writers = []
         for start in range(0, FOLLOWERS, 50):
-            writers += await asyncio.gather(*(follow(host, port, code, arrived[n]) for n in range(start, min(FOLLOWERS, start + 50))))
+            writers += await asyncio.gather(*(follow(host, port, code, arrived[n], counts, n) for n in range(start, min(FOLLOWERS, start + 50))))
         joined.set()
+        await asyncio.to_thread(flooding.wait, 120)
+        before = list(counts)
         await asyncio.to_thread(stopped.wait, 120)
+        results.put(max(after - first for after, first in zip(counts, before)))
         waited = await asyncio.gather(*(asyncio.wait_for(event.wait(), 30) for event in arrived), return_exceptions=True)
         results.put(sum(1 for w in waited if w is not True))
         for writer in writers:
@@ -148,9 +158,17 @@ def test_a_presenter_reporting_as_fast_as_answered_costs_its_audience_one_batch_
                 pass
 
         asyncio.get_running_loop().create_task(drain())
+        # Alone: what the presenter's reports cost the server with nobody following
+        cpu_before = server.cpu_seconds()
+        started = time.monotonic()
+        alone = await flood(host, port, presenter, ALONE_S)
+        elapsed = time.monotonic() - started
+        alone_cores = (server.cpu_seconds() - cpu_before) / elapsed
+        alone_rate = alone / elapsed
+
         spawn = multiprocessing.get_context("spawn")
-        joined, stopped, results = spawn.Event(), spawn.Event(), spawn.Queue()
-        followers = spawn.Process(target=audience, args=(host, port, code, joined, stopped, results))
+        joined, flooding, stopped, results = spawn.Event(), spawn.Event(), spawn.Event(), spawn.Queue()
+        followers = spawn.Process(target=audience, args=(host, port, code, joined, flooding, stopped, results))
         followers.start()
         assert await asyncio.to_thread(joined.wait, 120), "the followers did not join"
         # The audience is in: the server's memory and CPU from here
@@ -168,6 +186,7 @@ def test_a_presenter_reporting_as_fast_as_answered_costs_its_audience_one_batch_
                 await asyncio.sleep(0.1)
 
         watching = asyncio.get_running_loop().create_task(watch())
+        flooding.set()
         started = time.monotonic()
         answered = await flood(host, port, presenter, FLOOD_S)
         elapsed = time.monotonic() - started
@@ -181,22 +200,27 @@ def test_a_presenter_reporting_as_fast_as_answered_costs_its_audience_one_batch_
             {"Content-Type": "application/json"})
         assert status == 204, body
         stopped.set()
+        most_moves = await asyncio.to_thread(results.get, True, 90)
         missing = await asyncio.to_thread(results.get, True, 90)
         followers.join(30)
         watching.cancel()
         own.close()
-        return answered, elapsed, cores, peak[0] - rss_before, latencies, missing
+        return (answered, elapsed, cores, peak[0] - rss_before, latencies, missing, most_moves,
+                alone_rate, alone_cores)
 
-    answered, elapsed, cores, growth, latencies, missing = asyncio.run(scenario())
+    answered, elapsed, cores, growth, latencies, missing, most_moves, alone_rate, alone_cores = asyncio.run(scenario())
     server.assert_alive()
     latencies.sort()
     p95 = latencies[int(len(latencies) * 0.95) - 1]
     figures = (f"{answered} reports in {elapsed:.1f} s ({answered / elapsed:.0f}/s) to {FOLLOWERS} followers: "
-               f"memory +{growth / 2**20:.0f} MB, {cores:.2f} cores, a bystander's /healthz p95 {p95:.1f} ms "
-               f"({len(latencies)} probes)")
+               f"memory +{growth / 2**20:.0f} MB, {cores:.2f} cores (alone: {alone_rate:.0f}/s, {alone_cores:.2f} cores), "
+               f"a follower written {most_moves} moves at most, a bystander's /healthz p95 {p95:.1f} ms ({len(latencies)} probes)")
     print(figures)
     assert answered > 10 * FLOOD_S, "the presenter's reports were hardly answered: " + figures
     assert missing == 0, f"{missing} of {FOLLOWERS} followers never heard the presenter's last stop; " + figures
     assert growth <= MAX_GROWTH_MB * 2**20, figures
-    assert cores <= MAX_CORES, figures
+    # One batch a pace at most (the audience's pace: 75 ms for 300; 40 ms the least), whatever was sent
+    assert most_moves <= FLOOD_S / 0.040 + 5, figures
+    # The audience adds at most half a core to what the presenter's reports cost alone
+    assert cores <= alone_cores + MAX_AUDIENCE_CORES, figures
     assert p95 <= MAX_HEALTHZ_P95_MS, figures

@@ -46,10 +46,9 @@ final class FollowerRelay: Sendable {
     /// thousand at 40 ms, NIO's writes were 30% of the server's CPU in perf), so a thousand followers
     /// are handed on every 250 ms, a hundred every 40 ms (BENCHMARKS, issue 37's last section).
     let pacePerFollower: Duration
-    /// The least time between two hand-ons, a move's included (`movePace(for:)`), and its growth per
-    /// follower: with a thousand, 100 ms, a page's report interval while it scrolls.
+    /// The least time between two hand-ons, a move's included (`movePace(for:)`), before it grows
+    /// with the audience as the pace does.
     let leastMovePace: Duration
-    let movePacePerFollower: Duration
     /// Items one pace may gather: far more than a busy list makes (hundreds a second).
     let limit: Int
     let gathered = Locked(Gathered())
@@ -57,13 +56,11 @@ final class FollowerRelay: Sendable {
     let alarm = Locked(Alarm())
 
     init(
-        pace: Duration, pacePerFollower: Duration = .microseconds(250), leastMovePace: Duration = .milliseconds(40),
-        movePacePerFollower: Duration = .microseconds(100), limit: Int = 20_000
+        pace: Duration, pacePerFollower: Duration = .microseconds(250), leastMovePace: Duration = .milliseconds(40), limit: Int = 20_000
     ) {
         self.pace = pace
         self.pacePerFollower = pacePerFollower
         self.leastMovePace = leastMovePace
-        self.movePacePerFollower = movePacePerFollower
         self.limit = limit
     }
 

@@ -7,10 +7,11 @@ import PhotoPipeline
 /// (`--viewers-per-minute`). A room's followers also bring their address the shared streams and
 /// connections their pages hold (`roomPlaces(of:)`).
 extension Presentations {
-    /// Connections each follower in a room brings its address beyond `--connections-per-client`: its
-    /// page's event stream, and two for its requests (a browser opens up to six; two is what a
-    /// page's thumbnails and reports keep busy between them).
-    static let roomConnections = 3
+    /// Connections each follower in a room brings its address beyond `--connections-per-client`: a
+    /// browser's six to a host over HTTP/1.1 (its event stream among them), with room for those it
+    /// closes and opens again as its modules and thumbnails load. With three, twenty browsers opening
+    /// the link behind one address had their modules refused (429) and pages left blank.
+    static let roomConnections = 12
 
     /// Whether `code` runs with a place free in its room; a 404 with the reason when it does not run.
     func roomIsOpen(_ code: FollowCode) throws(APIError) -> Bool {
