@@ -66,7 +66,8 @@ final class ConnectionPersistence: ChannelDuplexHandler, RemovableChannelHandler
             closeAtEnd = false
             lastRequestRead = true
             let written = promise ?? context.eventLoop.makePromise()
-            written.futureResult.whenComplete { _ in context.close(promise: nil) }
+            let bound = NIOLoopBound(context, eventLoop: context.eventLoop)
+            written.futureResult.whenComplete { _ in bound.value.close(promise: nil) }
             context.writeAndFlush(data, promise: written)
         case .head, .body, .end:
             context.write(data, promise: promise)
