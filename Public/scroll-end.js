@@ -1,38 +1,27 @@
-// When a scroll has ended, from the events every browser gives (wheel, touch, keys, a press on the
-// scrollbar and its release, `scrollend`, stillness): no browser's scrollbar is modelled, no browser
-// is named. `scrollend` alone is only a hint: a browser may fire it after every wheel notch. Per input
-// (gaps measured by Benchmarks/person_input.py):
-// - wheel notches: the run ends once no notch has come for WHEEL_STILL_MS (a run 100 ms apart shows
-//   gaps up to about 180 ms on a loaded machine; a slow reader's are 400-600 ms);
-// - a trackpad (small, precise deltas every frame, then momentum): twice the largest gap its events
-//   have shown, within TRACKPAD_QUICKEST_MS...TRACKPAD_STILL_MS;
-// - a finger: never while it touches; its fling ends at `scrollend`, or after TOUCH_STILL_MS still;
-// - a press on the scrollbar (its thumb, its track, an arrow): held until the release, except a move
-//   of a screen or more in its first scroll event (a jump: the rows it shows are known then); after
-//   the release, at once if the list stands still, else (a page's animation, a drag let go moving)
-//   at `scrollend` or stillness;
-// - keys the browser scrolls for: at `scrollend` (the page's own keys are jumps, viewport.js);
-// - a script's scroll (no end of its own): after STILLNESS_MS of stillness.
+// When a scroll has ended, from the events every browser gives: no browser's scrollbar modelled, no
+// browser named. `scrollend` is only a hint (it may come after every wheel notch). Per input (gaps
+// measured by Benchmarks/person_input.py): wheel notches, once none came for WHEEL_STILL_MS (a run
+// 100 ms apart shows gaps up to 180 ms on a loaded machine; a reader's are 400-600 ms); a trackpad,
+// by the gaps its events showed; a finger, never while it touches, then `scrollend` or stillness; a
+// press on the scrollbar: its own move (begun within PRESS_MOVE_MS: a track's jump or page) in its
+// first scroll event if a screen or more (a jump), else at `scrollend` or stillness; a drag of the
+// thumb at its release (the thumb stops where it is let go); keys the browser scrolls for,
+// `scrollend`; a script's scroll, STILLNESS_MS of stillness.
 
-/** Quiet time after the last scroll event that ends a scroll when nothing said so earlier. */
+// Stillness (ms) that ends: a scroll nothing said the end of; a run of wheel notches; a trackpad's
+// scroll (twice its largest gap so far, within QUICKEST...STILL: it sends an event a frame); a finger's
+// the browser did not end.
 export const STILLNESS_MS = 150;
-/** Time without a notch that ends a run of wheel notches. */
 export const WHEEL_STILL_MS = 220;
-/** The longest and the shortest stillness that end a trackpad's scroll (it sends an event a frame). */
 export const TRACKPAD_STILL_MS = 180;
 export const TRACKPAD_QUICKEST_MS = 100;
-/** A trackpad's scroll ends after this many times the largest gap between its events so far. */
 export const TRACKPAD_GAPS = 2;
+const TOUCH_STILL_MS = 500, PRESS_MOVE_MS = 150;
+const INPUT_LEAD_MS = 500; // input this long before a scroll still made it (a wheel event comes a frame before)
 export const trackpadStill = (gap) => (gap > 0
   ? Math.min(TRACKPAD_STILL_MS, Math.max(TRACKPAD_QUICKEST_MS, TRACKPAD_GAPS * gap)) : TRACKPAD_STILL_MS);
-/** A list that has not moved for this long before a scrollbar's release stands still (a frame or three). */
-const RELEASE_STILL_MS = 50;
-/** Quiet time that ends a finger's scroll when the browser did not say its end. */
-const TOUCH_STILL_MS = 500;
-/** Input this long before a scroll began still made it (a wheel event comes a frame before its scroll). */
-const INPUT_LEAD_MS = 500;
 
-/** A trackpad's or smooth mouse's wheel event: deltas smaller than a notch, or fractions of a pixel. */
+// A trackpad's or smooth mouse's wheel event: deltas smaller than a notch, or fractions of a pixel.
 const isPrecise = (event) => event.deltaMode === 0
   && ((Math.abs(event.deltaY) < 50 && Math.abs(event.deltaX) < 50) || !Number.isInteger(event.deltaY));
 
@@ -40,14 +29,12 @@ const isPrecise = (event) => event.deltaMode === 0
  * the scroll position now (for the stillness check on a slow frame). */
 export function createScrollEnd({ target, position, onEnd }) {
   let active = false, timer = null, top = 0, began = 0, lastScroll = 0;
-  let lastScrollEnd = -Infinity; // the browser's `scrollend` after the last scroll event
-  let lastInput = -Infinity, lastTouch = -Infinity, touching = 0;
+  let lastScrollEnd = -Infinity, lastInput = -Infinity, lastTouch = -Infinity, touching = 0;
   let wheel = { at: -Infinity, still: 0, count: 0, gap: 0 }; // the current run of wheel events
-  let press = null; // the button held on the scrollbar: { top, moved } (the position at the press)
+  let press = null; // the button held on the scrollbar: { top, at, own } (own: its first move was the press's)
 
   const byPerson = () => lastInput >= began - INPUT_LEAD_MS;
   const input = () => { lastInput = performance.now(); };
-
   function end() {
     if (!active) return;
     active = false;
@@ -55,34 +42,23 @@ export function createScrollEnd({ target, position, onEnd }) {
     timer = null;
     onEnd();
   }
-
-  function recheck(ms) {
-    clearTimeout(timer);
-    timer = setTimeout(check, Math.max(0, ms));
-  }
+  const recheck = (ms) => { clearTimeout(timer); timer = setTimeout(check, Math.max(0, ms)); };
 
   // Ends the scroll if its input has stopped; else looks again when it may have.
   function check() {
     timer = null;
-    if (!active || touching || press) return;
-    const now = performance.now();
-    if (byPerson()) {
-      const wheelLeft = wheel.at + wheel.still - now;
-      if (wheelLeft > 0) return recheck(wheelLeft);
-      if (lastScrollEnd >= lastScroll) return end();
-    }
+    if (!active || touching || (press && !press.own)) return;
+    const now = performance.now(), wheelLeft = wheel.at + wheel.still - now;
+    if (byPerson() && wheelLeft > 0) return recheck(wheelLeft);
+    if (byPerson() && lastScrollEnd >= lastScroll) return end();
     // No end said: the position has stood still (on a slow frame the next scroll event may still be
     // due, so the position itself is looked at). A fling's coasting may start late: given longer.
     const still = lastTouch >= began - INPUT_LEAD_MS ? TOUCH_STILL_MS : STILLNESS_MS;
-    const quiet = lastScroll + still - now;
-    if (quiet > 0) return recheck(quiet);
+    if (lastScroll + still > now) return recheck(lastScroll + still - now);
     const at = position();
-    if (Math.abs(at - top) >= 1) {
-      top = at;
-      lastScroll = now;
-      return recheck(still);
-    }
-    end();
+    if (Math.abs(at - top) < 1) return end();
+    [top, lastScroll] = [at, now];
+    recheck(still);
   }
 
   target.addEventListener('wheel', (event) => {
@@ -94,10 +70,13 @@ export function createScrollEnd({ target, position, onEnd }) {
     lastInput = now;
   }, { passive: true });
   target.addEventListener('keydown', input, { passive: true });
-  target.addEventListener('touchstart', (event) => { input(); lastTouch = lastInput; touching = event.touches.length; }, { passive: true });
-  target.addEventListener('touchmove', input, { passive: true });
-  for (const type of ['touchend', 'touchcancel']) {
-    target.addEventListener(type, (event) => { input(); touching = event.touches.length; if (active) check(); });
+  for (const type of ['touchstart', 'touchmove', 'touchend', 'touchcancel']) {
+    target.addEventListener(type, (event) => {
+      input();
+      touching = event.touches.length;
+      if (type === 'touchstart') lastTouch = lastInput;
+      else if (type !== 'touchmove' && active) check();
+    }, { passive: true });
   }
   // A mouse press beside the content box is on the scrollbar.
   target.addEventListener('pointerdown', (event) => {
@@ -105,42 +84,36 @@ export function createScrollEnd({ target, position, onEnd }) {
     const rect = target.getBoundingClientRect();
     if (event.pointerType !== 'mouse' || event.target !== target
         || event.clientX < rect.left + target.clientLeft + target.clientWidth) return;
-    press = { top: target.scrollTop, moved: false };
+    press = { top: target.scrollTop, at: event.timeStamp, own: null };
   }, { passive: true });
   for (const type of ['pointerup', 'pointercancel']) {
     window.addEventListener(type, () => {
       if (!press) return;
-      press = null;
       input();
-      if (performance.now() - lastScroll >= RELEASE_STILL_MS) lastScrollEnd = performance.now();
+      if (!press.own) lastScrollEnd = lastInput;
+      press = null;
       if (active) check();
     }, { capture: true, passive: true });
   }
-  target.addEventListener('scrollend', () => {
-    lastScrollEnd = performance.now();
-    if (active && byPerson()) check();
-  });
+  target.addEventListener('scrollend', () => { lastScrollEnd = performance.now(); if (active && byPerson()) check(); });
 
   return {
-    /** A scroll event of a scroll in progress (the first one starts it). */
-    moved(now) {
+    moved(now) { // a scroll event (the first one starts a scroll)
       const at = performance.now();
       if (!active) began = at;
       active = true;
       top = now;
       lastScroll = at;
-      // A press's first move of a screen or more is a jump: it ends now, in this scroll event.
-      if (press && !press.moved) {
-        press.moved = true;
-        if (Math.abs(now - press.top) >= target.clientHeight) return end();
+      // The press's own first move of a screen or more is a jump: it ends now, in this scroll event.
+      if (press && press.own == null) {
+        press.own = at - press.at < PRESS_MOVE_MS;
+        if (press.own && Math.abs(now - press.top) >= target.clientHeight) return end();
       }
-      if (timer == null && !press) recheck(STILLNESS_MS);
+      if (timer == null && !(press && !press.own)) recheck(STILLNESS_MS);
     },
-    /** Whether the scroll going on was made by a person's input (not by a script). */
-    byPerson,
-    /** Whether the button is held on the scrollbar. */
-    pressing: () => !!press,
-    /** Whether the scroll is one lone wheel notch so far (a reader's step: not told as a scroll). */
+    byPerson, // the scroll going on was made by a person's input (not by a script)
+    pressing: () => !!press, // the button is held on the scrollbar
+    // The scroll is one lone wheel notch so far (a reader's step: not told as a scroll).
     loneNotch: () => byPerson() && wheel.count === 1 && wheel.still === WHEEL_STILL_MS
       && wheel.at >= began - INPUT_LEAD_MS && !touching && !press,
   };

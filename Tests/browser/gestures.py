@@ -97,9 +97,10 @@ def hold_key(driver, key: str, repeats: int, interval_s: float = 0.033, delay_s:
 
 
 def drag_scrollbar(driver, selector: str, fraction: float, steps: int = 20, interval_s: float = 0.03,
-                   hold_s: float = 0.0) -> None:
-    """Drags the scrollbar thumb of `selector` (None: the document) until the scroll position is at
-    `fraction` of its range, in `steps` moves `interval_s` apart, holds it `hold_s`, and lets go."""
+                   hold_s: float = 0.0, grab_s: float = 0.2) -> None:
+    """Drags the scrollbar thumb of `selector` (None: the document): pressed, still for `grab_s`, moved
+    until the scroll position is at `fraction` of its range in `steps` moves `interval_s` apart, held
+    `hold_s`, and let go."""
     thumb = driver.execute_script(THUMB, selector)
     if thumb["bar"] <= 0:
         raise RuntimeError("the browser shows no scrollbar to drag (overlay or hidden scrollbars)")
@@ -109,6 +110,7 @@ def drag_scrollbar(driver, selector: str, fraction: float, steps: int = 20, inte
         "return s.scrollTop;", selector)) * thumb["travel"] / thumb["range"]
     _mouse(driver, type="mouseMoved", x=x, y=y)
     _mouse(driver, type="mousePressed", x=x, y=y, button="left", buttons=1, clickCount=1)
+    time.sleep(grab_s)  # a person's hand starts moving a moment after the press
     for n in _paced(steps, interval_s):
         _mouse(driver, type="mouseMoved", x=x, y=y + (target - y) * (n + 1) / steps, button="left", buttons=1)
     time.sleep(hold_s)

@@ -124,6 +124,7 @@ PRESS = """
 """
 RELEASE = "window.dispatchEvent(new PointerEvent('pointerup', { pointerType: 'mouse' }));"
 MOVE = "document.getElementById('list').scrollTop = arguments[0];"
+# (a press and its move in one script: the move comes within a frame of the press, as a track's own)
 
 
 def test_a_press_on_any_scrollbar_is_reported_where_its_move_lands(server, driver):
@@ -133,75 +134,28 @@ def test_a_press_on_any_scrollbar_is_reported_where_its_move_lands(server, drive
     page.js(RECORD_REPORTS)
     screen = page.js("return document.getElementById('list').clientHeight")
 
-    # When a press moves the list more than a screen in its first move (a jump), the button still down
-    page.js(PRESS)
-    page.js(MOVE, 50 * ROW_HEIGHT)
-    # Then its stop is reported at once, where it landed, before the release
+    # When a press moves the list more than a screen at once (a jump), the button still down
+    page.js(PRESS + MOVE, 50 * ROW_HEIGHT)
+    # Then its stop is reported in that scroll event, where it landed
     wait_for(driver, lambda _: stops(page), 10, "the jump was not reported with the button down")
-    assert [(r["body"]["first"]) for r in stops(page)] == [50]
+    assert [r["body"]["first"] for r in stops(page)] == [50]
     page.js(RELEASE)
 
-    # When another press moves it less than a screen (a page, a drag) and holds it there
+    # When a press moves it less than a screen at once (a page), the button still down
+    page.js(PRESS + MOVE, 50 * ROW_HEIGHT + screen // 2)
+    # Then it is reported once it is still, before the release
+    wait_for(driver, lambda _: len(stops(page)) == 2, 10, "the page was not reported with the button down")
+    assert stops(page)[-1]["body"]["first"] == page.visible_range()[0]
+    page.js(RELEASE)
+
+    # When a press moves the list only a while later (a drag of the thumb), and holds it there
     page.js(PRESS)
-    page.js(MOVE, 50 * ROW_HEIGHT + screen // 2)
+    time.sleep(0.3)
+    page.js(MOVE, 80 * ROW_HEIGHT)
     time.sleep(0.5)
-    # Then nothing is reported while the button is down (a drag may go on), and the release of a
-    # list standing still is its stop
-    assert len(stops(page)) == 1, stops(page)
+    # Then nothing is reported while the button is down, and the release of a list standing still is its stop
+    assert len(stops(page)) == 2, stops(page)
     page.js(RELEASE)
     page.wait_reported()
-    assert [r["body"]["first"] for r in stops(page)] == [50, page.visible_range()[0]], stops(page)
+    assert [r["body"]["first"] for r in stops(page)][2:] == [80], stops(page)
     assert not [r for r in page.js("return window.__reports") if r["body"]["scrolling"]], page.js("return window.__reports")
-
-
-def test_a_lone_wheel_notch_is_a_stop_once_the_wheel_is_still(server, driver):
-    # Given the page at rest
-    page = Page(driver, server).open()
-    page.js(RECORD_REPORTS)
-    page.js(WATCH, ["wheel", "scrollend"])
-
-    # When the reader turns the wheel once (a real input event; Chromium scrolls and says `scrollend`
-    # at once, as it does after every notch of a run)
-    listing = driver.find_element("id", "list")
-    ActionChains(driver).scroll_from_origin(ScrollOrigin.from_element(listing), 0, 6 * ROW_HEIGHT).perform()
-    wait_for(driver, lambda d: d.execute_script(
-        "return window.__seen.some((s) => s.type === 'scrollend') && window.__reports.length > 0"), 10,
-        "the notch was never reported")
-    page.wait_reported()
-
-    # Then the rows where it stopped were reported once the wheel had been still for WHEEL_STILL_MS,
-    # not at `scrollend` (a next notch may still come), and the notch was not told as a scroll (a
-    # reader's notch suspends nothing)
-    seen = page.js("return window.__seen")
-    wheel = next(s for s in seen if s["type"] == "wheel")
-    reports = page.js("return window.__reports")
-    first, last = page.visible_range()
-    assert first > 0
-    assert [(r["body"]["scrolling"], r["body"]["first"], r["body"]["last"]) for r in reports] == [(False, first, last)], reports
-    assert reports[0]["sentAt"] - wheel["at"] >= WHEEL_STILL_MS - 1, (reports, seen)
-
-
-def test_a_scripted_scroll_one_step_a_frame_is_one_scroll(server, driver):
-    # Given the page at rest
-    page = Page(driver, server).open()
-    page.js(RECORD_REPORTS)
-
-    # When a script moves the list down 60 rows, a little each frame for half a second (Chromium
-    # fires `scrollend` after every step)
-    driver.execute_async_script("""
-        const [to, ms, done] = arguments;
-        const list = document.getElementById('list');
-        const from = list.scrollTop, start = performance.now();
-        const step = () => {
-            const t = Math.min(1, (performance.now() - start) / ms);
-            list.scrollTop = Math.round(from + (to - from) * t);
-            if (t < 1) requestAnimationFrame(step); else done();
-        };
-        requestAnimationFrame(step);
-    """, 60 * ROW_HEIGHT, 500)
-    page.wait_reported()
-
-    # Then it was reported as one scroll: suspended first, and one stop, with the rows where it ended
-    reports = page.js("return window.__reports")
-    assert reports[0]["body"]["scrolling"] is True, reports
-    assert [(r["body"]["first"], r["body"]["last"]) for r in stops(page)] == [page.visible_range()], reports
