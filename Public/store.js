@@ -6,63 +6,9 @@
 // the others as unknown placeholders; the counts of each state are the server's, for the whole list,
 // written only from its figures (the snapshot's and each tick's totals), never adjusted here.
 
-/** The states of a photo, as the server names them. */
-export const STATES = ['new', 'downloading', 'downloaded', 'filtering', 'filtered', 'failed'];
+import { STATES, zeroCounts, rowList, countsFrom, sameCounts, photoFrom } from './photo-records.js';
 
-const zeroCounts = () => Object.fromEntries(STATES.map((s) => [s, 0]));
-
-/** A row the server has not told this tab of yet: shown waiting, with no name. */
-const unknownPhoto = (index) => ({
-  index, name: '', state: 'new', progress: null, reason: null, detail: null, preview: false, partial: 0, tries: 0, unknown: true,
-});
-
-/** The list of `count` rows: an array of the known ones, read through a proxy that answers an
- * unknown row's index with a placeholder (so views index it as a full list). */
-function rowList(count) {
-  const known = new Array(count);
-  return new Proxy(known, {
-    get(target, key, receiver) {
-      if (typeof key === 'string' && key.length && key.charCodeAt(0) >= 48 && key.charCodeAt(0) <= 57) {
-        const index = Number(key);
-        if (Number.isInteger(index) && index < target.length) return target[index] || unknownPhoto(index);
-      }
-      return Reflect.get(target, key, receiver);
-    },
-  });
-}
-
-/** The server's counts of each state (every state present). */
-function countsFrom(states) {
-  const counts = zeroCounts();
-  for (const s of STATES) counts[s] = Math.max(0, Number(states[s]) || 0);
-  return counts;
-}
-
-/** Whether two sets of counts say the same. */
-const sameCounts = (a, b) => STATES.every((s) => a[s] === b[s]);
-
-const WORKING = ['downloading', 'downloaded', 'filtering'];
-
-/** One photo as the page keeps it. */
-function photoFrom(raw, index, previous) {
-  const state = STATES.includes(raw.state) ? raw.state : 'new';
-  return {
-    index,
-    name: previous ? previous.name : String(raw.name ?? 'Photo ' + (index + 1)),
-    state,
-    progress: state === 'downloading' && typeof raw.progress === 'number' ? Math.min(1, Math.max(0, raw.progress)) : null,
-    reason: state === 'failed' ? (raw.reason || 'unknown error') : null,
-    detail: state === 'failed' ? (raw.detail || null) : null,
-    // A row being filtered shows its unfiltered thumbnail once the server says it exists.
-    preview: state === 'filtering' && (raw.preview === true || (previous != null && previous.state === 'filtering' && previous.preview)),
-    // A row still being worked on shows its latest preview of the bytes arrived (images.js).
-    partial: WORKING.includes(state) ? Math.max(Number(raw.partial) || 0, (previous && WORKING.includes(previous.state) && previous.partial) || 0) : 0,
-    // How many times this tab tried the photo again after it failed ("Try again"); none once it is sepia.
-    tries: state === 'filtered' || !previous ? 0 : previous.tries || 0,
-    // A try asked for and not yet heard of: any news of the photo is the try's.
-    retrying: false,
-  };
-}
+export { STATES };
 
 /** Creates the store. `subscribe(fn)` calls fn(kind, detail) after each change, where kind is one
  * of source, list, photos (detail: the changed indices), queues, stats, scrolling, viewer,

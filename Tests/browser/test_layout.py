@@ -61,7 +61,7 @@ def imported_by(entry: str) -> set[str]:
         if name in seen:
             continue
         seen.add(name)
-        todo += re.findall(r"""from\s+['"]\./([\w.-]+\.js)['"]""", (PUBLIC / name).read_text())
+        todo += re.findall(r"""(?:from|import)\s+['"]\./([\w.-]+\.js)['"]""", (PUBLIC / name).read_text())
     return seen
 
 
