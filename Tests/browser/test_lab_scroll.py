@@ -113,8 +113,9 @@ def test_a_lab_lane_is_told_what_a_list_tab_is_told_for_the_same_wheel(start_ser
             continue
         finally:
             server.stop()
-        # Then the lane's server took the list tab's reports, in the same order, each answered 204
-        assert {r["status"] for r in listed + laned} == {204}, (listed, laned)
+        # Then the lane's server took the list tab's reports, in the same order, each taken (204; a list
+        # tab's stop that asks for its rows' thumbnails has them on its answer, 200)
+        assert {r["status"] for r in listed + laned} <= {200, 204} and {r["status"] for r in laned} == {204}, (listed, laned)
         shape = lambda got: [(r["scrolling"], r["first"] is not None) for r in got]  # noqa: E731
         assert shape(laned) == shape(listed), f"list {listed}\nlab {laned}"
         # stopping on the same rows
