@@ -60,13 +60,42 @@ function open() {
     if (es !== source) return;
     stream = null;
     if (es.readyState === EventSource.CLOSED) {
-      // Refused (503 while the server's readers lag): the browser will not retry by itself.
+      // Refused (503 while the server's readers lag, 429 past the address's shared streams): the
+      // browser will not retry by itself.
       setConnection('closed');
-      setTimeout(() => { if (es === source) open(); }, REOPEN_MS * (0.75 + Math.random() / 2));
+      refusal().then((refused) => {
+        if (es !== source) return;
+        // Past the address's share (many browsers behind one NAT): each page falls back to a stream
+        // of its own viewer, which the server can still give, rather than saying it cannot be reached.
+        // A page's next viewer (a new tab) tries the shared stream again.
+        if (refused && refused.status === 429) {
+          for (const [viewer, entry] of viewers) post(entry.port, { kind: 'full', viewer, reason: refused.reason });
+          viewers.clear();
+          return;
+        }
+        setTimeout(() => { if (es === source) open(); }, REOPEN_MS * (0.75 + Math.random() / 2));
+      });
     } else {
       setConnection('reconnecting');
     }
   };
+}
+
+/** Why the shared stream was refused, which `EventSource` does not tell: the same request as a fetch,
+ * `{ status, reason, retryAfter }`, or null when it opens now (it is closed at once) or nothing answers. */
+async function refusal() {
+  const controller = new AbortController();
+  try {
+    const response = await fetch(base + '/events/shared', { headers: { Accept: 'text/event-stream' }, cache: 'no-store', signal: controller.signal });
+    if (response.ok) {
+      controller.abort();
+      return null;
+    }
+    const reason = await response.json().then((data) => data.error || '', () => '');
+    return { status: response.status, reason, retryAfter: Number(response.headers.get('Retry-After')) || 0 };
+  } catch (_) {
+    return null;
+  }
 }
 
 /** Joins `viewer` to the open stream, from its last event (the server replays or snapshots). */
