@@ -61,7 +61,10 @@ export function attachPresenting({ store, list, button, bar, viewport, reporter,
       text.textContent = 'The presentation has ended. You are on your own from here.';
       actions.push(action('Close', 'close-presentation', () => { state.role = null; render(); }));
     } else if (state.following) {
-      text.textContent = 'Following the presenter: the list moves as they scroll. Scroll yourself to look around.';
+      // Only a page whose live updates arrive hears the presenter's moves (nor is it in their count).
+      text.textContent = store.state.connection === 'open'
+        ? 'Following the presenter: the list moves as they scroll. Scroll yourself to look around.'
+        : 'Waiting for the server\'s live updates to follow the presenter…';
       actions.push(action('Stop following (Esc)', 'stop-following', () => breakAway()));
     } else {
       text.textContent = 'You are scrolling on your own.';
@@ -205,6 +208,7 @@ export function attachPresenting({ store, list, button, bar, viewport, reporter,
     else if (SCROLL_KEYS.has(event.key) && (document.activeElement === list || document.activeElement === document.body)) own();
   });
   button.addEventListener('click', () => (state.role === 'presenter' ? stopPresenting() : startPresenting()));
+  store.subscribe((kind) => { if (kind === 'connection' && state.role === 'follower' && state.following) render(); });
   render();
 
   return {

@@ -93,3 +93,4 @@ def test_a_room_of_browsers_behind_one_address_all_follow_with_the_shipped_defau
         assert driver.execute_script(STATE)["following"] is True
         text = driver.execute_script("return document.body.innerText")
         assert "cannot be reached" not in text, f"follower {number + 1}: {text[:500]}"
+        assert "Following the presenter" in text, f"follower {number + 1}: {text[:500]}"
