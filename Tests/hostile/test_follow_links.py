@@ -77,3 +77,34 @@ def test_many_addresses_cannot_fill_the_server_through_a_follow_link(start_serve
         status, _, body = support.http_request(server.host, server.port, "GET", "/",
                                                headers={"Accept": "text/html", "X-Forwarded-For": "192.0.2.50"})
         assert status == 200, body[:500]
+
+
+def test_a_lab_presentations_followers_from_one_address_get_the_room_then_its_rate(start_server):
+    # Lab followers the same way: POST /api/lab-presentations/CODE/followers made a follower (and its
+    # watchers, a viewer per server lane) without the address's token, however often
+    server = start(start_server, "follow-lab", per_client=60)
+    presenter = {"X-Forwarded-For": "198.51.100.1", "Content-Type": "application/json"}
+    status, _, body = support.http_request(server.host, server.port, "POST", "/api/labs", headers=presenter,
+                                           body=json.dumps({"lanes": [{"strategy": "eager"}, {"strategy": "browser"}], "photos": 6}).encode())
+    assert status == 201, body
+    lab = json.loads(body)
+    streams = [support.EventStream(server.host, server.port, lane["viewer"], headers={"X-Forwarded-For": "198.51.100.1"}, timeout=60)
+               for lane in lab["lanes"] if lane.get("viewer")]
+    try:
+        status, _, body = support.http_request(server.host, server.port, "POST", f"/api/labs/{lab['lab']}/presentation", headers=presenter)
+        assert status == 201, body
+        code = json.loads(body)["code"]
+        statuses, refusal = [], None
+        for _ in range(30):
+            status, _, body = support.http_request(server.host, server.port, "POST", f"/api/lab-presentations/{code}/followers",
+                                                   headers={"X-Forwarded-For": "203.0.113.9"})
+            statuses.append(status)
+            if status != 201 and refusal is None:
+                refusal = (status, body)
+        admitted = statuses.count(201)
+        assert ROOM + PER_MINUTE <= admitted <= ROOM + PER_MINUTE + 2, statuses
+        status, body = refusal
+        assert status == 429 and b"room is full" in body and b"--room-size" in body, (status, body)
+    finally:
+        for stream in streams:
+            stream.close()
