@@ -32,12 +32,12 @@ export function createScrollEnd({ target, position, onEnd }) {
   let lastScrollEnd = -Infinity, lastInput = -Infinity, lastTouch = -Infinity, touching = 0;
   let wheel = { at: -Infinity, still: 0, count: 0, gap: 0 }; // the current run of wheel events
   let press = null; // the button held on the scrollbar: { top, at, own } (own: its first move was the press's)
+  let ownMove = false; // this scroll is a press's own move (a track's page), released or not
 
-  const byPerson = () => lastInput >= began - INPUT_LEAD_MS;
-  const input = () => { lastInput = performance.now(); };
+  const byPerson = () => lastInput >= began - INPUT_LEAD_MS, input = () => { lastInput = performance.now(); };
   function end() {
     if (!active) return;
-    active = false;
+    active = ownMove = false;
     clearTimeout(timer);
     timer = null;
     onEnd();
@@ -106,13 +106,13 @@ export function createScrollEnd({ target, position, onEnd }) {
       lastScroll = at;
       // The press's own first move of a screen or more is a jump: it ends now, in this scroll event.
       if (press && press.own == null) {
-        press.own = at - press.at < PRESS_MOVE_MS;
+        press.own = ownMove = at - press.at < PRESS_MOVE_MS;
         if (press.own && Math.abs(now - press.top) >= target.clientHeight) return end();
       }
       if (timer == null && !(press && !press.own)) recheck(STILLNESS_MS);
     },
     byPerson, // the scroll going on was made by a person's input (not by a script)
-    pressing: () => !!press, // the button is held on the scrollbar
+    pressing: () => !!press || ownMove, // the button is held on the scrollbar, or its page goes on
     // The scroll is one lone wheel notch so far (a reader's step: not told as a scroll).
     loneNotch: () => byPerson() && wheel.count === 1 && wheel.still === WHEEL_STILL_MS
       && wheel.at >= began - INPUT_LEAD_MS && !touching && !press,

@@ -159,3 +159,56 @@ def test_a_press_on_any_scrollbar_is_reported_where_its_move_lands(server, drive
     page.wait_reported()
     assert [r["body"]["first"] for r in stops(page)][2:] == [80], stops(page)
     assert not [r for r in page.js("return window.__reports") if r["body"]["scrolling"]], page.js("return window.__reports")
+
+
+def test_a_lone_wheel_notch_is_a_stop_once_the_wheel_is_still(server, driver):
+    # Given the page at rest
+    page = Page(driver, server).open()
+    page.js(RECORD_REPORTS)
+    page.js(WATCH, ["wheel", "scrollend"])
+
+    # When the reader turns the wheel once (a real input event; Chromium scrolls and says `scrollend`
+    # at once, as it does after every notch of a run)
+    listing = driver.find_element("id", "list")
+    ActionChains(driver).scroll_from_origin(ScrollOrigin.from_element(listing), 0, 6 * ROW_HEIGHT).perform()
+    wait_for(driver, lambda d: d.execute_script(
+        "return window.__seen.some((s) => s.type === 'scrollend') && window.__reports.length > 0"), 10,
+        "the notch was never reported")
+    page.wait_reported()
+
+    # Then the rows where it stopped were reported once the wheel had been still for WHEEL_STILL_MS,
+    # not at `scrollend` (a next notch may still come), and the notch was not told as a scroll (a
+    # reader's notch suspends nothing)
+    seen = page.js("return window.__seen")
+    wheel = next(s for s in seen if s["type"] == "wheel")
+    reports = page.js("return window.__reports")
+    first, last = page.visible_range()
+    assert first > 0
+    assert [(r["body"]["scrolling"], r["body"]["first"], r["body"]["last"]) for r in reports] == [(False, first, last)], reports
+    assert reports[0]["sentAt"] - wheel["at"] >= WHEEL_STILL_MS - 1, (reports, seen)
+
+
+def test_a_scripted_scroll_one_step_a_frame_is_one_scroll(server, driver):
+    # Given the page at rest
+    page = Page(driver, server).open()
+    page.js(RECORD_REPORTS)
+
+    # When a script moves the list down 60 rows, a little each frame for half a second (Chromium
+    # fires `scrollend` after every step)
+    driver.execute_async_script("""
+        const [to, ms, done] = arguments;
+        const list = document.getElementById('list');
+        const from = list.scrollTop, start = performance.now();
+        const step = () => {
+            const t = Math.min(1, (performance.now() - start) / ms);
+            list.scrollTop = Math.round(from + (to - from) * t);
+            if (t < 1) requestAnimationFrame(step); else done();
+        };
+        requestAnimationFrame(step);
+    """, 60 * ROW_HEIGHT, 500)
+    page.wait_reported()
+
+    # Then it was reported as one scroll: suspended first, and one stop, with the rows where it ended
+    reports = page.js("return window.__reports")
+    assert reports[0]["body"]["scrolling"] is True, reports
+    assert [(r["body"]["first"], r["body"]["last"]) for r in stops(page)] == [page.visible_range()], reports
