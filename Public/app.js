@@ -26,6 +26,7 @@ import { attachIntro } from './intro.js';
 import { attachSheet } from './sheet.js';
 import { attachExplain } from './explain.js';
 import { attachPresenting } from './presenting.js';
+import { attachToolbar } from './toolbar.js';
 import { exposePage } from './page-view.js';
 
 const $ = (id) => document.getElementById(id);
@@ -64,6 +65,8 @@ presenting = attachPresenting({
   // The list started cold: the images this page loaded are not the server's any more.
   onColdStart: () => { images.forget(); listView.render(); viewport.reportVisible(); },
 });
+// About, Present and Lab: one Tab stop, the arrows between them.
+attachToolbar($('header-controls'));
 
 const photoViewer = createPhotoViewer({ store, dialog: $('viewer'), returnTo: list });
 const act = attachRowActions({ store, list, rowsEl: $('rows'), photoViewer, onRetried: () => viewport.reportVisible() });

@@ -1,5 +1,6 @@
 """The page from the keyboard: a skip link first, only controls in the Tab order, the whole page in at
-most 13 Tab stops (first and return visits, desktop and phone), and every figure's explanation
+most 12 Tab stops (first and return visits, desktop and phone; the header's About, Present and Lab one
+toolbar, one stop), Present reached and started by keyboard alone, and every figure's explanation
 reachable without a pointer ("Explain the figures") instead of by focusing figures."""
 from __future__ import annotations
 
@@ -10,8 +11,9 @@ from selenium.webdriver.common.keys import Keys
 from test_layout import set_viewport
 from test_page import ROW_HEIGHT, Page, wait_for
 
-# 12 before issue 37 added the header's Present button (a control a presenter needs in reach).
-MAX_TAB_STOPS = 13
+# Issue 60: 12. Issue 37's Present button made it 13 as a stop of its own; the header's controls are one
+# toolbar now (one stop, the arrows between them).
+MAX_TAB_STOPS = 12
 
 # What has focus: a key that tells stops apart, and whether it is a control (a link, a button, a
 # form field, a <details> summary, or a widget role that takes keys: the list's listbox).
@@ -25,7 +27,7 @@ FOCUSED = """
     const box = el.getBoundingClientRect();
     return { key: el.id || (tag === 'input' && el.type === 'radio' ? 'radio:' + el.name : '')
                   || tag + ':' + (el.getAttribute('aria-label') || el.textContent).trim().slice(0, 30),
-             tag, role, control, text: (el.getAttribute('aria-label') || el.textContent || '').trim().slice(0, 40),
+             tag, role, control, inHeader: !!el.closest('#header-controls'), text: (el.getAttribute('aria-label') || el.textContent || '').trim().slice(0, 40),
              inView: box.bottom > 0 && box.top < innerHeight && box.right > 0 && box.left < innerWidth };
 """
 
@@ -77,6 +79,7 @@ def test_the_whole_page_is_a_few_tab_stops_all_controls_after_a_skip_link(server
         assert not [stop for stop in stops if not stop["control"]], f"not controls: {[s for s in stops if not s['control']]}"
         assert len(set(keys)) == len(keys), f"a stop came twice: {keys}"
         assert len(stops) <= MAX_TAB_STOPS, f"{len(stops)} Tab stops on a {visit} visit at {size}: {keys}"
+        assert len([stop for stop in stops if stop["inHeader"]]) == 1, f"the header's controls are not one stop: {keys}"
         assert "list" in keys, keys
         if visit == "first":
             assert any(stop["text"] == "Got it" for stop in stops), keys
@@ -95,6 +98,31 @@ def test_the_skip_link_takes_the_keyboard_to_the_list(server, driver):
     ActionChains(driver).send_keys(Keys.ARROW_DOWN).perform()
     wait_for(driver, lambda d: d.execute_script("return classicPhotos.activeRow") == before + 1, 5,
              "the arrow key did not move to the next row after the skip link")
+
+
+def test_present_is_reached_in_the_headers_toolbar_and_started_by_keyboard_alone(server, driver):
+    page = Page(driver, server).open()
+    driver.find_element("css selector", "[data-action='dismiss-intro']").click()
+    page.open()  # a return visit: About, Present and Lab all shown
+    assert page.js("""const t = document.getElementById('header-controls');
+                      return [t.getAttribute('role'), t.getAttribute('aria-label')]""") == ["toolbar", "Page"]
+    page.js("document.activeElement && document.activeElement.blur(); window.scrollTo(0, 0)")
+    # Tab after the skip link comes to the toolbar at its first control, the arrows go through it
+    ActionChains(driver).send_keys(Keys.TAB, Keys.TAB).perform()
+    assert page.js("return document.activeElement.id") == "about-button"
+    ActionChains(driver).send_keys(Keys.ARROW_LEFT).perform()
+    assert page.js("return document.activeElement.textContent") == "Lab", "the arrows do not wrap round"
+    ActionChains(driver).send_keys(Keys.ARROW_RIGHT, Keys.ARROW_RIGHT).perform()
+    focused = page.js("const el = document.activeElement; return [el.id, el.tagName, el.textContent, el.getAttribute('aria-pressed')]")
+    assert focused == ["present-button", "BUTTON", "Present", "false"], focused
+    # And the stop stays on it: Shift+Tab and Tab come back to Present, the one control of the header in the Tab order
+    ActionChains(driver).key_down(Keys.SHIFT).send_keys(Keys.TAB).key_up(Keys.SHIFT).send_keys(Keys.TAB).perform()
+    assert page.js("return document.activeElement.id") == "present-button"
+    assert page.js("return [...document.querySelectorAll('#header-controls > *')].filter((e) => e.tabIndex >= 0).length") == 1
+    # When Enter presses it, presenting starts: a follow link to share, the button says so
+    ActionChains(driver).send_keys(Keys.ENTER).perform()
+    wait_for(driver, lambda d: d.execute_script("return classicPhotos.presentation.link"), 30, "Enter did not start presenting")
+    assert page.js("return document.getElementById('present-button').getAttribute('aria-pressed')") == "true"
 
 
 def test_every_explanation_is_reachable_without_a_pointer(server, driver):
