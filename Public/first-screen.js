@@ -3,18 +3,14 @@
 // takes the answer over (`onFinal`). Loaded on its own (async), before the page's other modules.
 
 import { readFrames } from './frames.js';
+import { showThumbnail } from './rows.js';
 
 const early = window.classicPhotosEarlyImages;
 if (early) {
-  const image = (index) => {
-    const img = document.querySelector('#row-' + index + ' img.thumb');
-    return img && !img.getAttribute('src') ? img : null;
-  };
+  // Only in a row the server drew without its thumbnail (the page's rows draw their own).
   early.show = (index, src) => {
-    const img = image(index);
-    if (!img) return;
-    img.src = src;
-    img.closest('.row').dataset.state = 'filtered';
+    const img = document.querySelector('#row-' + index + ' img.thumb');
+    if (img && !img.getAttribute('src')) showThumbnail(img.closest('.row'), src);
   };
   early.ended = early.response.then((response) => readFrames(response, document.body.dataset.basePath, (index, src) => {
     early.finals.set(index, src);

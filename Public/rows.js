@@ -25,6 +25,13 @@ function altText(photo, src) {
 
 const part = (el, role) => el.querySelector('[data-role="' + role + '"]');
 
+/** Shows `src`, a sepia thumbnail, in row element `el` drawn by the server before its photo is known
+ * (the first screen's, first-screen.js); `render` draws it whole once the photo is. */
+export function showThumbnail(el, src) {
+  part(el, 'thumb').src = src;
+  el.dataset.state = 'filtered';
+}
+
 /** Creates rows from `template` (the <template> element). */
 export function createRowFactory(template) {
   const prototype = template.content.firstElementChild;
