@@ -47,6 +47,36 @@ def peak_rss_bytes(pid: int) -> int:
     return _status_bytes(pid, "VmHWM")
 
 
+class PeakMemory:
+    """Samples a server's resident memory in a thread of its own from its making until `stop()`:
+    `before` is read as it is made, `peak` is the most seen since, `growth` their difference."""
+
+    def __init__(self, server, interval: float = 0.1):
+        self.server = server
+        self.interval = interval
+        self.before = server.rss_bytes()
+        self.peak = self.before
+        self._stop = threading.Event()
+        self._thread = threading.Thread(target=self._sample, daemon=True)
+        self._thread.start()
+
+    @property
+    def growth(self) -> int:
+        return self.peak - self.before
+
+    def _sample(self):
+        while not self._stop.is_set() and self.server.alive():
+            try:
+                self.peak = max(self.peak, self.server.rss_bytes())
+            except (OSError, AssertionError):
+                return
+            self._stop.wait(self.interval)
+
+    def stop(self):
+        self._stop.set()
+        self._thread.join(timeout=5)
+
+
 def open_fds(pid: int) -> int:
     return len(os.listdir(f"/proc/{pid}/fd"))
 
@@ -140,6 +170,17 @@ def http_request(host: str, port: int, method: str, path: str, body: bytes | Non
         return response.status, {k.lower(): v for k, v in response.getheaders()}, data
     finally:
         connection.close()
+
+
+def present(host: str, port: int, headers: dict[str, str] | None = None) -> tuple[str, str]:
+    """Makes a viewer and has it present (`POST /api/presentations`): its viewer id and follow code."""
+    status, _, body = http_request(host, port, "POST", "/api/viewers", headers=headers)
+    assert status == 201, body
+    viewer = json.loads(body)["viewer"]
+    status, _, body = http_request(host, port, "POST", "/api/presentations", body=json.dumps({"viewer": viewer}).encode(),
+                                   headers={"Content-Type": "application/json", **(headers or {})})
+    assert status == 201, body
+    return viewer, json.loads(body)["code"]
 
 
 class NormalClientError(AssertionError):

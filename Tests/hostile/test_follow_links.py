@@ -23,14 +23,7 @@ def start(start_server, name: str, per_client: int):
 
 
 def present(server, client: str) -> str:
-    status, _, body = support.http_request(server.host, server.port, "POST", "/api/viewers", headers={"X-Forwarded-For": client})
-    assert status == 201, body
-    viewer = json.loads(body)["viewer"]
-    status, _, body = support.http_request(server.host, server.port, "POST", "/api/presentations",
-                                           body=json.dumps({"viewer": viewer}).encode(),
-                                           headers={"Content-Type": "application/json", "X-Forwarded-For": client})
-    assert status == 201, body
-    return json.loads(body)["code"]
+    return support.present(server.host, server.port, headers={"X-Forwarded-For": client})[1]
 
 
 def follow(server, code: str, client: str):

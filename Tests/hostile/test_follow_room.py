@@ -23,13 +23,7 @@ def test_a_room_of_200_behind_one_address_all_get_the_page_and_follow(start_serv
     server = start_server("room", env={"CLASSIC_PHOTOS_CONNECTIONS_PER_CLIENT": "512", "CLASSIC_PHOTOS_VIEWERS_PER_MINUTE": "60",
                                        "CLASSIC_PHOTOS_VIEWERS_PER_CLIENT": str(DEFAULT_VIEWERS_PER_CLIENT)})
     host, port = server.host, server.port
-    status, _, body = support.http_request(host, port, "POST", "/api/viewers")
-    presenter = json.loads(body)["viewer"]
-    status, _, body = support.http_request(host, port, "POST", "/api/presentations",
-                                           body=json.dumps({"viewer": presenter}).encode(),
-                                           headers={"Content-Type": "application/json"})
-    assert status == 201, body
-    code = json.loads(body)["code"]
+    presenter, code = support.present(host, port)
 
     # When 200 people behind one address open the follow link
     followers = []

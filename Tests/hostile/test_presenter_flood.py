@@ -141,13 +141,7 @@ async def flood(host: str, port: int, presenter: str, seconds: float) -> int:
 def test_a_presenter_reporting_as_fast_as_answered_costs_its_audience_one_batch_a_pace(start_server):
     server = start_server("presenter-flood", flags=["--strategy", "visible"])
     host, port = server.host, server.port
-    status, _, body = support.http_request(host, port, "POST", "/api/viewers")
-    presenter = json.loads(body)["viewer"]
-    status, _, body = support.http_request(host, port, "POST", "/api/presentations",
-                                           body=json.dumps({"viewer": presenter}).encode(),
-                                           headers={"Content-Type": "application/json"})
-    assert status == 201, body
-    code = json.loads(body)["code"]
+    presenter, code = support.present(host, port)
 
     async def scenario():
         # The presenter's own stream, read and dropped (a viewer that never connects is let go)
@@ -174,19 +168,11 @@ def test_a_presenter_reporting_as_fast_as_answered_costs_its_audience_one_batch_
         assert await asyncio.to_thread(joined.wait, 120), "the followers did not join"
         # The audience is in: the server's memory and CPU from here
         await asyncio.sleep(1.0)
-        rss_before = server.rss_bytes()
+        memory = support.PeakMemory(server)
         cpu_before = server.cpu_seconds()
         latencies_queue = spawn.Queue()
         probe = spawn.Process(target=bystander, args=(host, port, FLOOD_S, latencies_queue))
         probe.start()
-        peak = [rss_before]
-
-        async def watch():
-            while True:
-                peak[0] = max(peak[0], server.rss_bytes())
-                await asyncio.sleep(0.1)
-
-        watching = asyncio.get_running_loop().create_task(watch())
         flooding.set()
         started = time.monotonic()
         answered = await flood(host, port, presenter, FLOOD_S)
@@ -204,9 +190,9 @@ def test_a_presenter_reporting_as_fast_as_answered_costs_its_audience_one_batch_
         most_moves = await asyncio.to_thread(results.get, True, 90)
         missing = await asyncio.to_thread(results.get, True, 90)
         followers.join(30)
-        watching.cancel()
+        memory.stop()
         own.close()
-        return (answered, elapsed, cores, peak[0] - rss_before, latencies, missing, most_moves,
+        return (answered, elapsed, cores, memory.growth, latencies, missing, most_moves,
                 alone_rate, alone_cores)
 
     answered, elapsed, cores, growth, latencies, missing, most_moves, alone_rate, alone_cores = asyncio.run(scenario())

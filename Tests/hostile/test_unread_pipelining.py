@@ -110,20 +110,7 @@ def timed_get(server, path: str) -> float:
 def test_unread_pipelined_thumbnails_hold_memory_flat(server, connections):
     for _ in range(20):
         timed_get(server, "/photos/0/thumbnail")
-    rss_before = server.rss_bytes()
-    peak = [rss_before]
-    stop_sampling = threading.Event()
-
-    def sample():
-        while not stop_sampling.is_set() and server.alive():
-            try:
-                peak[0] = max(peak[0], server.rss_bytes())
-            except (OSError, AssertionError):
-                return
-            stop_sampling.wait(0.05)
-
-    sampler = threading.Thread(target=sample, daemon=True)
-    sampler.start()
+    memory = support.PeakMemory(server, interval=0.05)
     until = time.monotonic() + SECONDS
     pipeliners = [Pipeliner(server, until) for _ in range(connections)]
     late_reader = Pipeliner(server, until, most=LATE_READER_REQUESTS)
@@ -143,15 +130,14 @@ def test_unread_pipelined_thumbnails_hold_memory_flat(server, connections):
         answers = late_reader.read_answers(timeout=60)
         wanted = late_reader.sent // len(REQUEST)
     finally:
-        stop_sampling.set()
-        sampler.join(timeout=5)
+        memory.stop()
         for pipeliner in [*pipeliners, late_reader]:
             pipeliner.close()
     server.assert_alive()
     sent = sum(p.sent for p in pipeliners) // len(REQUEST)
-    growth = peak[0] - rss_before
+    growth = memory.growth
     figures = (f"{connections} connection(s) pipelining {sent} requests in {SECONDS} s, reading none: resident "
-               f"memory {rss_before / 1e6:.0f} MB before, peak {peak[0] / 1e6:.0f} MB, {rss_during / 1e6:.0f} MB "
+               f"memory {memory.before / 1e6:.0f} MB before, peak {memory.peak / 1e6:.0f} MB, {rss_during / 1e6:.0f} MB "
                f"at the end; another client's requests: median {statistics.median(waits):.3f} s, slowest "
                f"{max(waits):.3f} s over {len(waits)} tries")
     print(figures)

@@ -7,7 +7,6 @@ from __future__ import annotations
 import http.client
 import json
 import socket
-import threading
 import time
 
 import support
@@ -82,20 +81,7 @@ def test_event_streams_that_never_read(start_server):
     server = start_server("unread-streams")
     failing_row = wait_all_worked(server)
     support.assert_normal_client_served(server.host, server.port, when="before the streams")
-    rss_before = server.rss_bytes()
-    peak = [rss_before]
-    stop_sampling = threading.Event()
-
-    def sample():
-        while not stop_sampling.is_set() and server.alive():
-            try:
-                peak[0] = max(peak[0], server.rss_bytes())
-            except (OSError, AssertionError):
-                return
-            stop_sampling.wait(0.1)
-
-    sampler = threading.Thread(target=sample, daemon=True)
-    sampler.start()
+    memory = support.PeakMemory(server)
     client = KeepAlive(server)
     socks: list[socket.socket] = []
     viewers: list[str] = []
@@ -133,14 +119,13 @@ def test_event_streams_that_never_read(start_server):
         assert during.error is None, f"while {STREAMS} streams were not read: {during.error}"
     finally:
         client.close()
-        stop_sampling.set()
-        sampler.join(timeout=5)
+        memory.stop()
         for sock in socks:
             sock.close()
-    growth = peak[0] - rss_before
-    figures = (f"resident memory {rss_before / 1e6:.0f} MB before the streams, {rss_open / 1e6:.0f} MB with "
+    growth = memory.growth
+    figures = (f"resident memory {memory.before / 1e6:.0f} MB before the streams, {rss_open / 1e6:.0f} MB with "
                f"{STREAMS} unread streams open, {rss_reported / 1e6:.0f} MB after their viewport reports, "
-               f"{rss_during / 1e6:.0f} MB after {retries} retries in {DRIVE_SECONDS} s (peak {peak[0] / 1e6:.0f} MB)")
+               f"{rss_during / 1e6:.0f} MB after {retries} retries in {DRIVE_SECONDS} s (peak {memory.peak / 1e6:.0f} MB)")
     print(figures)
     assert growth <= RSS_GROWTH_BOUND, f"{figures}: grew {growth / 1e6:.0f} MB (bound {RSS_GROWTH_BOUND / 1e6:.0f} MB)"
     server.assert_alive()
