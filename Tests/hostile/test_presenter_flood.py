@@ -13,12 +13,14 @@ from __future__ import annotations
 import asyncio
 import json
 import multiprocessing
+import os
 import re
 import time
 
 import support
 
-FOLLOWERS = 300
+# 300 in the suite; the 1,000 as a benchmark on a release build: PRESENTER_FLOOD_FOLLOWERS=1000
+FOLLOWERS = int(os.environ.get("PRESENTER_FLOOD_FOLLOWERS", "300"))
 FLOOD_S = 8.0
 # The presenter's reports with nobody following, for the server's CPU without an audience
 ALONE_S = 4.0
