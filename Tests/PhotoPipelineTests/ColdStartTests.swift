@@ -81,24 +81,10 @@ struct ColdStartTests {
     }
 
     @Test func aFullSizeRenderInFlightAtAColdStartIsCancelledAndNeverCached() async throws {
-        // Given a photo done, and shared bounds whose one filter permit the test holds (the render's gate)
-        let filtrations = WorkPermits(capacity: 1, reservedForHost: 1)
-        let bounds = SharedBounds(transfers: WorkPermits(capacity: 4, reservedForHost: 1), filtrations: filtrations, holder: .host)
-        let harness = try PipelineHarness(
-            photos: [("/big.jpg", .body(contentType: "image/jpeg", bytes: TestPhotos.jpeg(seed: 3, width: 640, height: 480)))],
-            configuration: PipelineConfiguration(maxConcurrentDownloads: 4, maxConcurrentFiltrations: 2, sharedBounds: bounds))
-        defer { harness.close() }
-        harness.controller().loadImagesForOnscreenRows(0...0)
-        try await harness.recorder.wait(photo: 0, "filtered") { $0 == .filtered }
-        #expect(filtrations.acquire(.host) { _ in } == .granted)
-
-        // And its full-size image asked for, the render holding its original and waiting for that permit
-        let render = Task { try await harness.pipeline.fullSizeSepia(of: 0) }
-        let deadline = ContinuousClock.now + .seconds(60)
-        while filtrations.waiting == 0 {
-            guard ContinuousClock.now < deadline else { throw CancellationError() }
-            await Task.yield()
-        }
+        // Given a photo done, its full-size render held at the shared filter permit the test holds
+        let held = try await HeldRender()
+        defer { held.close() }
+        let (harness, filtrations, render) = (held.harness, held.filtrations, held.render)
 
         // When the list starts cold, and then the render may go on
         _ = await offThePool { harness.pipeline.startCold() }

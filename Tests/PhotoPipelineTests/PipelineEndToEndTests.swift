@@ -68,24 +68,10 @@ struct PipelineEndToEndTests {
     }
 
     @Test func theFullSizeRenderTakesAPermitOfTheSharedFilterBound() async throws {
-        // Given a photo done, and shared bounds whose one filter permit another pipeline holds
-        let filtrations = WorkPermits(capacity: 1, reservedForHost: 1)
-        let bounds = SharedBounds(transfers: WorkPermits(capacity: 4, reservedForHost: 1), filtrations: filtrations, holder: .host)
-        let harness = try PipelineHarness(
-            photos: [("/big.jpg", .body(contentType: "image/jpeg", bytes: TestPhotos.jpeg(seed: 3, width: 640, height: 480)))],
-            configuration: PipelineConfiguration(maxConcurrentDownloads: 4, maxConcurrentFiltrations: 2, sharedBounds: bounds))
-        defer { harness.close() }
-        harness.controller().loadImagesForOnscreenRows(0...0)
-        try await harness.recorder.wait(photo: 0, "filtered") { $0 == .filtered }
-        #expect(filtrations.acquire(.host) { _ in } == .granted)
-
-        // When the full-size image is asked for, its render waits for that permit
-        let render = Task { try await harness.pipeline.fullSizeSepia(of: 0) }
-        let deadline = ContinuousClock.now + .seconds(60)
-        while filtrations.waiting == 0 {
-            guard ContinuousClock.now < deadline else { throw CancellationError() }
-            await Task.yield()
-        }
+        // Given a photo done, and its full-size render waiting for the shared filter permit another pipeline holds
+        let held = try await HeldRender()
+        defer { held.close() }
+        let (filtrations, render) = (held.filtrations, held.render)
         #expect(filtrations.usage.held == 1)
 
         // Then once the permit is free it renders, and gives the permit back
