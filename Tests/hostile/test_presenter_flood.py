@@ -32,8 +32,10 @@ LAST = (24, 27)
 # took 1.76 cores against 1 for the presenter's reports alone (2,722 reports a second answered).
 MAX_GROWTH_MB = 60
 MAX_AUDIENCE_CORES = 0.5
-# The 50 ms is for a release build; a debug build's router is slower (9.7-21.6 ms seen here)
-MAX_HEALTHZ_P95_MS = 100
+# What the audience may add to another visitor's `/healthz` p95, beside the same presenter alone in the
+# same run (the suite's machine is two cores that the presenter, its audience and the bystander share:
+# a debug build's bystander p95 was 9.7-21.6 ms on a quiet one and 105 ms in a CI run)
+MAX_AUDIENCE_HEALTHZ_MS = 100
 
 
 def bystander(host: str, port: int, seconds: float, results) -> None:
@@ -46,6 +48,11 @@ def bystander(host: str, port: int, seconds: float, results) -> None:
         times.append((time.monotonic() - started) * 1000 if status == 200 else 10_000)
         time.sleep(0.05)
     results.put(times)
+
+
+def p95_of(latencies: list[float]) -> float:
+    ordered = sorted(latencies)
+    return ordered[max(0, int(len(ordered) * 0.95) - 1)]
 
 
 def report(viewer: str, first: int, last: int, scrolling: bool = True) -> bytes:
@@ -155,15 +162,20 @@ def test_a_presenter_reporting_as_fast_as_answered_costs_its_audience_one_batch_
                 pass
 
         asyncio.get_running_loop().create_task(drain())
-        # Alone: what the presenter's reports cost the server with nobody following
+        # Alone: what the presenter's reports cost the server, and the bystander, with nobody following
+        spawn = multiprocessing.get_context("spawn")
+        alone_queue = spawn.Queue()
+        probe = spawn.Process(target=bystander, args=(host, port, ALONE_S, alone_queue))
+        probe.start()
         cpu_before = server.cpu_seconds()
         started = time.monotonic()
         alone = await flood(host, port, presenter, ALONE_S)
         elapsed = time.monotonic() - started
         alone_cores = (server.cpu_seconds() - cpu_before) / elapsed
         alone_rate = alone / elapsed
+        alone_latencies = await asyncio.to_thread(alone_queue.get, True, 60)
+        probe.join(10)
 
-        spawn = multiprocessing.get_context("spawn")
         joined, flooding, stopped, results = spawn.Event(), spawn.Event(), spawn.Event(), spawn.Queue()
         followers = spawn.Process(target=audience, args=(host, port, code, joined, flooding, stopped, results))
         followers.start()
@@ -195,15 +207,16 @@ def test_a_presenter_reporting_as_fast_as_answered_costs_its_audience_one_batch_
         memory.stop()
         own.close()
         return (answered, elapsed, cores, memory.growth, latencies, missing, most_moves,
-                alone_rate, alone_cores)
+                alone_rate, alone_cores, alone_latencies)
 
-    answered, elapsed, cores, growth, latencies, missing, most_moves, alone_rate, alone_cores = asyncio.run(scenario())
+    (answered, elapsed, cores, growth, latencies, missing, most_moves, alone_rate, alone_cores,
+     alone_latencies) = asyncio.run(scenario())
     server.assert_alive()
-    latencies.sort()
-    p95 = latencies[int(len(latencies) * 0.95) - 1]
+    p95, alone_p95 = p95_of(latencies), p95_of(alone_latencies)
     figures = (f"{answered} reports in {elapsed:.1f} s ({answered / elapsed:.0f}/s) to {FOLLOWERS} followers: "
                f"memory +{growth / 2**20:.0f} MB, {cores:.2f} cores (alone: {alone_rate:.0f}/s, {alone_cores:.2f} cores), "
-               f"a follower written {most_moves} moves at most, a bystander's /healthz p95 {p95:.1f} ms ({len(latencies)} probes)")
+               f"a follower written {most_moves} moves at most, a bystander's /healthz p95 {p95:.1f} ms ({len(latencies)} probes; "
+               f"{alone_p95:.1f} ms beside the presenter alone)")
     print(figures)
     assert answered > 10 * FLOOD_S, "the presenter's reports were hardly answered: " + figures
     assert missing == 0, f"{missing} of {FOLLOWERS} followers never heard the presenter's last stop; " + figures
@@ -212,4 +225,5 @@ def test_a_presenter_reporting_as_fast_as_answered_costs_its_audience_one_batch_
     assert most_moves <= FLOOD_S / 0.040 + 5, figures
     # The audience adds at most half a core to what the presenter's reports cost alone
     assert cores <= alone_cores + MAX_AUDIENCE_CORES, figures
-    assert p95 <= MAX_HEALTHZ_P95_MS, figures
+    # Another visitor is served as it was beside the presenter alone
+    assert p95 <= alone_p95 + MAX_AUDIENCE_HEALTHZ_MS, figures
