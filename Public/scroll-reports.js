@@ -47,7 +47,8 @@ export function createScrollReports({ store, list, reporter, view, onStop, shows
         reporter.report({ scrolling: true });
       }
     };
-    beganTimer = setTimeout(tell, BEGAN_REPORT_MS);
+    // A run of notches taken for ended that goes on is the same scroll: its rows are passed, told at once.
+    beganTimer = setTimeout(tell, scrollEnd.resumed() ? 0 : BEGAN_REPORT_MS);
   }
 
   // The rows on screen in the middle of a script's scroll, when they changed since the last report;
