@@ -8,11 +8,8 @@
 import { WINDOW_SECONDS, HISTORY_SECONDS } from './timeline-model.js';
 import { describeOperation } from './timeline-text.js';
 import { setText } from './format.js';
-
-const PLOT = 120; // px: the plot's fixed height (app.css), which the tracks share
-const MAX_TRACK_HEIGHT = 14; // px per track at most
-const GAP = 6; // px between the two queues
-const LABELLED = 11; // px: tracks at least this tall get a label each; thinner ones one per queue
+import { createTimelineTracks } from './timeline-tracks.js';
+import { createTimelineKeys } from './timeline-keys.js';
 
 /** Creates the view in `root` (#timeline) over `model`; `onSelect(index)` for a used bar. */
 export function createTimelineView({ root, controls, model, store, tips, onSelect }) {
@@ -22,11 +19,7 @@ export function createTimelineView({ root, controls, model, store, tips, onSelec
   const strip = part('strip');
   const axis = part('axis');
   const elements = new Map(); // item id -> element
-  let tracks = { download: 0, filtration: 0 };
-  // The server's configured tracks, and the most seen in use: rows on screen start downloads beyond
-  // the prefetch permits (within the server's transfer bound), and get tracks of their own.
-  let configured = { download: 0, filtration: 0 };
-  const seen = { download: 0, filtration: 0 };
+  const tracks = createTimelineTracks({ root, labels });
   let pps = 1; // pixels per second
   let plotWidth = 0; // as the resize observer last saw it (reading it per frame would force layouts)
   let epoch = null; // the server time of strip x = 0
@@ -34,35 +27,20 @@ export function createTimelineView({ root, controls, model, store, tips, onSelec
   let back = 0; // seconds scrubbed back from pausedAt
   let frame = 0;
   let lastDraw = 0;
-  let stop = null; // the bar that takes the timeline's Tab stop
-
-  /** Makes `el` (or nothing) the timeline's one Tab stop. */
-  function rove(el) {
-    if (stop === el) return;
-    if (stop) stop.tabIndex = -1;
-    stop = el;
-    if (el) el.tabIndex = 0;
-  }
-  const shown = (item) => root.dataset.filter !== 'mine' || item.own;
-  const focusedInside = () => root.contains(document.activeElement);
-
-  let trackHeight = MAX_TRACK_HEIGHT; // px per track: the plot's height shared by every track
-  const trackTop = (queue, track) => (queue === 'download' ? 0 : (tracks.download + 1) * trackHeight + GAP)
-    + (track == null ? 0 : (track + 1) * trackHeight);
   const viewEnd = () => (pausedAt == null ? model.serverNow() : pausedAt - back);
   const sheet = root.closest('details');
   const visibleNow = () => !document.hidden && (!sheet || sheet.open);
 
+  const keys = createTimelineKeys({ root, model, elements, viewEnd });
+  const placeAll = () => { for (const item of model.items) { const el = elements.get(item.id); if (el) place(item, el); } };
+
   function place(item, el) {
-    if (item.track != null && item.track >= tracks[item.queue] && item.track < 32) {
-      seen[item.queue] = Math.max(seen[item.queue], item.track + 1);
-      applyTracks();
-    }
+    if (tracks.use(item.queue, item.track)) placeAll();
     if (epoch == null) epoch = item.start;
     const end = item.end == null ? viewEnd() : item.end;
     el.style.left = ((item.start - epoch) * pps).toFixed(1) + 'px';
     if (item.kind === 'bar') el.style.width = Math.max(3, (end - item.start) * pps).toFixed(1) + 'px';
-    el.style.top = trackTop(item.queue, item.track) + 'px';
+    el.style.top = tracks.top(item.queue, item.track) + 'px';
   }
 
   function label(item, el) {
@@ -76,7 +54,7 @@ export function createTimelineView({ root, controls, model, store, tips, onSelec
     if (kind === 'remove') {
       const el = elements.get(item.id);
       if (el) { el.remove(); elements.delete(item.id); }
-      if (el && el === stop) rove(newestShown());
+      if (el) keys.removed(el);
       if (!model.items.length) epoch = null;
       return;
     }
@@ -91,44 +69,17 @@ export function createTimelineView({ root, controls, model, store, tips, onSelec
       el.dataset.queue = item.queue;
       elements.set(item.id, el);
       strip.appendChild(el);
-      if (shown(item) && !focusedInside()) rove(el);
+      keys.added(item, el);
     }
     place(item, el);
     label(item, el);
     schedule();
   }
 
-  // Every track gets an equal share of the fixed plot; labels name each track while they fit, else
-  // each queue's block of tracks.
-  function layoutTracks() {
-    trackHeight = Math.min(MAX_TRACK_HEIGHT, (PLOT - GAP) / (tracks.download + tracks.filtration + 2));
-    root.style.setProperty('--track', trackHeight.toFixed(2) + 'px');
-    const rows = [];
-    for (const queue of ['download', 'filtration']) {
-      const name = queue === 'download' ? 'Download' : 'Sepia';
-      if (trackHeight >= LABELLED) {
-        rows.push({ queue, track: null, span: 1, text: 'queued', tip: 'tip-track-queued' });
-        for (let track = 0; track < tracks[queue]; track += 1) rows.push({ queue, track, span: 1, text: name + ' ' + (track + 1), tip: 'tip-track-' + queue });
-      } else {
-        rows.push({ queue, track: 0, span: tracks[queue], text: name + ' 1–' + tracks[queue], tip: 'tip-track-' + queue });
-      }
-    }
-    labels.replaceChildren(...rows.map((row) => {
-      const el = document.createElement('div');
-      el.className = 'tl-track has-tip' + (row.track == null ? ' queued' : '');
-      const height = row.span * trackHeight;
-      el.style.top = (trackTop(row.queue, row.track) + Math.max(0, (height - 12) / 2)).toFixed(1) + 'px';
-      el.textContent = row.text;
-      el.setAttribute('aria-describedby', row.tip);
-      return el;
-    }));
-    for (const item of model.items) { const el = elements.get(item.id); if (el) place(item, el); }
-  }
-
   function resize() {
     plotWidth = plot.clientWidth;
     pps = Math.max(1, plotWidth) / WINDOW_SECONDS;
-    for (const item of model.items) { const el = elements.get(item.id); if (el) place(item, el); }
+    placeAll();
     schedule(true);
   }
 
@@ -177,41 +128,12 @@ export function createTimelineView({ root, controls, model, store, tips, onSelec
     schedule(true);
   }
 
-  function newestShown() {
-    for (let i = model.items.length - 1; i >= 0; i -= 1) {
-      const el = elements.get(model.items[i].id);
-      if (el && shown(model.items[i])) return el;
-    }
-    return null;
-  }
-
   function setFilter(mine) {
     root.dataset.filter = mine ? 'mine' : 'all';
-    rove(newestShown());
+    keys.filtered();
     controls.title.textContent = mine ? 'Operations: this page' : 'Operations: all viewers';
   }
 
-  // Arrow keys move between the operations in view, newest last.
-  function inView() {
-    const end = viewEnd();
-    const mine = root.dataset.filter === 'mine';
-    return model.items
-      .filter((item) => (item.end == null || item.end >= end - WINDOW_SECONDS) && item.start <= end && (!mine || item.own))
-      .map((item) => elements.get(item.id)).filter(Boolean);
-  }
-  root.addEventListener('keydown', (event) => {
-    const keys = { ArrowLeft: -1, ArrowRight: 1, Home: -Infinity, End: Infinity };
-    if (!(event.key in keys)) return;
-    const list = inView();
-    if (!list.length) return;
-    event.preventDefault();
-    const at = list.indexOf(document.activeElement);
-    const step = keys[event.key];
-    const next = Number.isFinite(step) ? (at < 0 ? list.length - 1 : Math.max(0, Math.min(list.length - 1, at + step)))
-      : (step < 0 ? 0 : list.length - 1);
-    list[next].focus();
-  });
-  root.addEventListener('focusin', (event) => { if (event.target.classList.contains('op')) rove(event.target); });
   root.addEventListener('click', (event) => {
     const el = event.target.closest('.op');
     if (el) onSelect(Number(el.dataset.index));
@@ -221,30 +143,15 @@ export function createTimelineView({ root, controls, model, store, tips, onSelec
   for (const radio of controls.filter) radio.addEventListener('change', () => { if (radio.checked) setFilter(radio.value === 'mine'); });
   new ResizeObserver(() => resize()).observe(plot);
   document.addEventListener('visibilitychange', () => schedule(true));
-  // A track for each operation a queue runs at once as configured, and for each track in use: the
-  // server's most at once (rows on screen start downloads beyond the prefetch permits), or one seen
-  // here before the server's next totals say so.
-  function applyTracks() {
-    const download = Math.max(configured.download, seen.download);
-    const filtration = Math.max(configured.filtration, seen.filtration);
-    if (download === tracks.download && filtration === tracks.filtration) return;
-    tracks = { download, filtration };
-    layoutTracks();
-  }
-
   model.subscribe(onModel);
   setFilter(false);
 
   return {
     /** The number of tracks of each queue: the server's concurrency or its most at once, the larger. */
-    setTracks(download, filtration) {
-      const bound = (n) => Math.max(1, Math.min(32, n | 0));
-      configured = { download: bound(download), filtration: bound(filtration) };
-      applyTracks();
-    },
+    setTracks(download, filtration) { if (tracks.configure(download, filtration)) placeAll(); },
     schedule,
     get paused() { return pausedAt != null; },
     /** The tracks drawn per queue. */
-    get tracks() { return { ...tracks }; },
+    get tracks() { return tracks.counts; },
   };
 }
