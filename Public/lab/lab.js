@@ -5,23 +5,20 @@
 // on the page's clock (stops.js). No lane works before the first report (the first scroll, or a
 // trace's first step): a trace on a lab that has worked already starts a cold one, so its verdict does
 // not depend on how long the person read first. Its figures are frozen at its end (what the lanes do
-// after is shown apart). The scripted traces drive that same scroller; "Run again" ends the lab and
-// starts a cold one. The lab can be presented, and a follower's page shows the presenter's run (lab-presenting.js).
+// after is shown apart). The scripted traces (lab-player.js) drive that same scroller; "Run again"
+// ends the lab and starts a cold one. The lab can be presented, and a follower's page shows the presenter's run (lab-presenting.js).
 
 import { config, url } from '../config.js';
 import { createLane } from './lanes.js';
 import { createLabViewport } from './lab-viewport.js';
-import { TRACE_NAMES, allSteps, traceSteps } from './traces.js';
-import { keptSummary, laneFigures, showLive, showSummary } from './summary.js';
+import { laneFigures, showLive, showSummary } from './summary.js';
+import { createLabPlayer } from './lab-player.js';
 import { createStopClock } from './stops.js';
 import { createLabPresenting } from './lab-presenting.js';
 import { exposeLab } from './lab-probe.js';
 import { followPresenter } from './lab-follower.js';
 
 const { rowHeight } = config;
-/** A trace moves on from a stop whose rows are not all done after this long, as the benchmark does. */
-const STOP_BOUND_MS = 20000;
-
 const form = document.getElementById('lab-setup');
 const status = document.getElementById('lab-status');
 const lanesRoot = document.getElementById('lanes');
@@ -32,15 +29,12 @@ const traceButtons = [...document.querySelectorAll('[data-trace]')];
 performance.setResourceTimingBufferSize(100000);
 
 let lab = null;
-let playing = false;
 /** The id of the last lab this page ran: its next run carries a presentation on from it. */
 let lastLabId = null;
-const presenting = createLabPresenting({
-  bar: document.getElementById('lab-presentation'), button: document.getElementById('present'), lab: () => lab,
-  say: (text) => { status.textContent = text; },
-});
-
 const say = (text) => { status.textContent = text; };
+const presenting = createLabPresenting({
+  bar: document.getElementById('lab-presentation'), button: document.getElementById('present'), lab: () => lab, say,
+});
 
 /** Sends `payload` to every lane's viewer (the first one is what starts the lanes); a stop's starts
  * every lane's clock. */
@@ -159,29 +153,11 @@ function stopped(current, rows) {
   current.waiters.forEach((wake) => wake());
 }
 
-/** Resolves once the viewport has reported the stop of the scroll going on. */
-function untilStopped(current) {
-  return new Promise((resolve) => {
-    const check = () => {
-      if (current.viewport.scrolling) return;
-      current.waiters.delete(check);
-      resolve();
-    };
-    current.waiters.add(check);
-    check();
-  });
-}
-
 /** Every lane's figures now (one GET /api/labs/ID for the server lanes), and the summary of the lab's
  * last trace the server keeps (a follower's: the presenter's), or null. */
 async function figures(current) {
-  let report = null;
-  if (current.follower) {
-    report = await presenting.fetchView();
-  } else {
-    const response = await fetch(url(`/api/labs/${current.id}`), { cache: 'no-store' });
-    if (response.ok) report = await response.json();
-  }
+  const response = current.follower ? null : await fetch(url(`/api/labs/${current.id}`), { cache: 'no-store' });
+  const report = current.follower ? await presenting.fetchView() : (response.ok ? await response.json() : null);
   if (!report || lab !== current) return null;
   return { lanes: current.lanes.map((lane, index) => laneFigures(lane, report.lanes[index], current.seen)), summary: report.summary || null };
 }
@@ -207,112 +183,13 @@ function showPresentersSummary(current, summary) {
   say(`The presenter's trace ${summary.trace} is done: its summary is below.`);
 }
 
-/** Waits until every lane shows the rows of the last stop, or `boundMs` passes. */
-function untilDone(current, boundMs) {
-  return new Promise((resolve) => {
-    const check = () => {
-      if (current.clock.settled) finish();
-    };
-    const finish = () => { clearTimeout(timer); current.waiters.delete(check); resolve(); };
-    const timer = setTimeout(finish, boundMs);
-    current.waiters.add(check);
-    check();
-  });
-}
-
-const pause = (seconds) => new Promise((resolve) => setTimeout(resolve, seconds * 1000));
-
-/** Scrolls smoothly to `top` over `seconds`, as a hand on a wheel would (scroll events included). */
-function scrollTo(scroller, top, seconds) {
-  const from = scroller.scrollTop;
-  const start = performance.now();
-  return new Promise((resolve) => {
-    const frame = (now) => {
-      const t = Math.min(1, (now - start) / (seconds * 1000));
-      scroller.scrollTop = from + (top - from) * t;
-      if (t < 1) requestAnimationFrame(frame); else resolve();
-    };
-    requestAnimationFrame(frame);
-  });
-}
-
-/** Plays trace `name` (or all four) on a cold lab (the running one if no lane has worked yet), then
- * shows the summary, the figures frozen at its end. */
-async function play(name) {
-  if (!lab || playing) return;
-  playing = true;
-  traceButtons.forEach((button) => { button.disabled = true; });
-  const current = lab.reported ? await startLab() : lab;
-  if (!current) {
-    playing = false;
-    traceButtons.forEach((button) => { button.disabled = false; });
-    return;
-  }
-  // The lanes on screen while the trace plays, with the line that says where it is (a laptop's
-  // window shows the form above them otherwise).
-  status.scrollIntoView({ block: 'start' });
-  current.viewport.open();
-  const visible = current.viewport.visibleRange();
-  const screen = visible.last - visible.first + 1;
-  const steps = name === 'all' ? allSteps(current.rows, screen) : traceSteps(name, current.rows, screen);
-  for (const [position, step] of steps.entries()) {
-    if (lab !== current) break;
-    say(`Playing ${step.trace}: stop ${position + 1} of ${steps.length} (row ${step.first + 1})`);
-    const target = Math.min(step.first * rowHeight, current.scroller.scrollHeight - current.scroller.clientHeight);
-    if (step.scroll > 0 && Math.abs(current.scroller.scrollTop - target) >= 1) {
-      // A script's scroll, as the list's viewport sees one: the rows on screen as it goes, its stop
-      // once it has stood still.
-      await scrollTo(current.scroller, target, step.scroll);
-      await untilStopped(current);
-    } else {
-      // A jump the page makes: reported at once.
-      current.viewport.jumpTo(target);
-    }
-    // A stop where the lanes already are (the flick's first) is not a new one: its clock runs already.
-    const rows = current.viewport.visibleRange();
-    const { stops } = current.lanes[0].model.state;
-    const last = stops[stops.length - 1];
-    if (!last || last.first !== rows.first || last.last !== rows.last) current.viewport.reportVisible();
-    // An impatient step waits for the lanes a little, or not at all, before its dwell.
-    const bound = step.wait == null ? STOP_BOUND_MS : step.wait * 1000;
-    if (bound > 0) await untilDone(current, bound);
-    // A lane that did not show its rows within the whole bound is not done at this stop.
-    if (step.wait == null) current.clock.end(STOP_BOUND_MS);
-    await pause(step.dwell);
-  }
-  // The last stop gets the whole bound, then is done or counted as not done.
-  if (lab === current) {
-    await untilDone(current, STOP_BOUND_MS);
-    current.clock.end(STOP_BOUND_MS);
-  }
-  playing = false;
-  traceButtons.forEach((button) => { button.disabled = false; });
-  if (lab !== current) return;
-  const now = await figures(current).catch(() => null);
-  if (now) {
-    const all = now.lanes;
-    // A copy: the lanes' stops go on if the person scrolls after the trace.
-    current.frozen = all.map((figures) => ({ ...figures, stops: figures.stops.map((stop) => ({ ...stop })) }));
-    showSummary(summaryTable, current.lanes, all);
-    current.lanes.forEach((lane, index) => showLive(lane, all[index], all[index]));
-    // Kept with the lab: a presented lab's followers show this summary, not figures of their own.
-    fetch(url(`/api/labs/${current.id}/summary`), {
-      method: 'PUT', headers: { 'Content-Type': 'application/json' }, body: JSON.stringify(keptSummary(name, current.frozen)),
-    }).catch(() => {});
-  }
-  say(`Trace ${name === 'all' ? TRACE_NAMES.join(', ') : name} done: the summary is below.`);
-  const section = summaryTable.closest('section');
-  section.dataset.ready = 'true';
-  // What the trace was for: the comparison, brought into view.
-  section.scrollIntoView({ block: 'nearest' });
-}
-
-exposeLab({ lab: () => lab, playing: () => playing, presenting });
+const player = createLabPlayer({ lab: () => lab, startLab, figures, say, status, summaryTable, traceButtons });
+exposeLab({ lab: () => lab, playing: player.playing, presenting });
 form.addEventListener('submit', (event) => {
   event.preventDefault();
-  if (!playing) startLab();
+  if (!player.playing()) startLab();
 });
-traceButtons.forEach((button) => button.addEventListener('click', () => play(button.dataset.trace)));
+traceButtons.forEach((button) => button.addEventListener('click', () => player.play(button.dataset.trace)));
 // A page that leaves ends its lab at once (the server would notice within seconds anyway).
 addEventListener('pagehide', () => { presenting.leave(); endLab({ keepalive: true }); });
 if (presenting.isFollower) followPresenter({ presenting, form, summary: summaryTable, rowHeight, lab: () => lab, build, endLab, stopped, say });
