@@ -1,16 +1,13 @@
 // When a scroll has ended, from the events every browser gives: no browser's scrollbar modelled, no
 // browser named. `scrollend` is only a hint (it may come after every wheel notch). Per input (gaps
 // measured by Benchmarks/person_input.py): wheel notches, once none was made (event.timeStamp) for
-// WHEEL_STILL_MS (a reader's are 400-600 ms apart) plus the longest a notch of the run took to reach
-// the page (a busy machine delivers late) and a frame; a notch made within that after the end, the
-// same way, resumes the scroll; a trackpad, by the gaps its events showed; a finger, never while it
-// touches, then `scrollend` or stillness; a press on the scrollbar: its own move (begun within
-// PRESS_MOVE_MS: a track's jump or page) in its first scroll event if a screen or more (a jump), else
-// at `scrollend` or stillness; a drag of the thumb at its release; keys, `scrollend`; a script's
-// scroll, STILLNESS_MS of stillness. Stillness (ms) that ends: a scroll nothing said the end of; a run
-// of notches; a trackpad's scroll (twice its largest gap, within QUICKEST...STILL); a finger's.
-export const STILLNESS_MS = 150;
-export const WHEEL_STILL_MS = 220;
+// WHEEL_STILL_MS plus the longest a notch of the run took to reach the page (a busy machine's backlog)
+// and a frame, a notch made within that after the end resuming the scroll; a trackpad, by its gaps; a
+// finger, never while it touches, then `scrollend` or stillness; a press on the scrollbar: its own move
+// (begun within PRESS_MOVE_MS: a track's jump or page) in its first scroll event if a screen or more,
+// else at `scrollend` or stillness; a drag of the thumb at its release; keys, `scrollend`; a script's
+// scroll, STILLNESS_MS of stillness (a trackpad's: twice its largest gap, within QUICKEST...STILL).
+export const STILLNESS_MS = 150, WHEEL_STILL_MS = 220;
 export const TRACKPAD_STILL_MS = 180, TRACKPAD_QUICKEST_MS = 100, TRACKPAD_GAPS = 2;
 const TOUCH_STILL_MS = 500, PRESS_MOVE_MS = 150;
 const INPUT_LEAD_MS = 500; // input this long before a scroll still made it (a wheel event comes a frame before)
