@@ -48,14 +48,18 @@ def _paced(count: int, interval_s: float, catch_up: bool = True):
 
 
 def wheel(driver, x: float, y: float, notches: int, interval_s: float, delta: float = 120,
-          catch_up: bool = True) -> None:
+          catch_up: bool = True, delivered: list[float] | None = None) -> None:
     """Turns a mouse wheel: `notches` notches of `delta` px, `interval_s` apart, over (x, y) (without
     `catch_up`, a notch delivered late does not bring the next one closer: a reader's pace). Each notch
     carries the time the hand turned it, as an operating system stamps its input: a loaded machine
-    delivers a notch late, it does not make the hand slower (with `catch_up`, its time on the schedule)."""
+    delivers a notch late, it does not make the hand slower (with `catch_up`, its time on the schedule).
+    With `delivered`, notch n reaches the browser `delivered[n]` s after the first was made (a machine
+    too busy to keep up: each notch later than the one before)."""
     _mouse(driver, type="mouseMoved", x=x, y=y)
     start = time.time()
     for n in _paced(notches, interval_s, catch_up):
+        if delivered:
+            time.sleep(max(0.0, start + delivered[n] - time.time()))
         stamp = start + n * interval_s if catch_up else time.time()
         _mouse(driver, type="mouseWheel", x=x, y=y, deltaX=0, deltaY=delta, timestamp=stamp)
 
