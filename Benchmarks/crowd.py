@@ -33,7 +33,18 @@ p99 and the events' delivery from the pipeline to the streams p50 / p99, so the 
 client's can be told apart. With --pin the server runs on one core (taskset) and this process, the
 crowd's and the person's Chromium on the others, so the server's figures are one core's.
 
-  python3 Benchmarks/crowd.py [--visitors 1000,2000] [--seconds 40] [--tls] [--pin]
+A run is valid only if every answer the server gave from the crowd's arrival to the end of its reading
+was 2xx (its /metrics counts them by route and status); an invalid one says so. The headline is the
+largest crowd at the service level (`service_level`): every visitor served and none lost, viewport
+reports p99 <= 20 ms and events' delivery p99 <= 100 ms (the server's own), and with the person, the
+jump's p95 <= 1.3x alone: visitors per core when --pin, else on the cores the server shares.
+
+With --beside-nchan, after each crowd size, its peer in the same run (nchan_peer.py): nginx + nchan on
+the server's cores holding as many SSE subscribers and publishing the event rate each of our shared
+streams carried (the delivery count over the reading, streams and seconds), its memory per subscriber and
+delivery lag printed beside ours.
+
+  python3 Benchmarks/crowd.py [--visitors 1000,2000] [--seconds 40] [--tls] [--pin] [--beside-nchan]
 """
 from __future__ import annotations
 
@@ -55,6 +66,7 @@ import time
 from pathlib import Path
 
 import lazy_loading
+import nchan_peer
 import person_input
 import server_chain
 import server_metrics
@@ -381,6 +393,7 @@ def run(visitors: int, args, tls: tuple[Path, Path] | None) -> dict:
             pin(pid, args.server_cores)
         warm(port, bool(tls))
         rss_before, cpu_before = rss_bytes(pid), cpu_seconds(pid)
+        metrics_start = server_metrics.scrape(port, bool(tls))
         context = multiprocessing.get_context("spawn")
         joined, results, go, done = context.Queue(), context.Queue(), context.Event(), context.Event()
         shares = [list(range(visitors))[k::args.processes] for k in range(args.processes)] if visitors else []
@@ -415,6 +428,9 @@ def run(visitors: int, args, tls: tuple[Path, Path] | None) -> dict:
               "rss_per_visitor": (rss_joined - rss_before) / visitors if visitors else 0,
               "rss_read_per_visitor": (rss_read - rss_before) / visitors if visitors else 0,
               "rss_after": rss_after, "rss_before": rss_before, "refused": {}, "failed": [], "reports": [],
+              "not_2xx": {route: seen[0] for route, seen in server_metrics.figures(
+                  metrics_start, metrics_after, "http_request_duration_seconds", ("route", "status")).items()
+                  if not route.rsplit(" ", 1)[1].startswith("2")},
               "server": {"routes": server_metrics.figures(metrics_before, metrics_after, "http_request_duration_seconds", ("route", "status")),
                          "delivery": server_metrics.figures(metrics_before, metrics_after, "classic_photos_event_delivery_seconds", ("stream",)),
                          "delivery_all": server_metrics.figures(metrics_before, metrics_after, "classic_photos_event_delivery_seconds", ())}}
@@ -435,6 +451,47 @@ def server_columns(server: dict) -> list[str]:
     none = (0, math.nan, math.nan)
     reports, delivery = server["routes"].get("POST /api/viewport 204", none), server["delivery_all"].get("", none)
     return [f"{ms1(reports[1])} / {ms1(reports[2])}", f"{ms1(delivery[1])} / {ms1(delivery[2])}"]
+
+
+def service_level(crowd: dict, alone: dict | None) -> list[str]:
+    """What keeps crowd `crowd` from the headline's service level (nothing when it is met): all served and
+    none lost, every answer 2xx, the server's viewport reports p99 <= 20 ms, its events' delivery p99 <= 100 ms,
+    and (with the person, `alone` given) the jump's p95 <= 1.3x alone."""
+    none = (0, math.nan, math.nan)
+    reports = crowd["server"]["routes"].get("POST /api/viewport 204", none)[2]
+    delivery = crowd["server"]["delivery_all"].get("", none)[2]
+    missed = []
+    if crowd["served"] < crowd["visitors"] or crowd["lost"] or crowd["failed"]:
+        missed.append(f"served {crowd['served']}/{crowd['visitors']}, lost {crowd['lost']}")
+    if crowd["not_2xx"] or crowd["refused"] or crowd["report_errors"] or crowd["not_ready"]:
+        missed.append(f"answers not 2xx {crowd['not_2xx'] or crowd['refused'] or crowd['report_errors'] or crowd['not_ready']}")
+    if not reports <= 0.020:
+        missed.append(f"reports p99 {ms1(reports)}")
+    if not delivery <= 0.100:
+        missed.append(f"delivery p99 {ms1(delivery)}")
+    if alone is not None:
+        a = [t for t in alone["jumps"] if t is not None]
+        c = [t for t in crowd["jumps"] if t is not None]
+        ratio = percentile(c, 95) / percentile(a, 95) if a and c else math.nan
+        if not ratio <= 1.3 or None in crowd["jumps"]:
+            missed.append(f"jump p95 {ratio:.2f}x alone")
+    return missed
+
+
+def nchan_beside(count: int, crowd: dict, args) -> None:
+    """The peer in the same run (nchan_peer.py), as many subscribers as the crowd held streams, publishing the
+    event rate each shared stream carried; its figures logged beside ours."""
+    shared = crowd["server"]["delivery"].get("shared", (0, math.nan, math.nan))
+    rate = shared[0] / crowd["wall"] / max(crowd["served"], 1)
+    peer = nchan_peer.beside_nchan(count, max(rate, 1.0), crowd["wall"], cores=args.server_cores if args.pin else None,
+                                   processes=args.processes, nice=args.crowd_nice)
+    log(f"  {count}: beside, {nchan_peer.summary(peer)}")
+    ours_kb, theirs_kb = crowd["rss_per_visitor"] / 1024, peer["rss_per_subscriber"] / 1024
+    log(f"  {count}: ours against nchan at {rate:.1f} events/s a stream: memory {ours_kb:.1f} KB a visitor (page, viewer, "
+        f"two connections) against {theirs_kb:.1f} KB a subscriber ({ours_kb / max(theirs_kb, 1e-9):.1f}x); delivery p50 / p99 "
+        f"ours {ms1(shared[1])} / {ms1(shared[2])} (server side: made to written) against nchan's "
+        f"{ms(percentile(peer['lags'], 50))} / {ms(percentile(peer['lags'], 99))} (client side: published to read); "
+        f"CPU {crowd['cpu'] / crowd['wall']:.2f} cores against {peer['cpu'] / peer['wall']:.2f}; load {os.getloadavg()[0]:.2f}")
 
 
 def thumbnails_beside_nginx(rate: float, seconds: float, visitors: int, tls: tuple[Path, Path] | None) -> dict:
@@ -490,6 +547,8 @@ def main() -> None:
                              "as a crowd on machines of its own would)")
     parser.add_argument("--pin", action="store_true",
                         help="the server on one core (taskset), this process, the crowd and the person's Chromium on the others")
+    parser.add_argument("--beside-nchan", action="store_true",
+                        help="after each crowd, nginx + nchan holding as many SSE subscribers at the same event rate: memory and lag beside ours")
     parser.add_argument("--beside-nginx", action="store_true",
                         help="then the crowd's thumbnail requests again at the same rate, ours against nginx: CPU for the same requests")
     args = parser.parse_args()
@@ -512,9 +571,17 @@ def main() -> None:
         f"{f'server pinned to core {min(args.server_cores)}, clients to the rest; ' if args.pin else ''}"
         f"load {os.getloadavg()[0]:.2f}")
     alone = run(0, args, tls)
-    rows = []
+    rows, met = [], []
     for count in (int(c) for c in args.visitors.split(",")):
         crowd = run(count, args, tls)
+        if crowd["not_2xx"]:
+            log(f"  {count}: INVALID run: answers not 2xx {crowd['not_2xx']}")
+        missed = service_level(crowd, None if args.chain else alone)
+        log(f"  {count}: service level {'met' if not missed else 'missed: ' + '; '.join(missed)}")
+        if not missed:
+            met.append(count)
+        if args.beside_nchan:
+            nchan_beside(count, crowd, args)
         if args.chain:
             log(f"  {count}: the server's links alone | under the crowd (n, p50, p90, max ms):")
             under = {row[0]: row for row in crowd["links"]}
@@ -562,6 +629,10 @@ def main() -> None:
                 f"{crowd['cpu'] / (count * minutes) * 1000:.1f} ms")
     log(table(["visitors", "served", "refused", "failed", "streams lost", "jump p50/p95 alone ms", "under crowd ms",
                "ratio p50/p95", "reports p50/p99", "server's reports p50/p99", "server's delivery p50/p99", "RSS/visitor", "CPU/visitor-min", "server cores", "crowd req"], rows))
+    where = "on one core (pinned)" if args.pin else f"on the {os.cpu_count()} cores it shares with its clients"
+    log(f"headline: {max(met) if met else 'none'} of {args.visitors} visitors {where} at the service level (server's "
+        f"reports p99 <= 20 ms, delivery p99 <= 100 ms, all served, none lost, every answer 2xx"
+        f"{'' if args.chain else ', jump p95 <= 1.3x'}); load {os.getloadavg()[0]:.2f}")
 
 
 if __name__ == "__main__":
