@@ -173,9 +173,11 @@ def run_delay(pid: int) -> float:
     return total / 1e9
 
 
-def crowd_process(port: int, tls: bool, numbers: list[int], seed: int, joined, go, done, results, nice: int) -> None:
+def crowd_process(port: int, tls: bool, numbers: list[int], seed: int, joined, go, done, results, nice: int,
+                  failed_rows: set[int] = frozenset()) -> None:
     """One process of the crowd: joins `numbers` (page, stream, first thumbnails), says how many on
-    `joined`, reads from `go` until `done`, then sends its figures on `results`."""
+    `joined`, reads from `go` until `done`, then sends its figures on `results`. The thumbnails of
+    `failed_rows` are not asked for (their page shows them failed)."""
     soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
     resource.setrlimit(resource.RLIMIT_NOFILE, (hard, hard))
     os.nice(nice)
@@ -189,6 +191,8 @@ def crowd_process(port: int, tls: bool, numbers: list[int], seed: int, joined, g
 
         async def thumbnails(connection: Connection, first: int) -> None:
             for index in range(first, min(PHOTOS, first + ROWS_ON_SCREEN)):
+                if index in failed_rows:
+                    continue
                 status, _ = await connection.request("GET", f"/photos/{index}/thumbnail")
                 figures["requests"] += 1
                 figures["thumbnails" if status == 200 else "not_ready"] += 1
@@ -360,8 +364,11 @@ def person_jumps(url: str, tls: bool, jumps: int) -> list[float | None]:
         driver.quit()
 
 
-def warm(port: int, tls: bool, rows: range = range(0, TOP_ROWS)) -> None:
-    """The crowd's rows (`rows`) made sepia before anyone comes (a demo URL's top rows are done by its first visitor)."""
+def warm(port: int, tls: bool, rows: range = range(0, TOP_ROWS)) -> set[int]:
+    """The crowd's rows (`rows`) made sepia before anyone comes (a demo URL's top rows are done by its first visitor);
+    the rows that failed (the sample origin answers 404 for a few): a page shows them failed and asks for no image."""
+    failed: set[int] = set()
+
     async def run() -> None:
         connection = Connection(port, "127.0.0.1", tls)
         status, body = await connection.request("POST", "/api/viewers")
@@ -374,12 +381,14 @@ def warm(port: int, tls: bool, rows: range = range(0, TOP_ROWS)) -> None:
             while time.monotonic() < deadline:
                 photos = json.loads((await connection.request("GET", f"/api/photos?from={first}&limit=10"))[1])["photos"]
                 if all(p["state"] in ("filtered", "failed") for p in photos):
+                    failed.update(first + k for k, p in enumerate(photos) if p["state"] == "failed")
                     break
                 await asyncio.sleep(0.3)
         await connection.request("POST", "/api/viewport", {"viewer": viewer, "scrolling": False, "first": 0, "last": 0})
         stream.close()
         connection.close()
     asyncio.run(run())
+    return failed
 
 
 def run(visitors: int, args, tls: tuple[Path, Path] | None) -> dict:
@@ -391,13 +400,13 @@ def run(visitors: int, args, tls: tuple[Path, Path] | None) -> dict:
         port, pid = server.port, server.pid
         if args.pin:
             pin(pid, args.server_cores)
-        warm(port, bool(tls))
-        rss_before, cpu_before = rss_bytes(pid), cpu_seconds(pid)
+        failed_rows = warm(port, bool(tls))
+        rss_before = rss_bytes(pid)
         metrics_start = server_metrics.scrape(port, bool(tls))
         context = multiprocessing.get_context("spawn")
         joined, results, go, done = context.Queue(), context.Queue(), context.Event(), context.Event()
         shares = [list(range(visitors))[k::args.processes] for k in range(args.processes)] if visitors else []
-        processes = [context.Process(target=crowd_process, args=(port, bool(tls), share, k, joined, go, done, results, args.crowd_nice), daemon=True)
+        processes = [context.Process(target=crowd_process, args=(port, bool(tls), share, k, joined, go, done, results, args.crowd_nice, failed_rows), daemon=True)
                      for k, share in enumerate(shares) if share]
         began = time.monotonic()
         for process in processes:
