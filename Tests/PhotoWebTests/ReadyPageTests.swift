@@ -15,7 +15,7 @@ import Testing
 @Suite("The page on the event loop", .serialized, .timeLimit(.minutes(3)))
 struct ReadyPageTests {
     static func answered(_ harness: WebHarness) -> Int {
-        harness.application.web.readyPage.answered.load(ordering: .relaxed)
+        harness.application.web.readyRoutes.answered(PageHandler.path)
     }
 
     /// The viewer id a page carries (`data-viewer="…"`).
@@ -137,7 +137,7 @@ struct ReadyPageTests {
             try await harness.waitUntilFiltered(0)
 
             // Then no first screen is kept for the new version until it is made, and every page says so
-            #expect(harness.application.web.readyPage.page.keptTopScreen(of: harness.pipeline) == nil)
+            #expect(harness.application.web.answering.page.keptTopScreen(of: harness.pipeline) == nil)
             for _ in 0..<3 {
                 #expect(try await harness.request(.GET, "/").text.contains(preload))
             }

@@ -15,7 +15,7 @@ import Testing
 @Suite("The photo list on the event loop", .serialized, .timeLimit(.minutes(3)))
 struct ReadyPhotoListTests {
     static func answered(_ harness: WebHarness) -> Int {
-        harness.application.web.readyPhotoList.answered.load(ordering: .relaxed)
+        harness.application.web.readyRoutes.answered(PhotosHandler.path)
     }
 
     /// `body` again until the list's version was the same before and after it (a row's event between

@@ -21,7 +21,7 @@ struct ReadyThumbnailTests {
     }
 
     static func answered(_ harness: WebHarness) -> Int {
-        harness.application.web.readyThumbnails.answered.load(ordering: .relaxed)
+        harness.application.web.readyRoutes.answered(ImageHandler.path)
     }
 
     /// A server with photo `index`'s thumbnail made and in memory.

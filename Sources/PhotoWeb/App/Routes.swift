@@ -1,9 +1,35 @@
+import HTTPTypes
 import Hummingbird
 
 /// The HTTP contract (written down in `Public/openapi.json`, served at `/openapi.json`), each route to its handler.
 enum Routes {
-    /// `page`: the page's handler, shared with the event loop's `ReadyPage` (nil: one of its own).
-    static func router(context: AppContext, page: PageHandler? = nil) throws -> Router<PhotoRequestContext> {
+    /// The handlers of the routes whose answers can be ready, made once: the router and the event
+    /// loop's `ReadyRoutes` call the same ones (and share what they keep).
+    struct Answering: Sendable {
+        let page: PageHandler
+        let photos: PhotosHandler
+        let images: ImageHandler
+
+        init(context: AppContext) throws(APIError) {
+            let routerFields = HTTPFields.routerMiddleware(StrictTransportSecurity(context.configuration))
+            page = try PageHandler(context: context, routerFields: routerFields)
+            photos = PhotosHandler(context: context)
+            images = ImageHandler(context: context, answers: ImageAnswers(routerFields: routerFields))
+        }
+    }
+
+    /// The routes `answering`'s handlers can answer on the event loop, each under its router path.
+    static func ready(_ answering: Answering, metrics: ServerMetrics) -> ReadyRoutes {
+        let (page, photos, images) = (answering.page, answering.photos, answering.images)
+        return ReadyRoutes([
+            .init(method: .get, path: PageHandler.path) { request, _, channel in page.ready(request, on: channel) },
+            .init(method: .get, path: ImageHandler.path) { request, parameters, _ in images.ready(request, parameters: parameters) },
+            .init(method: .get, path: PhotosHandler.path) { request, parameters, _ in photos.ready(request, parameters: parameters) },
+        ], metrics: metrics)
+    }
+
+    /// `answering`: the handlers shared with the event loop's `ReadyRoutes` (nil: ones of its own).
+    static func router(context: AppContext, answering: Answering? = nil) throws -> Router<PhotoRequestContext> {
         let router = Router(context: PhotoRequestContext.self, options: .autoGenerateHeadEndpoints)
         router.add(middleware: SecurityHeadersMiddleware())
         if let strictTransportSecurity = StrictTransportSecurity(context.configuration) {
@@ -11,21 +37,21 @@ enum Routes {
         }
         router.add(middleware: RouteMiddleware(
             metrics: context.metrics, logger: context.logger, maxBodyBytes: context.configuration.maxRequestBodyBytes))
-        let page = try page ?? PageHandler(context: context)
+        let answering = try answering ?? Answering(context: context)
         let labPage = try LabPageHandler(context: context)
-        install(on: router, context: context, page: page, labPage: labPage)
+        install(on: router, context: context, answering: answering, labPage: labPage)
         // Behind a proxy that forwards the public prefix as is, the same routes answer under it too.
         let basePath = context.configuration.basePath
         if !basePath.isEmpty {
-            install(on: router.group(RouterPath(basePath)), context: context, page: page, labPage: labPage)
+            install(on: router.group(RouterPath(basePath)), context: context, answering: answering, labPage: labPage)
         }
         return router
     }
 
     private static func install(
-        on routes: some RouterMethods<PhotoRequestContext>, context: AppContext, page: PageHandler, labPage: LabPageHandler
+        on routes: some RouterMethods<PhotoRequestContext>, context: AppContext, answering: Answering, labPage: LabPageHandler
     ) {
-        routes.get("/", use: page.handle)
+        routes.get(RouterPath(PageHandler.path), use: answering.page.handle)
         routes.get("/events", use: EventsHandler(context: context).handle)
         let shared = SharedEventsHandler(context: context)
         routes.get("/events/shared", use: shared.open)
@@ -40,10 +66,10 @@ enum Routes {
         routes.delete("/api/presentations/:code", use: presentations.end)
         routes.post("/api/presentations/:code/followers", use: presentations.follow)
         routes.post("/api/presentations/:code/cold-starts", use: presentations.startCold)
-        routes.get("/api/photos", use: PhotosHandler(context: context).handle)
+        routes.get(RouterPath(PhotosHandler.path), use: answering.photos.handle)
         routes.get("/api/stats", use: StatsHandler(context: context).handle)
         routes.post("/api/photos/:index/retry", use: RetryHandler(context: context).handle)
-        routes.get("/photos/:index/:variant", use: ImageHandler(context: context).handle)
+        routes.get(RouterPath(ImageHandler.path), use: answering.images.handle)
         let staticFiles = StaticFileHandler(files: context.staticFiles)
         routes.get("/static/**", use: staticFiles.handle)
         routes.get("/openapi.json", use: staticFiles.contract)

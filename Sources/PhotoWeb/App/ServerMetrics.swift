@@ -40,15 +40,6 @@ final class ServerMetrics: Sendable {
         (ownStreams, sharedStreams) = (meter("own"), meter("shared"))
     }
 
-    /// The meters `RouteMiddleware` records a GET or HEAD of `path` (the route's pattern) under, 200 and
-    /// 304, by method: for answers given outside the router, recorded as the route's.
-    func okAndNotModifiedMeters(path: String) -> [HTTPRequest.Method: ValidatedMeters] {
-        Dictionary(uniqueKeysWithValues: [HTTPRequest.Method.get, .head].map { method in
-            let route = "\(method) \(path)"
-            return (method, (answerMeter(route: route, status: 200), answerMeter(route: route, status: 304)))
-        })
-    }
-
     /// The meter of answers to `route` with `status`, made on first use and kept.
     func answerMeter(route: String, status: Int) -> AnswerMeter {
         answerMeters.withLock { meters in

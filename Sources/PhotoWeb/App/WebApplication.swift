@@ -23,12 +23,10 @@ public final class WebApplication: Sendable {
     /// With TLS: the certificate and key served, read again by `reloadCertificates()`.
     let certificates: CertificateStore?
     let limits: GuardedHTTP1Channel.Limits
-    /// The list's cached thumbnails, answered on the event loop.
-    let readyThumbnails: ReadyThumbnails
-    /// `GET /api/photos`'s kept answers, sent on the event loop.
-    let readyPhotoList: ReadyPhotoList
-    /// Plain page loads, answered on the event loop.
-    let readyPage: ReadyPage
+    /// The handlers of the routes whose answers can be ready, shared by the router and `readyRoutes`.
+    let answering: Routes.Answering
+    /// Those routes, answered on the event loop by their own handlers.
+    let readyRoutes: ReadyRoutes
     /// Viewport reports, taken on the event loop.
     let readyReports: ReadyViewportReports
     private let responder: RouterResponder<PhotoRequestContext>
@@ -94,16 +92,13 @@ public final class WebApplication: Sendable {
                 limit: configuration.connectionsPerClient, trusted: trustedProxies, logger: logger,
                 beyond: { Presentations.roomConnections * (presentations.roomPlaces(of: $0) + labs.presentations.roomPlaces(of: $0)) }))
         certificates = try await Self.loadCertificates(configuration)
-        let page: PageHandler
         do {
-            page = try PageHandler(context: context)
-            responder = try Routes.router(context: context, page: page).buildResponder()
+            answering = try Routes.Answering(context: context)
+            responder = try Routes.router(context: context, answering: answering).buildResponder()
         } catch {
             throw ApplicationError.templates(configuration.templatesDirectory, "\(error)")
         }
-        readyThumbnails = ReadyThumbnails(library: library, metrics: context.metrics, routerFields: routerFields)
-        readyPhotoList = ReadyPhotoList(library: library, answers: context.photoList, metrics: context.metrics)
-        readyPage = ReadyPage(page: page, metrics: context.metrics, routerFields: routerFields)
+        readyRoutes = Routes.ready(answering, metrics: context.metrics)
         readyReports = ReadyViewportReports(handler: ViewportHandler(context: context), metrics: context.metrics, routerFields: routerFields)
         self.configuration = configuration
         self.context = context
@@ -121,7 +116,7 @@ public final class WebApplication: Sendable {
 
     /// The HTTP server on the configured address; it calls `onServerRunning` once it listens.
     public func server(onServerRunning: @escaping @Sendable (any Channel) async -> Void) -> some Service {
-        let ready = ReadyResponders([readyThumbnails, readyPhotoList, readyPage, readyReports])
+        let ready = ReadyResponders([readyRoutes, readyReports])
         return Hummingbird.Application(
             responder: responder,
             server: Self.serverBuilder(limits, configuration: configuration, certificates: certificates, ready: ready),

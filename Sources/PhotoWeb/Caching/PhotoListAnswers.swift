@@ -5,8 +5,8 @@ import NIOFoundationEssentialsCompat
 import PhotoPipeline
 
 /// `GET /api/photos`'s answers for a loaded list, made once per list version (`ListVersion`) and
-/// page: the route (`PhotosHandler`) makes and keeps them, the event loop (`ReadyPhotoList`) sends
-/// the kept ones. Both send the same bytes because both take them from here.
+/// page: the route (`PhotosHandler`) makes and keeps them, and sends the kept ones on the event loop too
+/// (`PhotosHandler.ready`).
 ///
 /// Never stale: an answer is looked up under the version read before its rows, and kept only for it.
 final class PhotoListAnswers: Sendable {
@@ -16,14 +16,11 @@ final class PhotoListAnswers: Sendable {
         let gzip: Bool
     }
 
-    /// One page's answers at one version: the route's fields (`ok`, `notModified`) and, for the
-    /// event loop, the same heads ending with the router middleware's fields.
+    /// One page's answers at one version, as they are sent (ending with the router middleware's fields).
     struct Made: Sendable {
         let tag: String
-        let ok: HTTPFields
-        let notModified: HTTPFields
-        let sentOK: HTTPResponse
-        let sentNotModified: HTTPResponse
+        let ok: HTTPResponse
+        let notModified: HTTPResponse
         let body: ByteBuffer
     }
 
@@ -59,8 +56,8 @@ final class PhotoListAnswers: Sendable {
             photos: library.photos(in: rows))
     }
 
-    /// The route's answers, field for field in the order Hummingbird sends them (`Content-Length`
-    /// after the handler's fields, then the middleware's).
+    /// The route's answers, its fields in the order they are sent (`Content-Length` after the
+    /// handler's fields, then the middleware's).
     private func make(_ key: Key, at version: ListVersion) -> Made {
         let json = EventPayloads.json(list(key.page))
         let compressed = key.gzip ? Compression.gzip(json) : nil
@@ -74,9 +71,7 @@ final class PhotoListAnswers: Sendable {
         var notModified = validators
         notModified[.contentLength] = "0"
         return Made(
-            tag: tag, ok: ok, notModified: notModified,
-            sentOK: HTTPResponse(status: .ok, headerFields: ok + routerFields),
-            sentNotModified: HTTPResponse(status: .notModified, headerFields: notModified + routerFields),
-            body: body)
+            tag: tag, ok: HTTPResponse(status: .ok, headerFields: ok + routerFields),
+            notModified: HTTPResponse(status: .notModified, headerFields: notModified + routerFields), body: body)
     }
 }

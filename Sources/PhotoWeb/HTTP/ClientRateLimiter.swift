@@ -45,7 +45,7 @@ final class ClientRateLimiter: Sendable {
     }
 
     /// Gives back the token `admit` took for `address`, for a request that was then not served here
-    /// (handed on to be decided again: `ReadyPage`).
+    /// (handed on to be decided again: `PageHandler.ready`).
     func refund(_ address: String) {
         let client = ClientAddress.group(address)
         buckets.withLock { buckets in

@@ -48,7 +48,7 @@ struct RouteMiddleware: RouterMiddleware {
             metrics.recordFault()
             response = APIError.internal("internal error: \(type(of: error))").response
         }
-        let route = context.endpointPath.map { "\(request.method) \($0)" } ?? "unmatched"
+        let route = context.endpointPath.map { AnswerMeter.label(request.method, $0) } ?? "unmatched"
         let meter = metrics.answerMeter(route: route, status: response.status.code)
         guard response.body.contentLength == nil, !Self.isEventStream(response) else {
             meter.record(since: start)

@@ -1,9 +1,10 @@
 import Foundation
+import HTTPTypes
 import Hummingbird
 import NIOCore
-import PhotoPipeline
-import NIOFoundationEssentialsCompat
 import PhotoCodecs
+import PhotoPipeline
+import PhotoTransport
 
 /// `GET /photos/N/thumbnail`, `/photos/N/preview` (the thumbnail before sepia), `/photos/N/sepia`
 /// (full size, made on request) and `/photos/N/original`.
@@ -11,10 +12,14 @@ import PhotoCodecs
 /// Serves only what is already there or on its way (the full-size sepia aside): asking for a
 /// thumbnail never starts work the viewport did not ask for. A thumbnail still being downloaded or
 /// filtered is waited for (`Defaults.thumbnailWait` at most), so a page that asks as the last byte
-/// arrives gets it the moment the filter is done. A cached image is answered from memory, head and
-/// body in one write.
+/// arrives gets it the moment the filter is done. A list thumbnail in memory is answered on the
+/// event loop (`ready`), by the same `answer`.
 struct ImageHandler: Sendable {
+    /// The route, as the router and `ReadyRoutes` match it.
+    static let path = "/photos/:index/:variant"
+
     let context: AppContext
+    let answers: ImageAnswers
 
     func handle(_ request: Request, context requestContext: PhotoRequestContext) async throws -> Response {
         let parameters = requestContext.parameters
@@ -23,7 +28,8 @@ struct ImageHandler: Sendable {
             throw APIError.notFound("no such image: use thumbnail, preview, sepia or original")
         }
         // A lab lane's rows name its viewer: their images are its channel's pipeline's.
-        let pipeline = try context.imageChannel(viewer: request.queryValue("viewer")).loadedPipeline()
+        let viewer = request.queryValue("viewer")
+        let pipeline = try context.imageChannel(viewer: viewer).loadedPipeline()
         let image: CachedImage
         do {
             switch variant {
@@ -35,21 +41,25 @@ struct ImageHandler: Sendable {
         } catch {
             throw APIError(error)
         }
-        var headers = Self.validators(variant, of: index, image: image)
-        if request.hasCurrentCopy(tagged: headers[.eTag] ?? "") {
-            return .empty(.notModified, headers: headers)
-        }
-        headers[.contentType] = Self.contentType(of: image)
-        return Response(status: .ok, headers: headers, body: .init(byteBuffer: ByteBuffer(data: image.data)))
+        return Response(answer(variant, of: index, image: image, to: request.head, keep: viewer == nil))
     }
 
-    /// The fields every answer with `image` carries, a 304 too (`ReadyThumbnails` sends the same).
-    static func validators(_ variant: ImageVariant, of index: Int, image: CachedImage) -> HTTPFields {
-        // URLs are the same across restarts and data sources: the browser keeps the bytes but
-        // revalidates with the ETag each time.
-        [.eTag: "\"\(variant.rawValue)-\(index)-\(image.contentHash)\"", .cacheControl: "no-cache"]
+    /// The answer on the event loop: a list thumbnail (no query) the pipeline's memory holds, else
+    /// nil (the router's: it reads the disk or waits). Returns at once.
+    func ready(_ request: HTTPRequest, parameters: Parameters) -> ReadyResponse? {
+        guard parameters.get("variant") == ImageVariant.thumbnail.rawValue, request.path?.contains("?") == false,
+              let index = try? AppContext.photoIndex(parameters.get("index")),
+              let image = context.library.pipeline?.thumbnailInMemory(of: index) else { return nil }
+        return answer(.thumbnail, of: index, image: image, to: request, keep: true)
     }
 
+    /// The route's one answer with `image`: the 200, or a 304 when the client's copy is current.
+    private func answer(_ variant: ImageVariant, of index: Int, image: CachedImage, to request: HTTPRequest, keep: Bool) -> ReadyResponse {
+        let made = answers.made(variant, of: index, from: image, keep: keep)
+        return .validated(request, tag: made.tag, ok: made.ok, notModified: made.notModified, body: made.body)
+    }
+
+    /// The type `image`'s bytes are sent as.
     static func contentType(of image: CachedImage) -> String {
         image.format?.mimeType ?? "application/octet-stream"
     }

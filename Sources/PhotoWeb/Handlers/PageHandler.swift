@@ -1,23 +1,31 @@
 import Foundation
 import HTTPTypes
 import Hummingbird
+import HummingbirdCore
 import PhotoPipeline
 import Mustache
+import NIOCore
 import PhotoTransport
 
 /// `GET /`: the page (`PageTemplate`). Each load is a new viewer (a `HEAD` is not: it gets the same
 /// headers without making one). A load the server refuses (too many new viewers from one client, the
 /// server full) gets a page saying why and when it tries again. A plain load of a loaded list whose
-/// first screen is kept is answered on the event loop instead (`ReadyPage`), as this would answer it.
+/// first screen is kept is answered on the event loop (`ready`), by the same `load`.
 struct PageHandler: Sendable {
+    /// The route, as the router and `ReadyRoutes` match it.
+    static let path = "/"
+
     let context: AppContext
     let template: PageTemplate
+    /// Fields every answer gets from the router's middleware (Strict-Transport-Security, nosniff).
+    private let routerFields: HTTPFields
     /// First screens made, by their rows, for the list's current version: a crowd's page loads while
     /// the top rows stand still cost no rendering.
     private let screens = ListVersionCache<Range<Int>, FirstScreen.Filling>(capacity: 64)
 
-    init(context: AppContext) throws(APIError) {
-        self.context = context
+    /// `routerFields`: what the router's middleware adds to every answer (`HTTPFields.routerMiddleware`).
+    init(context: AppContext, routerFields: HTTPFields) throws(APIError) {
+        (self.context, self.routerFields) = (context, routerFields)
         template = try PageTemplate(context: context)
     }
 
@@ -27,20 +35,39 @@ struct PageHandler: Sendable {
         }
         // The rows as they stand before this load starts any of them, so a HEAD gets the GET's length.
         let screen = firstScreen(row: request.queryValue("row"))
-        let viewer: String
-        if request.method == .head {
-            viewer = ViewerID.random().rawValue
-        } else {
-            let session: ViewerSession
-            do throws(APIError) {
-                session = try context.newViewer(for: request, peer: requestContext.peer, strategy: Self.strategy(of: request))
-            } catch {
-                throw RefusedPage(error, for: request, context: context) ?? error
-            }
-            context.startFirstScreen(of: session, row: request.queryValue("row"))
-            viewer = session.id.rawValue
+        do throws(APIError) {
+            return Response(try load(request.head, peer: requestContext.peer, screen: screen, handingOn: false))
+        } catch {
+            throw RefusedPage(error, for: request, context: context) ?? error
         }
-        return page(viewer: viewer, screen: screen, for: request)
+    }
+
+    /// The answer on the event loop: a plain `GET /` (no query) of a loaded list whose top screen is
+    /// kept for its version now (rendering rows is no work for an event loop); nil otherwise, and
+    /// for a load the client's limits refuse, which the router decides again (its token given back,
+    /// so it is counted once) and answers with its page saying why. Returns at once.
+    func ready(_ request: HTTPRequest, on channel: any Channel) -> ReadyResponse? {
+        guard request.method == .get, request.path == Self.path, let pipeline = context.library.pipeline,
+              let screen = keptTopScreen(of: pipeline) else { return nil }
+        return try? load(request, peer: channel.remoteAddress, screen: screen, handingOn: true)
+    }
+
+    /// The route's one answer to a load: a new viewer of the client (none for a HEAD), its first
+    /// screen started, and the page for it with `screen` put in. `handingOn`: a refused load is
+    /// decided again elsewhere, so a token its client's limit took is given back.
+    private func load(_ request: HTTPRequest, peer: SocketAddress?, screen: FirstScreen.Filling, handingOn: Bool) throws(APIError) -> ReadyResponse {
+        guard request.method != .head else { return page(viewer: ViewerID.random().rawValue, screen: screen, for: request) }
+        let query = URI(request.path ?? "").queryParameters
+        let client = try context.admitNewViewer(fields: request.headerFields, peer: peer)
+        let session: ViewerSession
+        do throws(APIError) {
+            session = try context.newViewer(strategy: Self.strategy(in: query), client: client)
+        } catch {
+            if handingOn { context.rateLimiter.refund(client) }
+            throw error
+        }
+        context.startFirstScreen(of: session, row: query.get("row"))
+        return page(viewer: session.id.rawValue, screen: screen, for: request)
     }
 
     /// `GET /?follow=CODE`: the page of a new viewer following that presentation, opened where the
@@ -54,7 +81,7 @@ struct PageHandler: Sendable {
             let position = context.presentations.position(of: code)
             let row = position.map { String($0.rows.lowerBound + 1) }
             let screen = firstScreen(row: row)
-            guard request.method != .head else { return page(viewer: ViewerID.random().rawValue, screen: screen, for: request) }
+            guard request.method != .head else { return Response(page(viewer: ViewerID.random().rawValue, screen: screen, for: request.head)) }
             let presentations = context.presentations
             let address = context.clientAddress(of: request, peer: requestContext.peer)
             let inRoom = try presentations.roomIsOpen(code)
@@ -68,7 +95,7 @@ struct PageHandler: Sendable {
                 context.viewers.remove(session.id)?.close()
                 throw error
             }
-            return page(viewer: session.id.rawValue, screen: screen, for: request)
+            return Response(page(viewer: session.id.rawValue, screen: screen, for: request.head))
         } catch {
             throw RefusedPage(error, for: request, context: context) ?? error
         }
@@ -92,22 +119,32 @@ struct PageHandler: Sendable {
         return screens.kept(for: FirstScreen.indices(from: nil, count: pipeline.entries.count), at: version)
     }
 
-    /// The page's fields before `Content-Type` (the same for every load).
-    var fields: HTTPFields { context.stickyHeaders([.cacheControl: "no-store"]) }
-
-    /// The page for `viewer` with `screen` put in.
-    private func page(viewer: String, screen: FirstScreen.Filling, for request: Request) -> Response {
-        Compression.response(
-            template.body(viewer: viewer, screen: screen), contentType: PageTemplate.contentType, headers: fields, for: request)
+    /// The page for `viewer` with `screen` put in, its fields in the order they are sent: its own,
+    /// `Content-Type`, `Vary` and `Content-Encoding` (gzipped when `request` accepts it and it pays),
+    /// `Content-Length`, then the middleware's.
+    private func page(viewer: String, screen: FirstScreen.Filling, for request: HTTPRequest) -> ReadyResponse {
+        var fields = context.stickyHeaders([.cacheControl: "no-store"])
+        fields[.contentType] = PageTemplate.contentType
+        fields[.vary] = "Accept-Encoding"
+        let body: ByteBuffer
+        if Compression.accepted(by: request.headerFields), let gzipped = template.gzippedBody(viewer: viewer, screen: screen) {
+            body = gzipped
+            fields[.contentEncoding] = "gzip"
+        } else {
+            body = template.body(viewer: viewer, screen: screen)
+        }
+        fields[.contentLength] = String(body.readableBytes)
+        fields.append(contentsOf: routerFields)
+        return ReadyResponse(head: HTTPResponse(status: .ok, headerFields: fields), body: body)
     }
 
     /// The strategy a shared link asks for (`?strategy=eager|visible|prefetch&prefetch=N`): the viewer
     /// is made with it, so its first rows are already scheduled that way. A value the API would refuse
     /// is ignored here (the page still opens, on the server's default, and its control says so).
-    static func strategy(of request: Request) -> SchedulingStrategy? {
-        guard let name = request.queryValue("strategy") else { return nil }
+    static func strategy(in query: Parameters) -> SchedulingStrategy? {
+        guard let name = query.get("strategy") else { return nil }
         var fields: [String: Any] = ["strategy": name]
-        if let rows = request.queryValue("prefetch") {
+        if let rows = query.get("prefetch") {
             guard let margin = Int(rows) else { return nil }
             fields["prefetch"] = margin
         }

@@ -4,8 +4,7 @@ import NIOCore
 
 /// The page `GET /` sends, rendered from `Templates/index.mustache` once, at start, around markers:
 /// everything in it but the viewer's id and the first screen (its rows and their thumbnails'
-/// preloads) is the same for the whole run, so a page load only puts those in. The route
-/// (`PageHandler`) and the event loop (`ReadyPage`) make their bytes here.
+/// preloads) is the same for the whole run, so a page load only puts those in (`PageHandler.page`).
 struct PageTemplate: Sendable {
     static let contentType = "text/html; charset=utf-8"
 
@@ -64,11 +63,11 @@ struct PageTemplate: Sendable {
         return body
     }
 
-    /// The same page as one gzip member, spliced from the parts compressed ahead of time with the
-    /// viewer's id as stored blocks (no compressing per load), and how many bytes it decompresses
-    /// to; nil when the screen has no compressed form.
-    func gzippedBody(viewer: String, screen: FirstScreen.Filling) -> (body: ByteBuffer, uncompressedCount: Int)? {
-        guard let fill = screen.deflated else { return nil }
+    /// The same page gzipped, or nil when that does not pay: one gzip member spliced from the parts
+    /// compressed ahead of time with the viewer's id as stored blocks (no compressing per load), or,
+    /// for a screen with no compressed form, the page compressed now.
+    func gzippedBody(viewer: String, screen: FirstScreen.Filling) -> ByteBuffer? {
+        guard let fill = screen.deflated else { return Compression.gzip(body(viewer: viewer, screen: screen)) }
         var capacity = fill.reduce(0) { $0 + $1.deflated.readableBytes }
         for part in deflatedParts {
             capacity += part.reduce(0) { $0 + $1.deflated.readableBytes } + (part.count - 1) * (viewer.utf8.count + 5)
@@ -82,6 +81,7 @@ struct PageTemplate: Sendable {
             if position < fill.count { member.append(fill[position]) }
         }
         let count = member.uncompressedCount
-        return (member.finish(), count)
+        let gzipped = member.finish()
+        return count >= Compression.minimumBytes && gzipped.readableBytes < count ? gzipped : nil
     }
 }

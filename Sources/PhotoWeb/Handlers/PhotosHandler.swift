@@ -1,28 +1,55 @@
 import Foundation
 import HTTPTypes
 import Hummingbird
+import HummingbirdCore
 import NIOCore
 import NIOFoundationEssentialsCompat
+import PhotoTransport
 
 /// `GET /api/photos?from=N&limit=M`: a page of rows with their states (at most `PhotoPage.maxLimit`,
 /// so an answer costs the same at 300 rows or 100,000), or the list's loading / failed status.
 ///
-/// A loaded list's answers are made once per list version and page (`PhotoListAnswers`, shared with
-/// the event loop's `ReadyPhotoList`), and carry an ETag: a crowd asking while nothing changed costs a
-/// lookup, and a client whose copy is current (`If-None-Match`) gets a 304.
+/// A loaded list's answers are made once per list version and page (`PhotoListAnswers`) and carry
+/// an ETag: a crowd asking while nothing changed costs a lookup, and a client whose copy is current
+/// (`If-None-Match`) gets a 304. A kept answer is sent on the event loop (`ready`), by the same `answer`.
 struct PhotosHandler: Sendable {
+    /// The route, as the router and `ReadyRoutes` match it.
+    static let path = "/api/photos"
+
     let context: AppContext
 
     func handle(_ request: Request, context requestContext: PhotoRequestContext) async throws -> Response {
-        let page = try PhotoPage(from: request.queryValue("from"), limit: request.queryValue("limit"))
+        let page = try Self.page(of: request.head)
         guard let pipeline = context.library.pipeline else {
             return Compression.response(
                 EventPayloads.json(context.photoList.list(page)), contentType: "application/json",
                 headers: [.cacheControl: "no-store"], for: request)
         }
-        let made = context.photoList.made(.init(page: page, gzip: Compression.accepted(by: request.headers)), of: pipeline)
-        if request.hasCurrentCopy(tagged: made.tag) { return .empty(.notModified, headers: made.notModified) }
-        return Response(status: .ok, headers: made.ok, body: .init(byteBuffer: made.body))
+        return Response(Self.answer(context.photoList.made(Self.key(page, request.head), of: pipeline), to: request.head))
+    }
+
+    /// The answer on the event loop: one kept for the list's version now, else nil (the router's:
+    /// making JSON is no work for an event loop). Returns at once.
+    func ready(_ request: HTTPRequest, parameters: Parameters) -> ReadyResponse? {
+        guard let page = try? Self.page(of: request), let pipeline = context.library.pipeline,
+              let made = context.photoList.kept(Self.key(page, request), of: pipeline) else { return nil }
+        return Self.answer(made, to: request)
+    }
+
+    /// The route's one answer from `made`: the 200, or a 304 when the client's copy is current.
+    private static func answer(_ made: PhotoListAnswers.Made, to request: HTTPRequest) -> ReadyResponse {
+        .validated(request, tag: made.tag, ok: made.ok, notModified: made.notModified, body: made.body)
+    }
+
+    /// The page `request` asks for (`from`, `limit`), or a 400 saying what is wrong.
+    private static func page(of request: HTTPRequest) throws(APIError) -> PhotoPage {
+        let query = URI(request.path ?? "").queryParameters
+        return try PhotoPage(from: query.get("from"), limit: query.get("limit"))
+    }
+
+    /// The kept answers `request` takes for `page`: gzipped or not.
+    private static func key(_ page: PhotoPage, _ request: HTTPRequest) -> PhotoListAnswers.Key {
+        .init(page: page, gzip: Compression.accepted(by: request.headerFields))
     }
 }
 
