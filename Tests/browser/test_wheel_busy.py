@@ -5,7 +5,11 @@ delivers late is not a try made again: it is the case under test. A late notch m
 the server starts nothing for the rows the spin only passes and cancels nothing, by its own figures
 (each photo's state, the downloads cancelled), and the rows where it stops load.
 
-RUNS=20 (environment WHEEL_BUSY_RUNS) runs each; every one must pass."""
+The backlog test makes the busy machine's delivery on purpose (each notch reaching the browser later
+than the one before, as the loaded runs showed), so the rule is checked the same way every run; a try
+on which the machine stalled on its own beyond that is made again.
+
+WHEEL_BUSY_RUNS runs each (1 unless set; 20 for the issue's figure); every one must pass."""
 from __future__ import annotations
 
 import os
@@ -16,10 +20,13 @@ import pytest
 
 import gestures
 from test_page import ROW_HEIGHT
-from test_person_input import open_first_visit, wait_idle, worked
+from test_person_input import ATTEMPTS, PaceMissed, open_first_visit, wait_idle, worked
 
 RUNS = int(os.environ.get("WHEEL_BUSY_RUNS", "1"))
 HOG = "while True: pass"
+# A notch of the backlog made on purpose that reaches the page this much later than made (ms): the
+# machine stalled on its own (a jump in lateness past WHEEL_STILL_MS cannot be told from a stop).
+STALL_MS = 150
 # When each notch was made (its time stamp) and when the page handled it.
 STAMPS = """
     window.__stamps = [];
@@ -58,6 +65,11 @@ def spin(start_server, driver, name: str, hog: bool, delivered: list[float] | No
         hogs = None
         notches = page.js("return window.__stamps")  # [made, handled] a notch (ms, the page's clock)
         start = notches[0][0]
+        if delivered:
+            # The machine's own stall on top of the backlog made on purpose: another movement.
+            extra = max((handled - made) - (delivered[n] - n * 0.100) * 1000 for n, (made, handled) in enumerate(notches))
+            if extra > STALL_MS:
+                raise PaceMissed(f"a notch reached the page {extra:.0f} ms later than the backlog made it")
         gaps = [(round(made - start), round(handled - made)) for made, handled in notches]
         stops = [round(r["sentAt"] - start) for r in page.js("return window.__reports") if r["body"].get("scrolling") is False]
         screen = last - first + 1
@@ -96,4 +108,12 @@ def test_a_wheel_spin_delivered_ever_later_is_one_scroll(start_server, driver):
     gaps = [0.0, 0.100, 0.150, 0.200] + [0.250] * 21
     delivered = [sum(gaps[: n + 1]) for n in range(25)]
     for number in range(RUNS):
-        spin(start_server, driver, f"wheel-backlog-{number}", hog=False, delivered=delivered)
+        missed = []
+        for attempt in range(ATTEMPTS):  # a try the machine stalled on its own is made again
+            try:
+                spin(start_server, driver, f"wheel-backlog-{number}-{attempt}", hog=False, delivered=delivered)
+                break
+            except PaceMissed as error:
+                missed.append(str(error))
+        else:
+            pytest.fail(f"the machine stalled on its own in every try: {missed}")
