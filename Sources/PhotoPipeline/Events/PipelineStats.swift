@@ -8,12 +8,12 @@ public struct PipelineStats: Sendable, Equatable {
         public var started = 0
         public var finished = 0
         public var failed = 0
-        /// Every cancelled operation: `cancelledRunning + cancelledQueued`.
-        public var cancelled = 0
         /// Operations cancelled while running (they had started).
         public var cancelledRunning = 0
         /// Operations cancelled while still queued (they never started).
         public var cancelledQueued = 0
+        /// Every cancelled operation, counted from its two kinds (never stored beside them).
+        public var cancelled: Int { cancelledRunning + cancelledQueued }
         /// Operations waiting in the queue now.
         public var pending = 0
         /// Operations running now: started and not yet ended (one being cancelled runs until it ends).

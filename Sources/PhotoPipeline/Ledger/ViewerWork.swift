@@ -11,8 +11,6 @@ public struct ViewerWork: Sendable, Equatable {
         /// Operations that finished, per queue; and how many were cancelled or failed (both queues).
         public var downloads = 0
         public var filtrations = 0
-        /// Every cancelled operation: `cancelledRunning + cancelledQueued`, as the server's ledger splits them.
-        public var cancelled = 0
         /// Cancelled while running (they had started) and before they started (they never ran).
         public var cancelledRunning = 0
         public var cancelledQueued = 0
@@ -20,12 +18,31 @@ public struct ViewerWork: Sendable, Equatable {
         public var bytes: Int64 = 0
         public var filterSeconds = 0.0
 
+        /// Every cancelled operation, counted from its two kinds (never stored beside them).
+        public var cancelled: Int { cancelledRunning + cancelledQueued }
+
         public init() {}
+
+        private enum CodingKeys: String, CodingKey {
+            case downloads, filtrations, cancelled, cancelledRunning, cancelledQueued, failed, bytes, filterSeconds
+        }
+
+        /// The stored figures and `cancelled`, which the page and the event's readers take as given.
+        public func encode(to encoder: any Encoder) throws {
+            var container = encoder.container(keyedBy: CodingKeys.self)
+            try container.encode(downloads, forKey: .downloads)
+            try container.encode(filtrations, forKey: .filtrations)
+            try container.encode(cancelled, forKey: .cancelled)
+            try container.encode(cancelledRunning, forKey: .cancelledRunning)
+            try container.encode(cancelledQueued, forKey: .cancelledQueued)
+            try container.encode(failed, forKey: .failed)
+            try container.encode(bytes, forKey: .bytes)
+            try container.encode(filterSeconds, forKey: .filterSeconds)
+        }
 
         static func += (lhs: inout Amount, rhs: Amount) {
             lhs.downloads += rhs.downloads
             lhs.filtrations += rhs.filtrations
-            lhs.cancelled += rhs.cancelled
             lhs.cancelledRunning += rhs.cancelledRunning
             lhs.cancelledQueued += rhs.cancelledQueued
             lhs.failed += rhs.failed
@@ -36,7 +53,6 @@ public struct ViewerWork: Sendable, Equatable {
         static func -= (lhs: inout Amount, rhs: Amount) {
             lhs.downloads -= rhs.downloads
             lhs.filtrations -= rhs.filtrations
-            lhs.cancelled -= rhs.cancelled
             lhs.cancelledRunning -= rhs.cancelledRunning
             lhs.cancelledQueued -= rhs.cancelledQueued
             lhs.failed -= rhs.failed
@@ -68,7 +84,6 @@ public struct ViewerWork: Sendable, Equatable {
         case .finished: if operation.queue == .download { amount.downloads = 1 } else { amount.filtrations = 1 }
         case .cancelled:
             // One that never had a track never started (the same rule as `PendingOperations.end`).
-            amount.cancelled = 1
             if operation.track == nil { amount.cancelledQueued = 1 } else { amount.cancelledRunning = 1 }
         case .failed: amount.failed = 1
         case .started: break

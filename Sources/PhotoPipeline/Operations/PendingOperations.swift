@@ -91,7 +91,6 @@ struct PendingOperations {
         case .finished: counts[operation.queue, default: .init()].finished += 1
         case .failed: counts[operation.queue, default: .init()].failed += 1
         case .cancelled:
-            counts[operation.queue, default: .init()].cancelled += 1
             if track == nil {
                 counts[operation.queue, default: .init()].cancelledQueued += 1
             } else {
