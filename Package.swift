@@ -161,6 +161,8 @@ let package = Package(
             name: "PhotoServer",
             dependencies: [
                 "PhotoWeb",
+                "PhotoTransport",
+                "PhotoCodecs",
                 "Locking",
                 "PhotoCluster",
                 "PhotoPipeline",
@@ -178,12 +180,7 @@ let package = Package(
             name: "ClassicPhotos",
             dependencies: [
                 "PhotoServer",
-                "PhotoWeb",
-                "PhotoPipeline",
                 "PhotoCodecs",
-                "PhotoCluster",
-                "SampleOrigin",
-                "PhotoTransport",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
             ],

@@ -1,6 +1,5 @@
 import ArgumentParser
 import Foundation
-import SampleOrigin
 import PhotoServer
 
 /// `classic-photos samples`: makes the built-in sample photos on disk now. `serve` makes each one
@@ -9,23 +8,20 @@ import PhotoServer
 struct SamplesCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "samples",
-        abstract: "Make the built-in sample photos on disk now (serve makes them as rows ask for them).")
+        abstract: "Make the built-in sample photos on disk now (serve makes them as rows ask for them).",
+        discussion: "Takes serve's settings (--photo-count and --cache-dir are the ones it reads); see `serve --help`.")
 
-    @Option(NumberSetting.photoCount)
-    var photoCount: Int?
-
-    @Option(TextSetting.cacheDir)
-    var cacheDir: String?
+    @OptionGroup var settings: ServeSettings
 
     func run() async throws {
-        let settings = SettingValues(environment: ProcessInfo.processInfo.environment)
-        let defaults = ServerConfiguration()
-        var sample = defaults.sample
-        sample.directory = settings.string(.cacheDir, cacheDir) ?? defaults.cacheDirectory
-        sample.photoCount = try settings.int(.photoCount, photoCount) ?? sample.photoCount
+        let configuration: ServerConfiguration
         do {
-            let made = try await SampleOrigin.makeAll(sample)
-            print("made \(made) sample photos in \(sample.directory) (\(sample.photoCount) listed)")
+            configuration = try settings.configuration(environment: ProcessInfo.processInfo.environment)
+        } catch {
+            throw ValidationError(error.description)
+        }
+        do {
+            print(try await configuration.makeSamples())
         } catch {
             throw CommandFailure("\(error)")
         }
