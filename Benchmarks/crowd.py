@@ -287,6 +287,9 @@ async def chain(port: int, tls: bool, stops: int) -> dict:
     probe = Connection(port, "127.3.0.2", tls)
     status, page = await probe.request("GET", "/")
     probe_viewer = re.search(rb'data-viewer="([^"]+)"', page).group(1).decode()
+    # Its stream held as its page would: a viewer that never opens one is forgotten (its reports 404).
+    probe_stream = SSEProtocol(f"/events?viewer={probe_viewer}", port, lambda event: None)
+    await loop.create_connection(lambda: probe_stream, HOST, port, local_addr=("127.3.0.2", 0), ssl=UNVERIFIED if tls else None)
     probe_times: list[float] = []
     finished = asyncio.Event()
 
@@ -313,6 +316,7 @@ async def chain(port: int, tls: bool, stops: int) -> dict:
         finished.set()
         await prober
         stream.close()
+        probe_stream.close()
         connection.close()
         probe.close()
     # No photo sizes here (the server's built-in origin makes them): the download-past-the-floor row is left out.
