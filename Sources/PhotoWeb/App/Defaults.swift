@@ -1,8 +1,8 @@
 public import PhotoPipeline
 
 /// The defaults and ranges the command line, the API and the page share, written once: the
-/// `@Option` help prints them, the API and the command line validate against them, the page and
-/// the lab page get them in their configuration, and a test checks the README's tables against them.
+/// settings' declarations (`ServerConfiguration.settings`) and the API validate against them, the
+/// page and the lab page get them in their configuration, and a test checks the docs against them.
 public enum Defaults {
     /// Rows read ahead beyond each edge of the viewport with the `prefetch` strategy.
     public static let prefetchMargin = 3
