@@ -11,8 +11,10 @@
 #   1. install, alone (apt and pip);
 #   2. the build, beside the product's container image (base images and `podman build` of the
 #      Dockerfile: it needs no host build, and its apt, debootstrap and link steps leave a core free);
-#   3. the browser tests (two pytest workers), the fuzzer and the docs check, in turn, beside the
-#      Swift suites, the container checks, the cluster tests and the hostile clients (two workers);
+#   3. the browser tests, the fuzzer and the docs check, in turn, beside the Swift suites, the
+#      container checks, the cluster tests and the hostile clients. One pytest process a suite: with
+#      two workers each (pytest-xdist), the wheel tests' input came late and CPU-bound hostile tests
+#      starved (8 + 3 failures on a loaded machine, against 1 + 1 with one process each);
 #   4. the hostile tests that compare a bystander's latency with and without an attack
 #      (HOSTILE_ALONE), alone: another lane's load would be read as the attack's.
 # A lane's lines are prefixed with its name. Prints each stage's time, then all of them; exits
@@ -68,7 +70,7 @@ side_by_side() {
 build() { stage "build" swift build --build-tests; }
 image() { stage "container image" scripts/containers/run.sh images; }
 browser() {
-    stage "browser tests" "${PYTEST[@]}" -n 2 --dist loadfile Tests/browser
+    stage "browser tests" "${PYTEST[@]}" Tests/browser
     stage "fuzz (30 s)" scripts/fuzz.sh 30
     stage "docs" "${PYTEST[@]}" -q Tests/docs
 }
@@ -76,7 +78,7 @@ checks() {
     stage "swift tests" scripts/swift-tests.sh
     stage "containers" scripts/check-containers.sh --compose
     stage "cluster tests" "${PYTEST[@]}" Tests/cluster
-    stage "hostile clients" "${PYTEST[@]}" -n 2 --dist loadfile Tests/hostile \
+    stage "hostile clients" "${PYTEST[@]}" Tests/hostile \
         "${HOSTILE_ALONE[@]/#/--ignore=}"
 }
 
