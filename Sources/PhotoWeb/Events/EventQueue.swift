@@ -8,6 +8,9 @@ struct EventQueue {
     /// The bytes of the unsent events' payloads: what the queue holds, whatever the list's length.
     private(set) var bytes = 0
 
+    /// Events' places held now, taken or not (for tests and the memory figures).
+    var capacity: Int { events.capacity }
+
     init() {}
 
     init(_ events: [OutgoingEvent]) {
@@ -35,7 +38,9 @@ struct EventQueue {
                 if let key = event.key { positions[key] = nil }
                 count -= 1
                 bytes -= event.data.count
-                compactIfWorthIt()
+                // A writer that keeps up takes everything: its storage goes with it, rather than a
+                // few hundred places kept for each of a crowd's thousand viewers.
+                if count == 0 { removeAll() } else { compactIfWorthIt() }
                 return event
             }
         }
