@@ -22,11 +22,12 @@ struct ReadyViewportReportsTests {
 
     @Test func aTakenReportIsTheRoutesAnswerAndStartsItsRows() async throws {
         try await WebHarness.with(photoCount: 12) { harness in
-            let viewer = try await harness.newViewer()
+            // (Two viewers: a viewer's report inside its pace is the route's, `ReportPaceTests`.)
+            let (viewer, other) = (try await harness.newViewer(), try await harness.newViewer())
             let before = Self.answered(harness)
 
-            // When the same viewer reports through the route (a query takes the route) and plainly
-            let routed = try await harness.post("/api/viewport?by=route", json: #"{"viewer": "\#(viewer)", "scrolling": true}"#)
+            // When one viewer reports through the route (a query takes the route) and another plainly
+            let routed = try await harness.post("/api/viewport?by=route", json: #"{"viewer": "\#(other)", "scrolling": true}"#)
             #expect(Self.answered(harness) == before)
             let plain = try await harness.post("/api/viewport", json: Self.report(viewer, rows: 5...6))
 
@@ -95,9 +96,9 @@ struct ReadyViewportReportsTests {
             #expect(answer.hasPrefix("HTTP/1.1 204"), "\(answer.prefix(200))")
             #expect(Self.answered(harness) == before)
 
-            // And a chunked report within the limit is taken on the event loop
+            // And a chunked report within the limit (of a viewer outside its pace) is taken on the event loop
             let small = try await RawConnection(port: harness.application.port)
-            let body = Self.report(viewer, rows: 2...3)
+            let body = Self.report(try await harness.newViewer(), rows: 2...3)
             let half = body.utf8.count / 2
             let (first, second) = (String(body.utf8.prefix(half))!, String(body.utf8.dropFirst(half))!)
             #expect(await small.send(
@@ -138,14 +139,19 @@ struct ReadyViewportReportsTests {
         let files = try await TestCertificates.make("server", in: folder)
         try await WebHarness.with(photoCount: 12, configure: { $0.web.tls = files }) { harness in
             let port = harness.application.port
-            let made = try await TestCertificates.run("/usr/bin/curl", ["-sk", "-X", "POST", "https://127.0.0.1:\(port)/api/viewers"])
-            let viewer = try #require((try JSONSerialization.jsonObject(with: Data(made.utf8)) as? [String: Any])?["viewer"] as? String)
+            let newViewer = { () async throws -> String in
+                let made = try await TestCertificates.run("/usr/bin/curl", ["-sk", "-X", "POST", "https://127.0.0.1:\(port)/api/viewers"])
+                return try #require((try JSONSerialization.jsonObject(with: Data(made.utf8)) as? [String: Any])?["viewer"] as? String)
+            }
+            // (The route's report by another viewer, and one viewer a version: a viewer's report inside its pace is the route's.)
+            let other = try await newViewer()
             for (version, rows) in [("--http2", 0...1), ("--http1.1", 2...3)] {
+                let viewer = try await newViewer()
                 let post = { (path: String, body: String) in
                     try await ReadyThumbnailTests.curl(port, path, [version, "-H", "Content-Type: application/json", "--data", body], in: folder)
                 }
                 // When a report is sent through the route and plainly, and a refused one plainly
-                let routed = try await post("/api/viewport?by=route", #"{"viewer": "\#(viewer)", "scrolling": true}"#)
+                let routed = try await post("/api/viewport?by=route", #"{"viewer": "\#(other)", "scrolling": true}"#)
                 let before = Self.answered(harness)
                 let plain = try await post("/api/viewport", Self.report(viewer, rows: rows))
                 let taken = Self.answered(harness) == before + 1

@@ -13,7 +13,8 @@ import Synchronization
 /// router each was a Swift task and two hops between the event loop and the cooperative pool, which
 /// under a thousand visitors kept the server's threads waiting for cores (issue 36). Only a taken
 /// report is answered here: a report refused (malformed, an unknown viewer, rows past the list) goes to
-/// the route, which refuses it again with its reason, and `take` changed nothing before refusing.
+/// the route, which refuses it again with its reason, and `take` changed nothing before refusing;
+/// so does a report inside its viewer's pace (`ReportPace`), whose answer the route holds.
 final class ReadyViewportReports: ReadyResponding {
     let handler: ViewportHandler
     private let accepted: ReadyResponse
@@ -43,11 +44,8 @@ final class ReadyViewportReports: ReadyResponding {
 
     func readyResponse(to request: HTTPRequest, body: ByteBuffer, on channel: any Channel) -> ReadyResponse? {
         let start = ContinuousClock.now
-        do {
-            try handler.take(Data(body.readableBytesView))
-        } catch {
-            return nil
-        }
+        // A report whose answer waits for its viewer's pace is the route's, which holds it.
+        guard (try? handler.take(Data(body.readableBytesView), holding: false)) != nil else { return nil }
         answered.add(1, ordering: .relaxed)
         meter.record(since: start)
         return accepted

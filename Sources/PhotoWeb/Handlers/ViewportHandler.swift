@@ -20,7 +20,9 @@ import PhotoPipeline
 ///
 /// A report's work is bounded whatever the list: at most `maxVisibleRows` rows on screen (`422`
 /// past it), and a viewer's reports are handled one at a time, coalesced to the latest
-/// (`LatestReport`): one superseded before it is handled is answered `204` and dropped.
+/// (`LatestReport`): one superseded before it is handled is answered `204` and dropped. A report's
+/// answer waits for its viewer's pace (`ReportPace`: at most one answer a pace on a connection), so
+/// a client that reports as fast as it is answered costs the server a bounded rate of reports.
 struct ViewportHandler: Sendable {
     let context: AppContext
 
@@ -32,22 +34,36 @@ struct ViewportHandler: Sendable {
         let ask = try StopThumbnails.Ask(request)
         let body = try await request.body(limit: context.configuration.maxRequestBodyBytes)
         guard let ask else {
-            try take(body)
+            // Held until its viewer's pace has passed (`ReportPace`); what it does was done already.
+            if let taken = try take(body), taken.answerAt > .now {
+                try? await Task.sleep(until: taken.answerAt, clock: .continuous)
+            }
             return Self.accepted
         }
-        let pipeline = try take(body, asking: ask.rows)
-        return StopThumbnails(pipeline: pipeline, rows: ask.rows, previews: ask.previews).response()
+        // (Never nil: only the event loop, which cannot hold an answer, is declined a report.)
+        guard let taken = try take(body, asking: ask.rows) else { return Self.accepted }
+        return StopThumbnails(pipeline: taken.pipeline, rows: ask.rows, previews: ask.previews).response()
     }
 
     /// The answer to a report taken.
     static var accepted: Response { .empty(.noContent, headers: [.cacheControl: "no-store"]) }
 
+    /// A report taken: the pipeline it was taken on, and when its answer may go.
+    struct Taken {
+        let pipeline: PhotoPipeline
+        let answerAt: ContinuousClock.Instant
+    }
+
     /// Checks the report in `body` (with `thumbnails`, a stop whose rows hold them) and hands it to
-    /// its viewer's session, returning the pipeline it was taken on, or throws what to answer
-    /// instead, having changed nothing. Synchronous and short: the event loop calls it too
-    /// (`ReadyViewportReports`).
+    /// its viewer's session, returning the pipeline it was taken on and when its answer goes (its
+    /// viewer's pace, `ReportPace`; a stop's thumbnails are its answer and never wait), or throws
+    /// what to answer instead, having changed nothing. `holding` false (the event loop, which answers
+    /// only at once): nil for a report whose answer would wait, having changed nothing. `now`: when it
+    /// arrived. Synchronous and short: the event loop calls it too (`ReadyViewportReports`).
     @discardableResult
-    func take(_ body: Data, asking thumbnails: ClosedRange<Int>? = nil) throws(APIError) -> PhotoPipeline {
+    func take(
+        _ body: Data, asking thumbnails: ClosedRange<Int>? = nil, holding: Bool = true, at now: ContinuousClock.Instant = .now
+    ) throws(APIError) -> Taken? {
         let report = try Self.parse(body)
         if let thumbnails {
             guard !report.scrolling, let rows = report.rows, rows.contains(thumbnails.lowerBound), rows.contains(thumbnails.upperBound) else {
@@ -65,11 +81,12 @@ struct ViewportHandler: Sendable {
                 throw APIError.unprocessable("at most \(Self.maxVisibleRows) rows can be on screen at once (got \(rows.count), rows \(rows.lowerBound)...\(rows.upperBound))")
             }
         }
+        guard let answerAt = thumbnails == nil ? session.pace.answer(at: now, holding: holding) : now else { return nil }
         // A lab follower's watcher is refused; a presented lab's driver has its place told to its followers.
         try context.labs.presentations.reported(report, by: session)
         session.receive(report, on: pipeline, .init(
             presentations: context.presentations, firstScreens: context.firstScreens, defaultStrategy: context.configuration.strategy))
-        return pipeline
+        return Taken(pipeline: pipeline, answerAt: answerAt)
     }
 
     /// Parses the body, saying exactly what is wrong with a bad one.

@@ -35,6 +35,9 @@ final class ViewerSession: Sendable {
     /// This viewer's viewport reports, handled one at a time, coalesced to the latest.
     let reports = LatestReport<ViewportReport>()
 
+    /// When the answers to this viewer's reports may go (`ReportPace`).
+    let pace = ReportPace()
+
     /// Lock order: a leaf. The controller and the pipeline are called after it is released.
     private let state = Locked(State())
 
