@@ -8,7 +8,7 @@ struct LabPresentationNews: Sendable {
 
     /// Every follower of `presentation` is told where the presenter is, or that it ended.
     mutating func tellFollowers(of presentation: LabPresentations.Presentation, ended: Bool) {
-        let payload = LabPresentationPayloads.Event(presentation, role: .follower, ended: ended).event
+        let payload = Self.payload(of: presentation, role: .follower, ended: ended).event
         for follower in presentation.followers.values {
             if let watcher = follower.watchers.lazy.compactMap({ $0 }).first { sends.append((watcher, payload)) }
         }
@@ -17,7 +17,15 @@ struct LabPresentationNews: Sendable {
     /// The presenter is told how many follow (or that its presentation ended).
     mutating func tellPresenter(of presentation: LabPresentations.Presentation, ended: Bool = false) {
         guard let driver = presentation.driver else { return }
-        sends.append((driver, LabPresentationPayloads.Event(presentation, role: .presenter, ended: ended).event))
+        sends.append((driver, Self.payload(of: presentation, role: .presenter, ended: ended).event))
+    }
+
+    /// `event: presentation` on a lab page: the count for the presenter; where the presenter is, its
+    /// run and when it ended for a follower.
+    static func payload(of presentation: LabPresentations.Presentation, role: PresentationPayload.Role, ended: Bool) -> PresentationPayload {
+        PresentationPayload(
+            code: presentation.code, role: role, followers: presentation.followers.count, at: presentation.position, ended: ended,
+            run: presentation.run)
     }
 
     func deliver() {

@@ -12,9 +12,8 @@ extension LabPresentations {
         _ code: FollowCode, client: String?, limit: Int, inRoom: Bool = false, roomSize: Int = .max, now: ContinuousClock.Instant = .now
     ) throws(APIError) -> FollowCode {
         let outcome = state.withLock { state -> Result<(FollowCode, LabPresentationNews), APIError> in
-            guard var presentation = state.byCode[code] else {
-                return .failure(state.endedSet.contains(code)
-                    ? .notFound("this presentation has ended") : .notFound("no such presentation: check the follow link"))
+            guard var presentation = state.codes[code] else {
+                return .failure(state.codes.gone(code))
             }
             guard presentation.followers.count < limit else {
                 return .failure(.tooManyRequests(
@@ -25,7 +24,7 @@ extension LabPresentations {
             }
             let key = FollowCode.random()
             presentation.followers[key] = Follower(key: key, client: client, lastSeen: now, inRoom: inRoom)
-            state.byCode[code] = presentation
+            state.codes[code] = presentation
             var news = LabPresentationNews()
             news.tellPresenter(of: presentation)
             return .success((key, news))
@@ -40,11 +39,11 @@ extension LabPresentations {
     /// key that names no follower (the same whatever was wrong).
     func view(_ code: FollowCode, follower key: FollowCode, now: ContinuousClock.Instant = .now) throws(APIError) -> LabPresentationPayloads.View {
         let needed = try state.withLock { state throws(APIError) -> (lab: Lab, run: Int, client: String?, stale: [ViewerSession])? in
-            guard var presentation = state.byCode[code], var follower = presentation.followers[key] else {
-                throw Self.noFollower(code, ended: state.endedSet.contains(code))
+            guard var presentation = state.codes[code], var follower = presentation.followers[key] else {
+                throw Self.noFollower(code, ended: state.codes.hasEnded(code))
             }
             follower.lastSeen = now
-            defer { presentation.followers[key] = follower; state.byCode[code] = presentation }
+            defer { presentation.followers[key] = follower; state.codes[code] = presentation }
             guard let lab = presentation.lab, follower.run != presentation.run else { return nil }
             let stale = follower.watchers.compactMap { $0 }
             stale.forEach { state.watchers[$0.id] = nil }
@@ -55,12 +54,12 @@ extension LabPresentations {
             needed.stale.forEach { viewers.remove($0.id)?.close() }
             let made = try watchers(of: needed.lab, client: needed.client)
             let kept = state.withLock { state -> Bool in
-                guard var presentation = state.byCode[code], presentation.run == needed.run,
+                guard var presentation = state.codes[code], presentation.run == needed.run,
                       var follower = presentation.followers[key] else { return false }
                 follower.run = needed.run
                 follower.watchers = made
                 presentation.followers[key] = follower
-                state.byCode[code] = presentation
+                state.codes[code] = presentation
                 made.compactMap { $0 }.forEach { state.watchers[$0.id] = $0 }
                 return true
             }
@@ -68,8 +67,8 @@ extension LabPresentations {
             if !kept { made.compactMap { $0 }.forEach { viewers.remove($0.id)?.close() } }
         }
         let (presentation, follower) = try state.withLock { state throws(APIError) -> (Presentation, Follower) in
-            guard let presentation = state.byCode[code], let follower = presentation.followers[key] else {
-                throw Self.noFollower(code, ended: state.endedSet.contains(code))
+            guard let presentation = state.codes[code], let follower = presentation.followers[key] else {
+                throw Self.noFollower(code, ended: state.codes.hasEnded(code))
             }
             return (presentation, follower)
         }
@@ -81,19 +80,16 @@ extension LabPresentations {
             for index in lanes.indices { lanes[index].viewer = follower.watchers[safe: index]??.id.rawValue }
             return .init(photos: report.photos, latencyMs: report.latencyMs, bandwidth: report.bandwidth, lanes: lanes, summary: report.summary)
         }
-        return .init(
-            code: code.rawValue, follower: key.rawValue, run: presentation.run, followers: presentation.followers.count,
-            first: presentation.position?.rows.lowerBound, last: presentation.position?.rows.upperBound,
-            scrolling: presentation.position?.scrolling ?? false, lab: lab)
+        return .init(presentation: LabPresentationNews.payload(of: presentation, role: .follower, ended: false), follower: key.rawValue, lab: lab)
     }
 
     /// Follower `key` of `code` leaves: its watchers go at once, and the presenter hears one fewer.
     func leave(_ code: FollowCode, follower key: FollowCode) throws(APIError) {
         let outcome = state.withLock { state -> Result<(Follower, LabPresentationNews), APIError> in
-            guard var presentation = state.byCode[code], let follower = presentation.followers.removeValue(forKey: key) else {
-                return .failure(Self.noFollower(code, ended: state.endedSet.contains(code)))
+            guard var presentation = state.codes[code], let follower = presentation.followers.removeValue(forKey: key) else {
+                return .failure(Self.noFollower(code, ended: state.codes.hasEnded(code)))
             }
-            state.byCode[code] = presentation
+            state.codes[code] = presentation
             follower.watchers.compactMap { $0 }.forEach { state.watchers[$0.id] = nil }
             var news = LabPresentationNews()
             news.tellPresenter(of: presentation)
@@ -110,7 +106,7 @@ extension LabPresentations {
     func tick(isRunning: (String) -> Bool, now: ContinuousClock.Instant = .now) {
         // Labs and sessions are asked with no lock held.
         let (labIDs, watchers) = state.withLock { state in
-            (state.byCode.values.filter { $0.lab != nil }.map(\.labID), Array(state.watchers.values))
+            (state.codes.running.filter { $0.lab != nil }.map(\.labID), Array(state.watchers.values))
         }
         // Watchers first: one closed because its lab ended is then seen with its lab gone, not as a follower that left.
         let closed = Set(watchers.filter(\.isClosed).map(\.id))
@@ -119,7 +115,7 @@ extension LabPresentations {
             closed.forEach { state.watchers[$0] = nil }
             var news: [LabPresentationNews] = []
             var dropped: [ViewerSession] = []
-            for var presentation in Array(state.byCode.values) {
+            for var presentation in Array(state.codes.running) {
                 if goneLabs.contains(presentation.labID), presentation.lab != nil {
                     Self.unplace(presentation, in: &state)
                     presentation.lab = nil
@@ -143,7 +139,7 @@ extension LabPresentations {
                     dropped += follower.watchers.compactMap { $0 }
                 }
                 dropped.forEach { state.watchers[$0.id] = nil }
-                state.byCode[presentation.code] = presentation
+                state.codes[presentation.code] = presentation
                 var told = LabPresentationNews()
                 told.tellPresenter(of: presentation)
                 news.append(told)

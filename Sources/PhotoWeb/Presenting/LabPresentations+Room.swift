@@ -7,9 +7,8 @@ extension LabPresentations {
     /// Whether `code` runs with fewer than `size` followers in its room; a 404 when it does not run.
     func roomIsOpen(_ code: FollowCode, size: Int) throws(APIError) -> Bool {
         let outcome = state.withLock { state -> Result<Bool, APIError> in
-            guard let presentation = state.byCode[code] else {
-                return .failure(state.endedSet.contains(code)
-                    ? .notFound("this presentation has ended") : .notFound("no such presentation: check the follow link"))
+            guard let presentation = state.codes[code] else {
+                return .failure(state.codes.gone(code))
             }
             return .success(presentation.followers.values.count(where: \.inRoom) < size)
         }
@@ -19,7 +18,7 @@ extension LabPresentations {
     /// The followers `client` (a `ClientAddress.group`) has in presented labs' rooms now.
     func roomPlaces(of client: String) -> Int {
         state.withLock { state in
-            state.byCode.values.reduce(0) { sum, presentation in
+            state.codes.running.reduce(0) { sum, presentation in
                 sum + presentation.followers.values.count { $0.inRoom && $0.client == client }
             }
         }

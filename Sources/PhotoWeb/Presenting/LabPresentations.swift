@@ -18,8 +18,6 @@ final class LabPresentations: Sendable {
     static let gap: Duration = .seconds(15)
     /// A follower whose page has not asked for its view (once a second) this long has left.
     static let followerTimeout: Duration = .seconds(75)
-    /// Ended codes remembered, so a late follower is told "ended", not "no such".
-    static let endedRemembered = 1_024
 
     struct Follower {
         let key: FollowCode
@@ -48,13 +46,11 @@ final class LabPresentations: Sendable {
     }
 
     struct State {
-        var byCode: [FollowCode: Presentation] = [:]
+        var codes = PresentationCodes<Presentation>()
         var codeOfLab: [String: FollowCode] = [:]
         var codeOfDriver: [ViewerID: FollowCode] = [:]
         /// Every follower's watcher until it is closed (an ended presentation's too): none may report.
         var watchers: [ViewerID: ViewerSession] = [:]
-        var ended: [FollowCode] = []
-        var endedSet: Set<FollowCode> = []
     }
 
     let viewers: ViewerRegistry
@@ -67,7 +63,7 @@ final class LabPresentations: Sendable {
     /// Presents `lab` (the same presentation again when it presents it already).
     func start(_ lab: Lab) -> (code: FollowCode, followers: Int) {
         state.withLock { state in
-            if let code = state.codeOfLab[lab.id], let presentation = state.byCode[code] {
+            if let code = state.codeOfLab[lab.id], let presentation = state.codes[code] {
                 return (code, presentation.followers.count)
             }
             let presentation = Presentation(code: .random(), labID: lab.id, lab: lab)
@@ -81,7 +77,7 @@ final class LabPresentations: Sendable {
     /// `previous` presents nothing (knowing that id is what makes one the presenter).
     func carryOn(from previous: String, to lab: Lab) throws(APIError) -> (code: FollowCode, followers: Int) {
         let outcome = state.withLock { state -> Result<(FollowCode, Int, [ViewerSession]), APIError> in
-            guard let code = state.codeOfLab[previous], var presentation = state.byCode[code] else {
+            guard let code = state.codeOfLab[previous], var presentation = state.codes[code] else {
                 return .failure(.notFound("lab \(previous) presents nothing (its presentation ended, or never was)"))
             }
             // The same lab again (a page that asks twice): the same run.
@@ -108,7 +104,7 @@ final class LabPresentations: Sendable {
     /// Ends the presentation of lab `labID` (its presenter's, or its last run's): its followers are told and keep what they show.
     func stop(labID: String) throws(APIError) {
         let news = state.withLock { state -> LabPresentationNews? in
-            guard let code = state.codeOfLab[labID], let presentation = state.byCode[code] else { return nil }
+            guard let code = state.codeOfLab[labID], let presentation = state.codes[code] else { return nil }
             return Self.end(presentation, in: &state)
         }
         guard let news else { throw .notFound("lab \(labID) presents nothing") }
@@ -122,10 +118,10 @@ final class LabPresentations: Sendable {
             if state.watchers[session.id] != nil {
                 return .failure(.notFound("unknown viewer \(session.id): a lab follower's watcher only watches, it reports nothing"))
             }
-            guard !report.hidden, let code = state.codeOfDriver[session.id], var presentation = state.byCode[code],
+            guard !report.hidden, let code = state.codeOfDriver[session.id], var presentation = state.codes[code],
                   let rows = report.rows ?? presentation.position?.rows else { return .success(nil) }
             presentation.position = PresenterPosition(rows: rows, scrolling: report.scrolling)
-            state.byCode[code] = presentation
+            state.codes[code] = presentation
             var news = LabPresentationNews()
             news.tellFollowers(of: presentation, ended: false)
             return .success(news)
@@ -135,13 +131,13 @@ final class LabPresentations: Sendable {
 
     /// Where the presentation `code` stands for a page asking: running, ended lately, or unknown (`nil`).
     func exists(_ code: FollowCode) -> Bool? {
-        state.withLock { state in state.byCode[code] != nil ? true : state.endedSet.contains(code) ? false : nil }
+        state.withLock { state in state.codes[code] != nil ? true : state.codes.hasEnded(code) ? false : nil }
     }
 
     // MARK: - Under the lock
 
     static func place(_ presentation: Presentation, in state: inout State) {
-        state.byCode[presentation.code] = presentation
+        state.codes[presentation.code] = presentation
         state.codeOfLab[presentation.labID] = presentation.code
         if let driver = presentation.driver { state.codeOfDriver[driver.id] = presentation.code }
     }
@@ -153,10 +149,7 @@ final class LabPresentations: Sendable {
 
     static func end(_ presentation: Presentation, in state: inout State) -> LabPresentationNews {
         unplace(presentation, in: &state)
-        state.byCode[presentation.code] = nil
-        state.ended.append(presentation.code)
-        state.endedSet.insert(presentation.code)
-        if state.ended.count > endedRemembered { state.endedSet.remove(state.ended.removeFirst()) }
+        state.codes.end(presentation.code)
         var news = LabPresentationNews()
         news.tellFollowers(of: presentation, ended: true)
         var ended = presentation

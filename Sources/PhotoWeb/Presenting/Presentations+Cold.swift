@@ -10,7 +10,7 @@ extension Presentations {
     /// a viewer.
     func coldStartAudience(_ code: FollowCode, by viewer: ViewerID) throws(APIError) -> (presenter: ViewerSession, followers: Set<ViewerID>) {
         let found = state.withLock { state -> (ViewerSession, Set<ViewerID>)? in
-            guard let presentation = state.byCode[code], presentation.presenter.id == viewer else { return nil }
+            guard let presentation = state.codes[code], presentation.presenter.id == viewer else { return nil }
             return (presentation.presenter, Set(presentation.followers.keys))
         }
         guard let found else { throw Self.notPresenting(code, viewer) }
@@ -34,7 +34,7 @@ extension Presentations {
     func recordColdStart(_ code: FollowCode, by viewer: ViewerID, now: ContinuousClock.Instant = .now) throws(APIError) -> PresentationNews {
         let interval = settings.coldStartInterval
         let outcome = state.withLock { state -> Result<PresentationNews, APIError> in
-            guard var presentation = state.byCode[code], presentation.presenter.id == viewer else {
+            guard var presentation = state.codes[code], presentation.presenter.id == viewer else {
                 return .failure(Self.notPresenting(code, viewer))
             }
             if let last = state.lastColdStart, now - last < interval {
@@ -45,7 +45,7 @@ extension Presentations {
             }
             state.lastColdStart = now
             presentation.coldStarts += 1
-            state.byCode[code] = presentation
+            state.codes[code] = presentation
             var news = Self.presenterNews(presentation)
             news.followers = Array(presentation.followers.values)
             news.followerUpdate = Self.followerPayload(presentation, ended: false)

@@ -16,10 +16,8 @@ extension Presentations {
     /// Whether `code` runs with a place free in its room; a 404 with the reason when it does not run.
     func roomIsOpen(_ code: FollowCode) throws(APIError) -> Bool {
         let outcome = state.withLock { state -> Result<Bool, APIError> in
-            guard let presentation = state.byCode[code] else {
-                return .failure(state.endedSet.contains(code)
-                    ? .notFound("this presentation has ended")
-                    : .notFound("no such presentation: check the follow link"))
+            guard let presentation = state.codes[code] else {
+                return .failure(state.codes.gone(code))
             }
             return .success(presentation.room.count < settings.roomSize)
         }
@@ -48,13 +46,13 @@ extension Presentations {
     /// Records the followers of `code` whose stream is open; its presenter's news when the count changed.
     func counted(_ receiving: Set<ViewerID>, for code: FollowCode) -> PresentationNews? {
         state.withLock { state in
-            guard var presentation = state.byCode[code] else { return nil }
+            guard var presentation = state.codes[code] else { return nil }
             // Only those that still follow: one that broke away meanwhile is not counted again.
             let now = receiving.filter { presentation.followers[$0] != nil }
             guard now != presentation.receiving else { return nil }
             let changed = now.count != presentation.receiving.count
             presentation.receiving = now
-            state.byCode[code] = presentation
+            state.codes[code] = presentation
             return changed ? Self.presenterNews(presentation) : nil
         }
     }

@@ -40,7 +40,7 @@ final class Presentations: Sendable {
     }
 
     struct State {
-        var byCode: [FollowCode: Presentation] = [:]
+        var codes = PresentationCodes<Presentation>()
         var codeOfPresenter: [ViewerID: FollowCode] = [:]
         var codeOfFollower: [ViewerID: FollowCode] = [:]
         /// Each follower's presenter: whose story its screen tells (read by the channel's forwarder).
@@ -49,17 +49,11 @@ final class Presentations: Sendable {
         }
         /// Counts the changes to `presenterOfFollower`, so the forwarder works its audience out only then.
         private(set) var followersVersion: UInt64 = 0
-        /// Codes that ended lately, oldest first, so a late follower is told "ended", not "no such".
-        var ended: [FollowCode] = []
-        var endedSet: Set<FollowCode> = []
         /// When the list last started cold (by any presenter).
         var lastColdStart: ContinuousClock.Instant?
         /// The room members of each client, over every presentation (`Presentations+Room`).
         var roomPlaces: [String: Int] = [:]
     }
-
-    /// Ended codes remembered: enough for the links of a day's talks, bounded whatever a client does.
-    static let endedRemembered = 1_024
 
     let settings: Settings
     let state = Locked(State())
@@ -82,11 +76,11 @@ final class Presentations: Sendable {
     /// Starts presenting `presenter`'s viewport (or returns the presentation it runs already).
     func start(by presenter: ViewerSession) throws(APIError) -> (FollowCode, PresentationNews) {
         let outcome = state.withLock { state -> Result<(FollowCode, PresentationNews), APIError> in
-            if let code = state.codeOfPresenter[presenter.id], let presentation = state.byCode[code] {
+            if let code = state.codeOfPresenter[presenter.id], let presentation = state.codes[code] {
                 return .success((code, Self.presenterNews(presentation)))
             }
             if let client = presenter.client {
-                let running = state.byCode.values.filter { $0.presenter.client == client }.count
+                let running = state.codes.running.filter { $0.presenter.client == client }.count
                 guard running < settings.presentationsPerClient else {
                     return .failure(.tooManyRequests(
                         "\(client) presents \(running) presentations, a client's most (--presentations-per-client); stop one first",
@@ -96,7 +90,7 @@ final class Presentations: Sendable {
             // A follower that starts presenting follows nobody any more.
             Self.unfollow(presenter.id, in: &state)
             let presentation = Presentation(code: .random(), presenter: presenter)
-            state.byCode[presentation.code] = presentation
+            state.codes[presentation.code] = presentation
             state.codeOfPresenter[presenter.id] = presentation.code
             return .success((presentation.code, Self.presenterNews(presentation)))
         }
@@ -106,7 +100,7 @@ final class Presentations: Sendable {
     /// Ends the presentation `code` if `viewer` presents it; its followers are told and keep their place.
     func end(_ code: FollowCode, by viewer: ViewerID) throws(APIError) -> PresentationNews {
         let news = state.withLock { state -> PresentationNews? in
-            guard let presentation = state.byCode[code], presentation.presenter.id == viewer else { return nil }
+            guard let presentation = state.codes[code], presentation.presenter.id == viewer else { return nil }
             return Self.end(presentation, in: &state)
         }
         // The same answer for a code that does not exist and one this viewer does not present.
@@ -118,10 +112,8 @@ final class Presentations: Sendable {
     /// follow link admitted it to the room (`Presentations+Room`): a 429 when the room filled meanwhile.
     func follow(_ code: FollowCode, by follower: ViewerSession, inRoom: Bool = false) throws(APIError) -> PresentationNews {
         let outcome = state.withLock { state -> Result<PresentationNews, APIError> in
-            guard var presentation = state.byCode[code] else {
-                return .failure(state.endedSet.contains(code)
-                    ? .notFound("this presentation has ended")
-                    : .notFound("no such presentation: check the follow link"))
+            guard var presentation = state.codes[code] else {
+                return .failure(state.codes.gone(code))
             }
             guard presentation.presenter.id != follower.id else {
                 return .failure(.conflict("a presenter cannot follow its own presentation"))
@@ -139,7 +131,7 @@ final class Presentations: Sendable {
                 }
                 Self.unfollow(follower.id, in: &state)
                 presentation.followers[follower.id] = follower
-                state.byCode[code] = presentation
+                state.codes[code] = presentation
                 state.codeOfFollower[follower.id] = code
                 state.presenterOfFollower[follower.id] = presentation.presenter.id
             }
@@ -156,7 +148,7 @@ final class Presentations: Sendable {
     /// hears one follower fewer). Nil when it followed nobody.
     func breakAway(_ viewer: ViewerID) -> PresentationNews? {
         state.withLock { state in
-            guard let code = Self.unfollow(viewer, in: &state), let presentation = state.byCode[code] else { return nil }
+            guard let code = Self.unfollow(viewer, in: &state), let presentation = state.codes[code] else { return nil }
             return Self.presenterNews(presentation)
         }
     }
@@ -164,9 +156,9 @@ final class Presentations: Sendable {
     /// `presenter` reported `position`: its followers are told (nil when it presents nothing).
     func moved(_ presenter: ViewerID, to position: PresenterPosition) -> PresentationNews? {
         state.withLock { state in
-            guard let code = state.codeOfPresenter[presenter], var presentation = state.byCode[code] else { return nil }
+            guard let code = state.codeOfPresenter[presenter], var presentation = state.codes[code] else { return nil }
             presentation.position = position
-            state.byCode[code] = presentation
+            state.codes[code] = presentation
             // Nobody to tell: nothing for the relay. Its followers are found at the hand-on, not copied here.
             guard !presentation.followers.isEmpty else { return nil }
             var news = PresentationNews()
@@ -184,7 +176,7 @@ final class Presentations: Sendable {
         state.withLock { state in
             var news: [PresentationNews] = []
             var audiences: [Audience] = []
-            for presentation in Array(state.byCode.values) {
+            for presentation in Array(state.codes.running) {
                 if presentation.presenter.isClosed {
                     news.append(Self.end(presentation, in: &state))
                     continue
@@ -192,9 +184,9 @@ final class Presentations: Sendable {
                 let gone = presentation.followers.values.filter(\.isClosed)
                 for follower in gone { Self.unfollow(follower.id, in: &state) }
                 let left = presentation.room.values.filter(\.isClosed)
-                for member in left { state.byCode[presentation.code]?.room[member.id] = nil }
+                for member in left { state.codes[presentation.code]?.room[member.id] = nil }
                 Self.left(left, in: &state)
-                guard let current = state.byCode[presentation.code] else { continue }
+                guard let current = state.codes[presentation.code] else { continue }
                 audiences.append(Audience(code: current.code, presenter: current.presenter, followers: Array(current.followers.values)))
             }
             return (news, audiences)
@@ -205,10 +197,10 @@ final class Presentations: Sendable {
     /// and for a follower its presenter's queues (its panel shows the presenter's story).
     func snapshot(for session: ViewerSession) -> [EventOutbox.Payload] {
         let (payload, presenter) = state.withLock { state -> (PresentationPayload?, ViewerSession?) in
-            if let code = state.codeOfPresenter[session.id], let presentation = state.byCode[code] {
+            if let code = state.codeOfPresenter[session.id], let presentation = state.codes[code] {
                 return (Self.presenterPayload(presentation), nil)
             }
-            if let code = state.codeOfFollower[session.id], let presentation = state.byCode[code] {
+            if let code = state.codeOfFollower[session.id], let presentation = state.codes[code] {
                 return (Self.followerPayload(presentation, ended: false), presentation.presenter)
             }
             return (nil, nil)
@@ -231,12 +223,12 @@ final class Presentations: Sendable {
 
     /// Where the presenter of `code` is, if it runs and has reported.
     func position(of code: FollowCode) -> PresenterPosition? {
-        state.withLock { $0.byCode[code]?.position }
+        state.withLock { $0.codes[code]?.position }
     }
 
     /// The rows `presenter` last reported, if it presents.
     func lastRows(of presenter: ViewerID) -> ClosedRange<Int>? {
-        state.withLock { state in state.codeOfPresenter[presenter].flatMap { state.byCode[$0]?.position?.rows } }
+        state.withLock { state in state.codeOfPresenter[presenter].flatMap { state.codes[$0]?.position?.rows } }
     }
 
     // MARK: - Under the lock
@@ -244,24 +236,19 @@ final class Presentations: Sendable {
     @discardableResult
     private static func unfollow(_ viewer: ViewerID, in state: inout State) -> FollowCode? {
         guard let code = state.codeOfFollower.removeValue(forKey: viewer) else { return nil }
-        state.byCode[code]?.followers[viewer] = nil
-        state.byCode[code]?.receiving.remove(viewer)
+        state.codes[code]?.followers[viewer] = nil
+        state.codes[code]?.receiving.remove(viewer)
         state.presenterOfFollower[viewer] = nil
         return code
     }
 
     private static func end(_ presentation: Presentation, in state: inout State) -> PresentationNews {
-        state.byCode[presentation.code] = nil
+        state.codes.end(presentation.code)
         left(presentation.room.values, in: &state)
         state.codeOfPresenter[presentation.presenter.id] = nil
         for id in presentation.followers.keys {
             state.codeOfFollower[id] = nil
             state.presenterOfFollower[id] = nil
-        }
-        state.ended.append(presentation.code)
-        state.endedSet.insert(presentation.code)
-        if state.ended.count > endedRemembered {
-            state.endedSet.remove(state.ended.removeFirst())
         }
         var ended = presentation
         ended.followers = [:]
@@ -283,9 +270,8 @@ final class Presentations: Sendable {
 
     static func presenterPayload(_ presentation: Presentation, ended: Bool = false) -> PresentationPayload {
         PresentationPayload(
-            code: presentation.code.rawValue, role: .presenter, followers: presentation.receiving.count,
-            first: presentation.position?.rows.lowerBound, last: presentation.position?.rows.upperBound,
-            scrolling: presentation.position?.scrolling ?? false, ended: ended, coldStarts: presentation.coldStarts)
+            code: presentation.code, role: .presenter, followers: presentation.receiving.count, at: presentation.position,
+            ended: ended, coldStarts: presentation.coldStarts)
     }
 
     static func followerPayload(_ presentation: Presentation, ended: Bool) -> PresentationPayload {
