@@ -48,7 +48,7 @@ struct FollowerRelayBatchTests {
         let relay = FollowerRelay(pace: .seconds(3_600))
         [photo(3, "downloading"), photo(4, "filtered"), photo(3, "filtered")].forEach(relay.add)
         relay.tell(.init(followers: [follower], payload: move(to: 3)), now: false)
-        await relay.handOn(to: [follower], presenters: [follower.id: presenter])
+        relay.handOn(to: [follower], presenters: [follower.id: presenter])
 
         // Then after the retry line one write carries the move first, then each row's latest state
         let body = try #require(await writes.first(2).last)
@@ -74,7 +74,7 @@ struct FollowerRelayBatchTests {
         relay.tell(.init(followers: [following, gone], payload: move(to: 50), rows: 50...59, pipeline: list), now: false)
 
         // When the relay hands on with only the first following
-        await relay.handOn(to: [following], presenters: [following.id: presenter])
+        relay.handOn(to: [following], presenters: [following.id: presenter])
 
         // Then the first gets the move, then rows 38-71 (the presenter's and 12 beyond each edge),
         // each with its name, in one batch: the row's gathered event went before its state read at the
@@ -90,7 +90,7 @@ struct FollowerRelayBatchTests {
     }
 
     @Test(.timeLimit(.minutes(1)))
-    func inStepsAStopsNewsIsQueuedBeforeItsRowsAndTheyFollowInOrder() async throws {
+    func aStopsNewsIsWrittenAloneBeforeItsRowsAndTheyFollowInOrder() async throws {
         // Given a follower whose stream nobody reads yet, and a move to rows 50-59 of a list of 100
         let list = pipeline(100)
         let follower = try #require(viewers.create())
@@ -100,10 +100,11 @@ struct FollowerRelayBatchTests {
         relay.tell(.init(followers: [follower], payload: move(to: 50), rows: 50...59, pipeline: list, stop: true), now: false)
 
         // When the relay hands on
-        await relay.handOn(to: [follower], presenters: [follower.id: presenter])
+        relay.handOn(to: [follower], presenters: [follower.id: presenter])
 
-        // Then the follower has the move first, then the rows near it, as one hand-on gives them
-        var events: [String] = []
+        // Then the follower's stream writes the move on its own, then the rows near it, in order
+        var events = await ready(follower.outbox, generation)
+        #expect(events.count == 1 && events.first?.hasPrefix("presentation ") == true, "the move alone first: \(events)")
         while events.count < 35 {
             let more = await ready(follower.outbox, generation)
             #expect(!more.isEmpty)
@@ -124,7 +125,7 @@ struct FollowerRelayBatchTests {
         relay.tell(.init(followers: [follower], payload: move(to: 20, ended: true), whileFollowing: false), now: false)
 
         // When the relay hands on to nobody following
-        await relay.handOn(to: [], presenters: [:])
+        relay.handOn(to: [], presenters: [:])
 
         // Then the follower is told that it ended
         let events = await ready(follower.outbox, generation)
@@ -197,7 +198,7 @@ struct FollowerRelayBatchTests {
         #expect(presenter.outbox.pendingCount == 1)
         #expect(follower.outbox.pendingCount == 0)
         let relay = try #require(channel.followerRelay)
-        await relay.handOn(to: [follower], presenters: presentations.presenterOfFollowers())
+        relay.handOn(to: [follower], presenters: presentations.presenterOfFollowers())
         let events = await ready(follower.outbox, generations[1])
         #expect(events == [#"stats {"viewers":2}"#])
     }

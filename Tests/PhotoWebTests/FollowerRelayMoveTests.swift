@@ -35,7 +35,7 @@ struct FollowerRelayMoveTests {
         for first in 0..<1_000 { relay.move(move(to: first)) }
         var presenters = Dictionary(uniqueKeysWithValues: followers.map { ($0.id, presenter) })
         presenters[other.id] = ViewerID.random()
-        await relay.handOn(to: followers + [other], presenters: presenters)
+        relay.handOn(to: followers + [other], presenters: presenters)
 
         // Then each of its followers gets one move, the last; the other follower none
         for (follower, generation) in zip(followers, generations) {

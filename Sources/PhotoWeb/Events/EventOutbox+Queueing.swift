@@ -8,8 +8,9 @@ extension EventOutbox {
     }
 
     /// Queues events for the viewer in one step (one lock, at most one wake-up of its writer), as
-    /// `enqueue` would one by one.
-    func enqueue(contentsOf payloads: some Sequence<Payload>) {
+    /// `enqueue` would one by one. `endingWrite`: what is queued now goes in a write of its own, ahead
+    /// of what comes after it (a follower's move ahead of its rows).
+    func enqueue(contentsOf payloads: some Sequence<Payload>, endingWrite: Bool = false) {
         var cut: (@Sendable () -> Void)?
         let waiter: Waker? = state.withLock { state in
             defer { settle(&state) }
@@ -45,6 +46,7 @@ extension EventOutbox {
                 }
             }
             guard state.attached, state.snapshotting == nil else { return nil }
+            if endingWrite, state.pending.count > 0 { state.writeEnd = state.nextID - 1 }
             return wakeWaiter(in: &state)
         }
         waiter?.wake()

@@ -74,6 +74,11 @@ extension EventOutbox {
             while bytes < Self.batchBytes, let event = state.pending.popFirst() {
                 bytes += event.data.count
                 events.append(event)
+                // Ids grow in the queue: the write that had to end ends at its last event, or at the one that replaced it.
+                if let end = state.writeEnd, event.id >= end {
+                    state.writeEnd = nil
+                    break
+                }
             }
             settle(&state)
             // Events keep the connection as a heartbeat would.

@@ -79,6 +79,8 @@ final class EventOutbox: Sendable {
         /// Events that arrived while that snapshot was being made, and their bytes.
         var held: [Payload] = []
         var heldBytes = 0
+        /// The id of the last event queued to go in a write of its own (`enqueue(contentsOf:endingWrite:)`).
+        var writeEnd: UInt64?
         /// The unsent bytes last counted in the process-wide budget.
         var counted = 0
         /// Closes the current stream's connection: called when its reader has fallen so far behind

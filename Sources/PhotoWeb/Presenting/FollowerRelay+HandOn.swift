@@ -11,33 +11,26 @@ extension FollowerRelay {
     }
 
     /// Hands what was gathered on to `followers` (each follower's presenter in `presenters`), to those
-    /// of the last hand-on that follow no more, and to those told something: each one batch, in one
-    /// enqueue (one write of its stream), its news first, then its rows' and operations' events,
-    /// then the state of the rows a move brought near.
+    /// of the last hand-on that follow no more, and to those told something: each one batch, its news
+    /// first, then its rows' and operations' events, then the state of the rows a move brought near.
     ///
-    /// A stop's news goes ahead, in a step of its own: every recipient's news is queued, the relay lets
-    /// the writers it woke run, then queues the rest. A thousand followers' moves then reach them in
-    /// the time their small writes take, not behind each other's rows (a stop's rows were 40 events a
-    /// follower; one write each made the last follower's move wait for them all: p99 140-206 ms against
-    /// 79-82 ms, BENCHMARKS 32). Moves in a scroll, every 100 ms, keep one write each: two cost 40%
-    /// more CPU for a thousand followers.
-    func handOn(to followers: [ViewerSession], presenters: [ViewerID: ViewerID]) async {
+    /// A stop's news goes in a write of its own, ahead of the rows, by the outbox's order
+    /// (`enqueue(contentsOf:endingWrite:)`): each recipient's writer takes its news, writes it, and comes
+    /// back for the rest after the other writers woken with it. A thousand followers' moves then reach
+    /// them in the time their small writes take, not behind each other's rows (a stop's rows were 40
+    /// events a follower; one write each made the last follower's move wait for them all: p99 140-206 ms
+    /// against 79-82 ms, BENCHMARKS 32). Moves in a scroll, every 100 ms, keep one write each: two cost
+    /// 40% more CPU for a thousand followers.
+    func handOn(to followers: [ViewerSession], presenters: [ViewerID: ViewerID]) {
         let batches = batches(for: followers, presenters: presenters)
-        guard batches.stops else {
-            for recipient in batches.recipients {
+        for recipient in batches.recipients {
+            if batches.stops, !recipient.news.isEmpty {
+                recipient.session.outbox.enqueue(contentsOf: recipient.news, endingWrite: true)
+                if !recipient.rest.isEmpty { recipient.session.outbox.enqueue(contentsOf: recipient.rest) }
+            } else {
                 let batch = recipient.news + recipient.rest
                 if !batch.isEmpty { recipient.session.outbox.enqueue(contentsOf: batch) }
             }
-            return
-        }
-        for recipient in batches.recipients where !recipient.news.isEmpty {
-            recipient.session.outbox.enqueue(contentsOf: recipient.news)
-        }
-        // The woken writers (and a shared stream's carry, then its writer) go first.
-        await Task.yield()
-        await Task.yield()
-        for recipient in batches.recipients where !recipient.rest.isEmpty {
-            recipient.session.outbox.enqueue(contentsOf: recipient.rest)
         }
     }
 

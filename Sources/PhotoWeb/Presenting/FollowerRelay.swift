@@ -126,7 +126,7 @@ final class FollowerRelay: Sendable {
             guard !Task.isCancelled else { return }
             let (followers, presenters) = audience()
             last = .now
-            await handOn(to: followers, presenters: presenters)
+            handOn(to: followers, presenters: presenters)
             current = pace(for: followers.count)
             least = movePace(for: followers.count)
         }
