@@ -19,7 +19,7 @@ struct PhotosHandler: Sendable {
     let context: AppContext
 
     func handle(_ request: Request, context requestContext: PhotoRequestContext) async throws -> Response {
-        let page = try Self.page(of: request.head)
+        let page = try Self.page(in: Self.query(of: request.head))
         guard let pipeline = context.library.pipeline else {
             return Compression.response(
                 EventPayloads.json(context.photoList.list(page)), contentType: "application/json",
@@ -29,9 +29,12 @@ struct PhotosHandler: Sendable {
     }
 
     /// The answer on the event loop: one kept for the list's version now, else nil (the router's:
-    /// making JSON is no work for an event loop). Returns at once.
+    /// making JSON is no work for an event loop, and a query with more than `from` and `limit` is
+    /// left to it). Returns at once.
     func ready(_ request: HTTPRequest, parameters: Parameters) -> ReadyResponse? {
-        guard let page = try? Self.page(of: request), let pipeline = context.library.pipeline,
+        let query = Self.query(of: request)
+        guard query.allSatisfy({ $0.key == "from" || $0.key == "limit" }), let page = try? Self.page(in: query),
+              let pipeline = context.library.pipeline,
               let made = context.photoList.kept(Self.key(page, request), of: pipeline) else { return nil }
         return Self.answer(made, to: request)
     }
@@ -41,10 +44,14 @@ struct PhotosHandler: Sendable {
         .validated(request, tag: made.tag, ok: made.ok, notModified: made.notModified, body: made.body)
     }
 
-    /// The page `request` asks for (`from`, `limit`), or a 400 saying what is wrong.
-    private static func page(of request: HTTPRequest) throws(APIError) -> PhotoPage {
-        let query = URI(request.path ?? "").queryParameters
-        return try PhotoPage(from: query.get("from"), limit: query.get("limit"))
+    /// `request`'s query.
+    private static func query(of request: HTTPRequest) -> Parameters {
+        URI(request.path ?? "").queryParameters
+    }
+
+    /// The page a query asks for (`from`, `limit`), or a 400 saying what is wrong.
+    private static func page(in query: Parameters) throws(APIError) -> PhotoPage {
+        try PhotoPage(from: query.get("from"), limit: query.get("limit"))
     }
 
     /// The kept answers `request` takes for `page`: gzipped or not.
