@@ -25,7 +25,7 @@ import { attachStrategyControl } from './strategy.js';
 import { attachIntro } from './intro.js';
 import { attachSheet } from './sheet.js';
 import { attachExplain } from './explain.js';
-import { attachPresenting } from './presenting.js';
+import { attachPresenting } from './list-presenting.js';
 import { attachToolbar } from './toolbar.js';
 import { exposePage } from './page-view.js';
 
