@@ -13,7 +13,7 @@ import Testing
 @Suite("Viewport reports on the event loop", .serialized, .timeLimit(.minutes(3)))
 struct ReadyViewportReportsTests {
     static func answered(_ harness: WebHarness) -> Int {
-        harness.application.web.readyReports.answered.load(ordering: .relaxed)
+        harness.application.web.readyRoutes.answered(Routes.viewportPath)
     }
 
     static func report(_ viewer: String, rows: ClosedRange<Int>) -> String {
@@ -74,7 +74,7 @@ struct ReadyViewportReportsTests {
     @Test func aBodyLargerThanTheEventLoopReadsIsTheRoutes() async throws {
         try await WebHarness.with(photoCount: 12) { harness in
             let viewer = try await harness.newViewer()
-            let limit = harness.application.web.readyReports.bodyLimit
+            let limit = harness.application.web.answering.reportBodyLimit
             // A valid report padded past the event loop's limit, under the route's
             let padded = Self.report(viewer, rows: 0...1) + String(repeating: " ", count: limit)
             let before = Self.answered(harness)

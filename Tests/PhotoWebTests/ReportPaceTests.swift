@@ -36,7 +36,7 @@ struct ReportPaceTests {
     @Test func aReportIsTakenAtOnceItsAnswerHeldAndAStopAskingThumbnailsNeverHeld() async throws {
         try await WebHarness.with(photoCount: 300) { harness in
             let viewer = try await harness.newViewer()
-            let handler = harness.application.web.readyReports.handler
+            let handler = harness.application.web.answering.viewport
             let session = try harness.application.web.context.session(viewer)
             let report = { (rows: ClosedRange<Int>, scrolling: Bool) in
                 Data(#"{"viewer": "\#(viewer)", "scrolling": \#(scrolling), "first": \#(rows.lowerBound), "last": \#(rows.upperBound)}"#.utf8)

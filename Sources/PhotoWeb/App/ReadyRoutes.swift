@@ -12,11 +12,13 @@ import Synchronization
 /// label (`AnswerMeter.label`), as `RouteMiddleware` counts the router's.
 final class ReadyRoutes: ReadyResponding {
     /// A route whose answer can be ready: `answer` is called on the event loop for a request the
-    /// route matches and must return at once (no waiting, no disk).
+    /// route matches, with its body when the route reads one (`bodyLimit` bytes at most; nil: its
+    /// head is answered alone), and must return at once (no waiting, no disk).
     struct Route: Sendable {
         let method: HTTPRequest.Method
         let path: String
-        let answer: @Sendable (HTTPRequest, Parameters, any Channel) -> ReadyResponse?
+        var bodyLimit: Int?
+        let answer: @Sendable (HTTPRequest, Parameters, ByteBuffer?, any Channel) -> ReadyResponse?
     }
 
     /// A route with its path split as the router splits it, and its meters.
@@ -52,12 +54,27 @@ final class ReadyRoutes: ReadyResponding {
     }
 
     func readyResponse(to request: HTTPRequest, on channel: any Channel) -> ReadyResponse? {
+        answer(request, body: nil, on: channel)
+    }
+
+    func bodyToRead(of request: HTTPRequest) -> Int? {
+        guard let path = request.path else { return nil }
+        return entries.first { $0.route.method == request.method && $0.route.bodyLimit != nil && Self.match($0.segments, path) != nil }?
+            .route.bodyLimit
+    }
+
+    func readyResponse(to request: HTTPRequest, body: ByteBuffer, on channel: any Channel) -> ReadyResponse? {
+        answer(request, body: body, on: channel)
+    }
+
+    /// The answer of the route `request` matches (one that reads a body when `body` is given), counted.
+    private func answer(_ request: HTTPRequest, body: ByteBuffer?, on channel: any Channel) -> ReadyResponse? {
         let start = ContinuousClock.now
         guard let path = request.path else { return nil }
         let method = request.method == .head ? .get : request.method
-        for entry in entries where entry.route.method == method {
+        for entry in entries where entry.route.method == method && (entry.route.bodyLimit != nil) == (body != nil) {
             guard let parameters = Self.match(entry.segments, path) else { continue }
-            guard var response = entry.route.answer(request, parameters, channel) else { return nil }
+            guard var response = entry.route.answer(request, parameters, body, channel) else { return nil }
             if request.method == .head { response.body = nil }
             entry.answered.add(1, ordering: .relaxed)
             let status = response.head.status.code

@@ -1,5 +1,7 @@
+import Foundation
 import HTTPTypes
 import Hummingbird
+import PhotoTransport
 
 /// The HTTP contract (written down in `Public/openapi.json`, served at `/openapi.json`), each route to its handler.
 enum Routes {
@@ -9,9 +11,18 @@ enum Routes {
         let page: PageHandler
         let photos: PhotosHandler
         let images: ImageHandler
+        let viewport: ViewportHandler
+        /// The route's `204` for a report taken, as it is sent.
+        let reportTaken: ReadyResponse
+        /// The most body bytes of a report read on the event loop: a report is a few dozen; a larger body is the router's.
+        let reportBodyLimit: Int
 
         init(context: AppContext) throws(APIError) {
             let routerFields = HTTPFields.routerMiddleware(StrictTransportSecurity(context.configuration))
+            viewport = ViewportHandler(context: context)
+            reportTaken = ReadyResponse(
+                head: HTTPResponse(status: .noContent, headerFields: ViewportHandler.accepted.headers + routerFields), body: nil)
+            reportBodyLimit = min(4 * 1024, context.configuration.maxRequestBodyBytes)
             page = try PageHandler(context: context, routerFields: routerFields)
             photos = PhotosHandler(context: context)
             images = ImageHandler(context: context, answers: ImageAnswers(routerFields: routerFields))
@@ -20,13 +31,23 @@ enum Routes {
 
     /// The routes `answering`'s handlers can answer on the event loop, each under its router path.
     static func ready(_ answering: Answering, metrics: ServerMetrics) -> ReadyRoutes {
-        let (page, photos, images) = (answering.page, answering.photos, answering.images)
+        let (page, photos, images, viewport, taken) = (answering.page, answering.photos, answering.images, answering.viewport, answering.reportTaken)
         return ReadyRoutes([
-            .init(method: .get, path: PageHandler.path) { request, _, channel in page.ready(request, on: channel) },
-            .init(method: .get, path: ImageHandler.path) { request, parameters, _ in images.ready(request, parameters: parameters) },
-            .init(method: .get, path: PhotosHandler.path) { request, parameters, _ in photos.ready(request, parameters: parameters) },
+            .init(method: .get, path: PageHandler.path) { request, _, _, channel in page.ready(request, on: channel) },
+            .init(method: .get, path: ImageHandler.path) { request, parameters, _, _ in images.ready(request, parameters: parameters) },
+            .init(method: .get, path: PhotosHandler.path) { request, parameters, _, _ in photos.ready(request, parameters: parameters) },
+            // A report taken (no query) is answered; one refused, or inside its viewer's pace, is the
+            // router's, which refuses it again with its reason or holds it (`take` changed nothing).
+            .init(method: .post, path: viewportPath, bodyLimit: answering.reportBodyLimit) { request, _, body, _ in
+                guard request.path == viewportPath, let body,
+                      (try? viewport.take(Data(body.readableBytesView), holding: false)) != nil else { return nil }
+                return taken
+            },
         ], metrics: metrics)
     }
+
+    /// `POST /api/viewport`'s route.
+    static let viewportPath = "/api/viewport"
 
     /// `answering`: the handlers shared with the event loop's `ReadyRoutes` (nil: ones of its own).
     static func router(context: AppContext, answering: Answering? = nil) throws -> Router<PhotoRequestContext> {
@@ -60,7 +81,7 @@ enum Routes {
         let viewers = ViewersHandler(context: context)
         routes.post("/api/viewers", use: viewers.handle)
         routes.delete("/api/viewers/:id", use: viewers.leave)
-        routes.post("/api/viewport", use: ViewportHandler(context: context).handle)
+        routes.post(RouterPath(viewportPath), use: answering.viewport.handle)
         let presentations = PresentationsHandler(context: context)
         routes.post("/api/presentations", use: presentations.start)
         routes.delete("/api/presentations/:code", use: presentations.end)

@@ -27,8 +27,6 @@ public final class WebApplication: Sendable {
     let answering: Routes.Answering
     /// Those routes, answered on the event loop by their own handlers.
     let readyRoutes: ReadyRoutes
-    /// Viewport reports, taken on the event loop.
-    let readyReports: ReadyViewportReports
     private let responder: RouterResponder<PhotoRequestContext>
 
     /// Reads the templates, the page's files and the TLS files; `pipeline` is the list's pipeline
@@ -99,7 +97,6 @@ public final class WebApplication: Sendable {
             throw ApplicationError.templates(configuration.templatesDirectory, "\(error)")
         }
         readyRoutes = Routes.ready(answering, metrics: context.metrics)
-        readyReports = ReadyViewportReports(handler: ViewportHandler(context: context), metrics: context.metrics, routerFields: routerFields)
         self.configuration = configuration
         self.context = context
         connections = limits.connections
@@ -116,10 +113,9 @@ public final class WebApplication: Sendable {
 
     /// The HTTP server on the configured address; it calls `onServerRunning` once it listens.
     public func server(onServerRunning: @escaping @Sendable (any Channel) async -> Void) -> some Service {
-        let ready = ReadyResponders([readyRoutes, readyReports])
         return Hummingbird.Application(
             responder: responder,
-            server: Self.serverBuilder(limits, configuration: configuration, certificates: certificates, ready: ready),
+            server: Self.serverBuilder(limits, configuration: configuration, certificates: certificates, ready: readyRoutes),
             configuration: .init(
                 address: .hostname(configuration.host, port: Int(configuration.port)),
                 serverName: nil,

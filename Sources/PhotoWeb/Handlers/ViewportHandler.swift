@@ -59,7 +59,7 @@ struct ViewportHandler: Sendable {
     /// viewer's pace, `ReportPace`; a stop's thumbnails are its answer and never wait), or throws
     /// what to answer instead, having changed nothing. `holding` false (the event loop, which answers
     /// only at once): nil for a report whose answer would wait, having changed nothing. `now`: when it
-    /// arrived. Synchronous and short: the event loop calls it too (`ReadyViewportReports`).
+    /// arrived. Synchronous and short: the event loop calls it too (`Routes.ready`).
     @discardableResult
     func take(
         _ body: Data, asking thumbnails: ClosedRange<Int>? = nil, holding: Bool = true, at now: ContinuousClock.Instant = .now
