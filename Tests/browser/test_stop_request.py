@@ -13,13 +13,13 @@ WHEEL_STILL_MS = 220  # Public/scroll-end.js
 
 # Every request the page makes from now on for a report or a row's image, with when ({url, at}): its
 # fetches and the images it sets (data URLs are images a request brought, not requests); and when the
-# last wheel event and the last pointer release were made (`__input`: each event's timeStamp).
+# last wheel event and the last pointer release reached the page (`__input`; `wheels`: when each was made).
 RECORD_REQUESTS = """
     window.__requests = [];
     window.__input = {};
     for (const type of ['wheel', 'pointerup']) {
         window.addEventListener(type, (event) => {
-            window.__input[type] = event.timeStamp;
+            window.__input[type] = performance.now();  // when the page got it (a notch's timeStamp is when it was made)
             (window.__input[type + 's'] = window.__input[type + 's'] || []).push(event.timeStamp);
         }, { capture: true });
     }
