@@ -5,8 +5,18 @@ report while it follows; a wheel of its own breaks
 away, "Follow again" brings it back to where the presenter is now; the presenter stopping is told."""
 from __future__ import annotations
 
+from selenium.common.exceptions import StaleElementReferenceException
+from selenium.webdriver.support.ui import WebDriverWait
+
 import gestures
 from test_page import Page, wait_for
+
+
+def click(driver, selector: str) -> None:
+    """Clicks the bar's control, found again if the bar was drawn anew between finding and clicking
+    (it redraws as its count of followers changes)."""
+    WebDriverWait(driver, 10, ignored_exceptions=(StaleElementReferenceException,)).until(
+        lambda d: d.find_element("css selector", selector).click() or True)
 
 STATE = "return classicPhotos.presentation"
 
@@ -82,12 +92,12 @@ def test_a_follower_follows_the_presenters_jump_breaks_away_and_follows_again(st
 
     # When it follows again, it is where the presenter is now
     now_first = jump(presenter, 0.2)
-    follower_driver.find_element("css selector", "#presentation-bar [data-action=follow-again]").click()
+    click(follower_driver, "#presentation-bar [data-action=follow-again]")
     wait_for(follower_driver, lambda d: d.execute_script("return classicPhotos.visibleRange().first") == now_first, 30,
              f"following again did not go to the presenter's row {now_first}")
 
     # When the presenter stops presenting, the follower is told and keeps its place
-    presenter_driver.find_element("css selector", "#presentation-bar [data-action=stop-presenting]").click()
+    click(presenter_driver, "#presentation-bar [data-action=stop-presenting]")
     wait_for(follower_driver, lambda d: d.execute_script(STATE)["ended"] is True, 30, "the follower was never told it ended")
     assert follower.visible_range()[0] == now_first
     assert "ended" in follower_driver.find_element("css selector", "#presentation-bar").text
