@@ -121,6 +121,15 @@ def drag_scrollbar(driver, selector: str, fraction: float, steps: int = 20, inte
     time.sleep(grab_s)  # a person's hand starts moving a moment after the press
     for n in _paced(steps, interval_s):
         _mouse(driver, type="mouseMoved", x=x, y=y + (target - y) * (n + 1) / steps, button="left", buttons=1)
+    # A person watches the thumb: when the list's height changed under the drag (the introduction folds at
+    # a first visit's first scroll), the hand goes on to where the thumb stands at `fraction` now.
+    now = driver.execute_script(THUMB, selector)
+    top = driver.execute_script(
+        "const s = arguments[0] ? document.querySelector(arguments[0]) : document.scrollingElement;"
+        "return s.scrollTop;", selector)
+    if now["range"] > 0 and abs(fraction * now["range"] - top) * now["travel"] / now["range"] >= 1:
+        target += (fraction * now["range"] - top) * now["travel"] / now["range"]
+        _mouse(driver, type="mouseMoved", x=x, y=target, button="left", buttons=1)
     time.sleep(hold_s)
     _mouse(driver, type="mouseReleased", x=x, y=target, button="left", buttons=0, clickCount=1)
 

@@ -19,7 +19,8 @@ RECORD_REQUESTS = """
     window.__input = {};
     for (const type of ['wheel', 'pointerup']) {
         window.addEventListener(type, (event) => {
-            window.__input[type] = performance.now();  // when the page got it (a notch's timeStamp is when it was made)
+            // A notch: when the page got it (its timeStamp is when it was made); a release: when it was made.
+            window.__input[type] = type === 'wheel' ? performance.now() : event.timeStamp;
             (window.__input[type + 's'] = window.__input[type + 's'] || []).push(event.timeStamp);
         }, { capture: true });
     }
