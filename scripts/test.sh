@@ -68,15 +68,16 @@ side_by_side() {
 
 build() { stage "build" swift build --build-tests; }
 image() { stage "container image" scripts/containers/run.sh images; }
+# A lane chains its stages with && (set -e does not hold in a lane called as `side_by_side ... || failed=1`).
 browser() {
-    stage "browser tests" "${PYTEST[@]}" Tests/browser
-    stage "fuzz (30 s)" scripts/fuzz.sh 30
+    stage "browser tests" "${PYTEST[@]}" Tests/browser &&
+    stage "fuzz (30 s)" scripts/fuzz.sh 30 &&
     stage "docs" "${PYTEST[@]}" -q Tests/docs
 }
 checks() {
-    stage "swift tests" scripts/swift-tests.sh
-    stage "containers" scripts/check-containers.sh --compose
-    stage "cluster tests" "${PYTEST[@]}" Tests/cluster
+    stage "swift tests" scripts/swift-tests.sh &&
+    stage "containers" scripts/check-containers.sh --compose &&
+    stage "cluster tests" "${PYTEST[@]}" Tests/cluster &&
     stage "hostile clients" "${PYTEST[@]}" Tests/hostile \
         "${HOSTILE_ALONE[@]/#/--ignore=}"
 }
