@@ -13,6 +13,7 @@ from __future__ import annotations
 import asyncio
 import json
 import re
+import time
 
 import support
 
@@ -152,8 +153,17 @@ def test_a_room_of_200_behind_one_address_on_shared_streams_with_the_shipped_def
         status, body = await request(host, port, "POST", "/api/viewport",
                                      {"viewer": presenter, "scrolling": False, "first": STOP[0], "last": STOP[1]})
         assert status == 204, body
+        stopped = time.monotonic()
+
+        async def heard(event: asyncio.Event) -> float:
+            await event.wait()
+            return (time.monotonic() - stopped) * 1000
+
         async with asyncio.timeout(30):
-            await asyncio.gather(*(event.wait() for event in moved))
+            lags = sorted(await asyncio.gather(*(heard(event) for event in moved)))
+        # The figure for BENCHMARKS (with -s): from the presenter's stop answered to each browser's hearing it
+        print(f"{ROOM} browsers behind one address heard the presenter's stop: p50 {lags[len(lags) // 2]:.0f} ms, "
+              f"p95 {lags[int(len(lags) * 0.95) - 1]:.0f} ms, last {lags[-1]:.0f} ms")
 
         # A 201st page past the room (its address's token) whose stream never opens is not counted:
         # when one of the room's browsers closes, the count goes to 199
