@@ -1,7 +1,10 @@
 #!/usr/bin/env bash
 # Runs the Swift suites N times (default 10) while a CPU hog keeps every core busy, to find tests
 # that depend on timing. Prints one closing line: "N passed, M failed", then the failing tests.
-#   scripts/stress-tests.sh [N] [--filter REGEX] [--load L]
+#   scripts/stress-tests.sh [N] [--filter REGEX] [--load L] [--quiet]
+# --quiet runs without the hog (the quiet machine's runs); SWIFT_TEST_WIDTH sets how many tests run
+# at once (scripts/swift-tests.sh). Issue 63's tally: 10 --quiet, 10 with the hog, 10 with the hog
+# and SWIFT_TEST_WIDTH=64.
 # --load L adds a second CPU load beside the hog: L more processes that compress random bytes
 # (gzip -1 of /dev/urandom: CPU, memory traffic and a pipe, as a busy neighbour makes), so the
 # machine runs at a load of about nproc + L + the tests. `--load 4` on two cores gives the "load
@@ -12,10 +15,12 @@ cd "$(dirname "$0")/.."
 runs=10
 filter=()
 load=0
+hog=1
 while (($#)); do
     case "$1" in
         --filter) filter=(--filter "$2"); shift 2 ;;
         --load) load="$2"; shift 2 ;;
+        --quiet) hog=0; shift ;;
         *) runs="$1"; shift ;;
     esac
 done
@@ -26,7 +31,7 @@ swift build --build-tests
 hogs=()
 stop_hogs() { ((${#hogs[@]})) && kill "${hogs[@]}" 2>/dev/null; wait 2>/dev/null || true; }
 trap stop_hogs EXIT
-for _ in $(seq "$(nproc)"); do
+for _ in $(seq $((hog * $(nproc)))); do
     (while :; do :; done) &
     hogs+=($!)
 done
