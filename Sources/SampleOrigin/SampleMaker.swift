@@ -166,12 +166,21 @@ final class SampleMaker: Sendable {
         }
     }
 
+    /// How old a temporary file must be to be taken for an interrupted write: a live write's lasts
+    /// milliseconds, and another server sharing the folder (a cluster's instances, the test suites'
+    /// servers starting together on a fresh machine) may be making one now. Removing that one failed
+    /// its write, and the row asking for the photo with it (issue 63).
+    static let interruptedWriteAge: TimeInterval = 60
+
     /// Deletes what a run killed while writing left behind: Foundation's atomic writes go through a
     /// temporary `.dat.nosync*` file in the same folder, which nothing else would ever remove.
-    private static func removeInterruptedWrites(in directory: URL) {
+    static func removeInterruptedWrites(in directory: URL, now: Date = Date()) {
         let files = (try? FileManager.default.contentsOfDirectory(atPath: directory.path)) ?? []
         for file in files where file.hasPrefix(".dat.nosync") {
-            try? FileManager.default.removeItem(at: directory.appendingPathComponent(file))
+            let url = directory.appendingPathComponent(file)
+            guard let modified = (try? FileManager.default.attributesOfItem(atPath: url.path))?[.modificationDate] as? Date,
+                  now.timeIntervalSince(modified) > interruptedWriteAge else { continue }
+            try? FileManager.default.removeItem(at: url)
         }
     }
 }

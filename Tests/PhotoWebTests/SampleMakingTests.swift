@@ -120,6 +120,25 @@ struct SampleMakingTests {
         #expect(try Data(contentsOf: folder.appendingPathComponent("photo-000.jpg")) == Data("photo 0".utf8))
     }
 
+    @Test func aStartingMakerRemovesAKilledWritesLeftoverButNotAWriteInFlight() throws {
+        // Given a folder holding two of Foundation's temporary files: one a killed run left an hour
+        // ago, and one another server sharing the folder is writing now
+        let folder = try Self.emptyFolder()
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let leftover = folder.appendingPathComponent(".dat.nosyncOLD1"), inFlight = folder.appendingPathComponent(".dat.nosyncNEW1")
+        try Data("half a photo".utf8).write(to: leftover)
+        try Data("a photo being written".utf8).write(to: inFlight)
+        try FileManager.default.setAttributes([.modificationDate: Date(timeIntervalSinceNow: -3_600)], ofItemAtPath: leftover.path)
+
+        // When a maker starts on the folder (as each server starting beside the others does)
+        _ = try SampleMaker(directory: folder, files: [0: "photo-000.jpg"], progress: nil)
+
+        // Then the leftover is gone and the write in flight is left to finish (removing it failed that
+        // write, and the row that asked for the photo: issue 63)
+        #expect(!FileManager.default.fileExists(atPath: leftover.path))
+        #expect(FileManager.default.fileExists(atPath: inFlight.path))
+    }
+
     private static func emptyFolder() throws -> URL {
         let folder = FileManager.default.temporaryDirectory.appendingPathComponent("sample-making-\(UUID())")
         try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)

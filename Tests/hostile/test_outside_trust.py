@@ -259,6 +259,9 @@ def test_stray_files_of_a_killed_sample_generation_are_removed(server_factory):
     samples.mkdir(parents=True, exist_ok=True)
     stray = samples / ".dat.nosyncAB12"
     stray.write_bytes(b"half a photo")
+    # Left by a run killed a while ago (a fresh one may be another server's write in flight, and is kept)
+    an_hour_ago = time.time() - 3600
+    os.utime(stray, (an_hour_ago, an_hour_ago))
     server = server_factory.start("stray")
     assert not stray.exists()
     support.assert_normal_client_served(server.host, server.port)
