@@ -1,10 +1,11 @@
 #!/usr/bin/env bash
 # Runs the Swift suites N times (default 10) while a CPU hog keeps every core busy, to find tests
 # that depend on timing. Prints one closing line: "N passed, M failed", then the failing tests.
-#   scripts/stress-tests.sh [N] [--filter REGEX] [--load L] [--quiet]
+#   scripts/stress-tests.sh [N] [--filter REGEX] [--load L] [--quiet] [--fresh-samples]
 # --quiet runs without the hog (the quiet machine's runs); SWIFT_TEST_WIDTH sets how many tests run
 # at once (scripts/swift-tests.sh). Issue 63's tally: 10 --quiet, 10 with the hog, 10 with the hog
-# and SWIFT_TEST_WIDTH=64.
+# and SWIFT_TEST_WIDTH=64. --fresh-samples deletes the suites' shared sample photos before each run,
+# as a fresh machine has none: the suites' servers then make them together.
 # --load L adds a second CPU load beside the hog: L more processes that compress random bytes
 # (gzip -1 of /dev/urandom: CPU, memory traffic and a pipe, as a busy neighbour makes), so the
 # machine runs at a load of about nproc + L + the tests. `--load 4` on two cores gives the "load
@@ -16,11 +17,13 @@ runs=10
 filter=()
 load=0
 hog=1
+fresh=0
 while (($#)); do
     case "$1" in
         --filter) filter=(--filter "$2"); shift 2 ;;
         --load) load="$2"; shift 2 ;;
         --quiet) hog=0; shift ;;
+        --fresh-samples) fresh=1; shift ;;
         *) runs="$1"; shift ;;
     esac
 done
@@ -47,6 +50,8 @@ passed=0
 failed=0
 declare -A failures=()
 for run in $(seq "$runs"); do
+    # (the folder WebHarness.sampleDirectory names)
+    if ((fresh)); then rm -rf "${TMPDIR:-/tmp}/classic-photos-test-samples"; fi
     log="$logs/run-$run.log"
     if scripts/swift-tests.sh "${filter[@]}" >"$log" 2>&1; then
         passed=$((passed + 1))
