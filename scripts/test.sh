@@ -23,7 +23,8 @@ cd "$(dirname "$0")/.."
 
 # Tests that measure a bystander's latency beside an attack against the same without it, in one run.
 HOSTILE_ALONE=(Tests/hostile/test_presenter_flood.py)
-PYTEST=(python3 -m pytest -p no:benchmark -p no:cacheprovider)
+# --durations: each suite names its slowest tests (where the run's time goes; issue 60)
+PYTEST=(python3 -m pytest -p no:benchmark -p no:cacheprovider --durations=12)
 
 times=$(mktemp "${TMPDIR:-/tmp}/test-stage-times.XXXXXX")
 started_all=$SECONDS
