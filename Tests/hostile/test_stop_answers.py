@@ -43,10 +43,11 @@ def stop_body(viewer: str, first: int, last: int) -> bytes:
     return json.dumps({"viewer": viewer, "scrolling": False, "first": first, "last": last}).encode()
 
 
-def all_failed(server, last: int) -> bool:
+def all_in(server, state: str, last: int) -> bool:
+    """Whether rows 0...`last` are all in `state` (`failed`, `filtered`)."""
     status, _, body = support.http_request(server.host, server.port, "GET", "/api/photos")
     photos = json.loads(body).get("photos") or []
-    return status == 200 and len(photos) > last and all(p.get("state") == "failed" for p in photos[: last + 1])
+    return status == 200 and len(photos) > last and all(p.get("state") == state for p in photos[: last + 1])
 
 
 def test_a_stop_whose_rows_have_nothing_coming_is_answered_at_once_and_costs_little(server_factory):
@@ -59,7 +60,7 @@ def test_a_stop_whose_rows_have_nothing_coming_is_answered_at_once_and_costs_lit
         status, _, _ = support.http_request(server.host, server.port, "POST", target, stop_body(viewer, 0, ROWS - 1),
                                             headers={"Content-Type": "application/json"})
         assert status == 200
-        assert support.wait_until(lambda: all_failed(server, ROWS - 1), 60), server.describe()
+        assert support.wait_until(lambda: all_in(server, "failed", ROWS - 1), 60), server.describe()
 
         # When 60 connections of one address send that stop again and again
         times: list[float] = []
@@ -137,6 +138,10 @@ def unread_growth(server_factory, jpeg: bytes, name: str, answers: int) -> int:
     try:
         server = server_factory.start(name, flags=["--source", origin.url("/photos.json")])
         viewer = new_viewer(server)
+        # Its page's stream, open (a viewer that never opens one is let go after 10 s, its work cancelled)
+        stream = support.connect(server.host, server.port)
+        stream.sendall(f"GET /events?viewer={viewer} HTTP/1.1\r\nHost: x\r\nAccept: text/event-stream\r\n\r\n".encode())
+        sockets.append(stream)
         request = support.request_bytes("POST", "/api/viewport?thumbnails=0-3&previews=1",
                                         headers={"Content-Type": "application/json"}, body=stop_body(viewer, 0, 3))
         before = support.rss_bytes(server.pid)
@@ -144,7 +149,8 @@ def unread_growth(server_factory, jpeg: bytes, name: str, answers: int) -> int:
             sock = support.connect(server.host, server.port, rcvbuf=4096)
             sock.sendall(request)
             sockets.append(sock)
-        time.sleep(14)
+        # Until the trickle has ended and every row is filtered (the answers' frames all made)
+        assert support.wait_until(lambda: all_in(server, "filtered", 3), 60), "the four rows were never filtered"
         assert support.http_request(server.host, server.port, "GET", "/healthz")[0] == 200
         growth = support.peak_rss_bytes(server.pid) - before
         # (each answer is the frames of a stop's thumbnails, not a report's 204)
