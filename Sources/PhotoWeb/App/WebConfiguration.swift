@@ -70,6 +70,10 @@ public struct WebConfiguration: Sendable {
     public var trustedProxies: [String] = []
     /// A viewer that has not opened its event stream within this is forgotten. Default 10 s.
     public var viewerConnectTimeout: Duration = .seconds(10)
+    /// How long a thumbnail on its way is waited for (a stop's answer, `GET /photos/N/thumbnail`).
+    /// Default `Defaults.thumbnailWait`, the contract's (not a command-line setting); the test
+    /// harness waits longer, since a loaded machine's rows may take more.
+    public var thumbnailWait = Defaults.thumbnailWait
     /// Labs (`/lab`) running at once; one more gets 503. Default 4.
     public var maxLabs = 4
     /// Photos of the lab's browser lane (`/lab/images/...`) sent at once across all clients; one more

@@ -35,7 +35,7 @@ struct ImageHandler: Sendable {
             switch variant {
             case .sepia: image = try await pipeline.fullSizeSepia(of: index)
             case .original: image = try await pipeline.decodedOriginal(of: index)
-            case .thumbnail: image = try await pipeline.readyThumbnail(of: index, waitingUpTo: Defaults.thumbnailWait)
+            case .thumbnail: image = try await pipeline.readyThumbnail(of: index, waitingUpTo: context.configuration.thumbnailWait)
             default: image = try await pipeline.loadImage(variant, of: index)
             }
         } catch {

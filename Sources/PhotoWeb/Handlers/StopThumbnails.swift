@@ -7,7 +7,7 @@ import PhotoPipeline
 
 /// The answer to a stop that asks for its rows' thumbnails (`POST /api/viewport?thumbnails=A-B`,
 /// its report already taken): the sepia thumbnail of each of rows A...B the moment it is made, in the
-/// order they are ready, waiting `Defaults.thumbnailWait` at most. Each is a frame: a line `index
+/// order they are ready, waiting `wait` at most (`Defaults.thumbnailWait`). Each is a frame: a line `index
 /// length type` (its media type), then its `length` bytes. With `previews=1`, a row still downloading
 /// also has a frame for its newest sepia preview of the bytes arrived before its final one, its line
 /// ending with the preview's number (`index length type N`, as `GET /photos/N/partial?n=N`). The
@@ -25,6 +25,7 @@ struct StopThumbnails: Sendable {
     let pipeline: PhotoPipeline
     let rows: ClosedRange<Int>
     let previews: Bool
+    let wait: Duration
 
     /// The query's ask: `thumbnails=A-B` (at most `mostRows` rows) and `previews` (0 or 1); nil
     /// without `thumbnails` (a report answered `204`).
@@ -52,7 +53,7 @@ struct StopThumbnails: Sendable {
     }
 
     func response() -> Response {
-        let deadline = ContinuousClock.now + Defaults.thumbnailWait
+        let deadline = ContinuousClock.now + wait
         // Decided now, the report taken: a thumbnail in memory is a frame at once; a row whose
         // thumbnail is on disk or on its way gets a task; any other nothing.
         var ready: [ByteBuffer] = []

@@ -42,7 +42,8 @@ struct ViewportHandler: Sendable {
         }
         // (Never nil: only the event loop, which cannot hold an answer, is declined a report.)
         guard let taken = try take(body, asking: ask.rows) else { return Self.accepted }
-        return StopThumbnails(pipeline: taken.pipeline, rows: ask.rows, previews: ask.previews).response()
+        return StopThumbnails(pipeline: taken.pipeline, rows: ask.rows, previews: ask.previews, wait: context.configuration.thumbnailWait)
+            .response()
     }
 
     /// The answer to a report taken.

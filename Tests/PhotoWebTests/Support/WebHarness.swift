@@ -42,6 +42,9 @@ struct WebHarness {
         // Tests make viewers and then read or report for them for as long as a loaded machine takes
         // (a serialized suite's test waited 30 s for its turn); the connect timeout has tests of its own.
         configuration.web.viewerConnectTimeout = .seconds(600)
+        // A row's thumbnail on its way is waited for as long (the product's 2 s is the contract's; a
+        // stop's answer beside a CPU hog on a fresh machine, its samples being made, missed a row).
+        configuration.web.thumbnailWait = .seconds(60)
         configure(&configuration)
         let application = try await PhotoServer.start(configuration)
         await application.waitUntilLoaded()
