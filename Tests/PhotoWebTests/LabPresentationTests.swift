@@ -169,17 +169,18 @@ struct LabPresentationTickTests {
             let key = try #require(try await LabPresentationTests.follow(code, harness)["follower"] as? String)
             let view = "/api/lab-presentations/\(code)/followers/\(key)"
 
-            // When the presenter's lab ends and a tick sees it: its follower stays (its watchers went with the run)
-            #expect(try await harness.request(.DELETE, "/api/labs/\(lab.id)").status == 204)
+            // When the presenter's lab ends and a tick sees it: its follower stays (its watchers went with the run).
+            // (`ended` is taken before the end: the server's own tick may see it first, at any later instant.)
             let ended = ContinuousClock.now
-            presentations.tick(isRunning: { harness.application.web.context.labs.lab($0) != nil }, now: ended)
+            #expect(try await harness.request(.DELETE, "/api/labs/\(lab.id)").status == 204)
+            presentations.tick(isRunning: { harness.application.web.context.labs.lab($0) != nil }, now: .now)
             let waiting = try await harness.request(.GET, view)
             #expect(waiting.status == 200 && waiting.json["lab"] == nil && waiting.json["followers"] as? Int == 1, "\(waiting.text)")
 
             // Then just short of the gap it still runs; past it, it ends and says so
             presentations.tick(isRunning: { _ in false }, now: ended + LabPresentations.gap - .seconds(1))
             #expect(presentations.exists(try #require(FollowCode(parsing: code))) == true)
-            presentations.tick(isRunning: { _ in false }, now: ended + LabPresentations.gap)
+            presentations.tick(isRunning: { _ in false }, now: .now + LabPresentations.gap)
             #expect(presentations.exists(try #require(FollowCode(parsing: code))) == false)
             let gone = try await harness.request(.GET, view)
             #expect(gone.status == 404 && gone.text.contains("ended"), "\(gone.text)")
