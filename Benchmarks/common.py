@@ -6,6 +6,7 @@ Every wait here is bounded; nothing asserts a time. Figures are printed, not jud
 from __future__ import annotations
 
 import asyncio
+import atexit
 import contextlib
 import json
 import math
@@ -128,6 +129,69 @@ def machine() -> str:
 # refuse it. An environment variable, so that an older build that does not know the limit still starts.
 LOAD_CLIENT_ENV = {"CLASSIC_PHOTOS_CONNECTIONS_PER_CLIENT": "1000000"}
 
+# The page every server is given: this tree's, or another commit's beside its binary (`page_options`).
+PUBLIC_DIR = ROOT / "Public"
+TEMPLATES_DIR = ROOT / "Templates"
+
+
+def page_options(parser) -> None:
+    """Adds --public-dir and --templates-dir to a script's `parser`: the page's folders for the servers
+    it starts (an older commit's page beside that commit's --binary); `use_page` applies them."""
+    parser.add_argument("--public-dir", type=Path, help="the page's static files (default: Public/)")
+    parser.add_argument("--templates-dir", type=Path, help="the page's templates (default: Templates/)")
+
+
+def use_page(args) -> None:
+    """Takes --public-dir and --templates-dir (`page_options`), and counts every server's answers
+    (`check_answers`)."""
+    global PUBLIC_DIR, TEMPLATES_DIR
+    if args.public_dir:
+        PUBLIC_DIR = args.public_dir.resolve()
+    if args.templates_dir:
+        TEMPLATES_DIR = args.templates_dir.resolve()
+    check_answers()
+
+
+# Every server's answers by route and status, read from its /metrics as it stops, once
+# `check_answers` is called: a run with an answer not 2xx is invalid, and says so at exit.
+ANSWERS: dict = {"servers": 0, "answers": 0, "not_2xx": {}, "unread": 0, "checking": False}
+
+
+def check_answers() -> None:
+    if not ANSWERS["checking"]:
+        ANSWERS["checking"] = True
+        atexit.register(say_answers)
+
+
+def count_answers(port: int) -> None:
+    """Adds the answers of the server on `port` (`http_requests_total` by route and status) to ANSWERS."""
+    try:
+        status, body = http("GET", port, "/metrics", timeout=10)
+        if status != 200:
+            raise OSError(f"/metrics answered {status}")
+    except (OSError, ValueError) as error:
+        ANSWERS["unread"] += 1
+        log(f"answers of the server on port {port} not read: {error}")
+        return
+    ANSWERS["servers"] += 1
+    for line in body.decode().splitlines():
+        if not line.startswith("http_requests_total{"):
+            continue
+        labels, value = line[len("http_requests_total{"):].rsplit("} ", 1)
+        fields = dict(re.findall(r'(\w+)="([^"]*)"', labels))
+        ANSWERS["answers"] += int(float(value))
+        if float(value) > 0 and not fields.get("status", "").startswith("2"):
+            key = f"{fields.get('route')} {fields.get('status')}"
+            ANSWERS["not_2xx"][key] = ANSWERS["not_2xx"].get(key, 0) + int(float(value))
+
+
+def say_answers() -> None:
+    servers, not_2xx, unread = ANSWERS["servers"], ANSWERS["not_2xx"], ANSWERS["unread"]
+    if not_2xx or unread:
+        log(f"INVALID run: answers not 2xx {not_2xx or '(none)'}; servers whose answers were not read: {unread}")
+    elif servers:
+        log(f"answers: {ANSWERS['answers']} from {servers} servers, all 2xx")
+
 
 @dataclass
 class Server:
@@ -152,7 +216,7 @@ class Server:
         make_samples(int(self.args[self.args.index("--photo-count") + 1]) if "--photo-count" in self.args else 300)
         self.cache = run_cache_dir()
         command = [str(BINARY), "serve", "--host", HOST, "--port", str(self.port), "--cache-dir", self.cache,
-                   "--public-dir", str(ROOT / "Public"), "--templates-dir", str(ROOT / "Templates"), *self.args]
+                   "--public-dir", str(PUBLIC_DIR), "--templates-dir", str(TEMPLATES_DIR), *self.args]
         log_file = tempfile.NamedTemporaryFile("w+", prefix="classic-photos-bench-", suffix=".log", delete=False)
         self.log_path = log_file.name
         # stdout goes to the log too: the server's URL line is block-buffered on a pipe.
@@ -179,6 +243,12 @@ class Server:
         return json.loads(body)
 
     def __exit__(self, *exc: object) -> None:
+        if self.process and ANSWERS["checking"]:
+            if self.process.poll() is None:
+                count_answers(self.port)
+            else:
+                ANSWERS["unread"] += 1
+                log(f"the server on port {self.port} exited with {self.process.returncode} before its answers were read")
         if self.process and self.process.poll() is None:
             self.process.send_signal(signal.SIGTERM)
             try:

@@ -11,12 +11,17 @@ first pixels (the first frame it shows a preview of its bytes arrived, or its fi
 image, both from the jump (the key or click, as the page saw it), over its floor; by kind of photo (progressive JPEG, baseline JPEG with an
 Exif thumbnail, plain baseline JPEG, PNG), p50 and p95. The machine's load is printed beside the run.
 Printed, not judged.
+
+`--movement drag` drags the scrollbar's thumb to each seeded place instead and lets go, timed from the
+release; `--movement page` makes plain clicks in the track below the thumb (the browser pages down),
+timed from the end of the browser's own animation (its last scroll event).
 """
 from __future__ import annotations
 
 import argparse
 import os
 import random
+import sys
 import time
 from pathlib import Path
 
@@ -24,6 +29,9 @@ import common
 import person_input
 from common import HOST, log, percentile, table
 from lazy_loading import STOP_TIMEOUT, browser
+
+sys.path.insert(0, str(common.ROOT / "Tests" / "browser"))
+import gestures  # noqa: E402
 
 LATENCY_MS, BANDWIDTH = 150, 2_000_000
 KINDS = ("progressive", "Exif thumbnail", "baseline", "PNG")
@@ -42,7 +50,12 @@ def main() -> None:
     parser.add_argument("--seed", type=int, default=29, help="seed of the rows jumped to")
     parser.add_argument("--click-ms", type=float, default=0,
                         help="how long each click in the scrollbar's track holds the button (default 0; a person's lasts about 100)")
+    parser.add_argument("--movement", choices=MOVEMENTS, default="jump",
+                        help="jump: shift-clicks in the track (and End once), timed from the press (default); drag: the "
+                             "thumb dragged to each place and let go, timed from the release; page: plain clicks in the "
+                             "track, timed from the end of the browser's animation")
     parser.add_argument("--binary", type=Path, help="the server (default: the release build of scripts/bench.sh)")
+    common.page_options(parser)
     parser.add_argument("--bandwidth", type=int, default=BANDWIDTH,
                         help="the origin's bytes a second per transfer (default 2 MB/s; slower, a preview's share of "
                              "the transfer is seen at more than a frame's resolution)")
@@ -51,14 +64,16 @@ def main() -> None:
     person_input.CLICK_HOLD_S = args.click_ms / 1000
     if args.binary:
         common.BINARY = args.binary.resolve()
+    common.use_page(args)
     log(f"13. First pixels and final image after a jump, against the floor (latency + bytes at {bandwidth / 1e6:g} MB/s), "
-        f"{args.jumps} jumps, clicks held {args.click_ms:.0f} ms, headless Chromium; load {os.getloadavg()[0]:.1f} at the start")
+        f"{args.jumps} {MOVEMENTS[args.movement]}, clicks held {args.click_ms:.0f} ms, headless Chromium; "
+        f"load {os.getloadavg()[0]:.1f} at the start")
     rows: list[dict] = []
     with common.behind_sample_origin(LATENCY_MS, bandwidth) as (server, photos, origin_host):
         samples = next(Path(origin_host.cache).glob("sample-photos-*"))
         files = {p["index"]: p["url"].rsplit("/", 1)[1] for p in photos}
         sizes = {i: (samples / f).stat().st_size for i, f in files.items() if (samples / f).exists()}
-        rows = play(server.port, len(photos), args.jumps, args.seed)
+        rows = play(server.port, len(photos), args.jumps, args.seed, args.movement, args.click_ms / 1000)
     load = os.getloadavg()[0]
     for row in rows:
         row["transfer"] = sizes.get(row["index"], 0) / bandwidth * 1000
@@ -178,8 +193,34 @@ def log_delays(delays: dict) -> None:
         f"({len(filters['screen'])} rows)")
 
 
-def play(port: int, count: int, jumps: int, seed: int) -> list[dict]:
-    """Jumps to `jumps` seeded rows on a fresh page; each row on screen at a stop, with its times."""
+MOVEMENTS = {"jump": "shift-clicks in the track (End once), from the press",
+             "drag": "thumb drags, from the release", "page": "plain clicks in the track, from the animation's end"}
+
+# The release of a drag, as the page saw it.
+RELEASE = """window.__release = null;
+addEventListener('pointerup', (e) => { window.__release = e.timeStamp; }, { capture: true, once: true });"""
+
+
+def moved(driver, movement: str, fraction: float, hold_s: float, timeout_ms: float) -> dict:
+    """A drag of the thumb to `fraction` let go after `hold_s` (its stop the release), or a plain
+    click in the track held `hold_s` (its stop the animation's last scroll event); as `person_input.jump`."""
+    driver.execute_script("window.__bench.arm(arguments[0])", timeout_ms)
+    driver.execute_script(RELEASE)
+    if movement == "drag":
+        gestures.drag_scrollbar(driver, "#list", fraction, hold_s=hold_s)
+    else:
+        gestures.track_page(driver, "#list", hold_s=hold_s)
+    stop = driver.execute_async_script("window.__bench.jump.then(arguments[arguments.length - 1]);")
+    release = driver.execute_script("return window.__release")
+    if movement == "drag" and release is None:
+        raise RuntimeError("the page saw no release of the drag")
+    stop["stop"] = release if movement == "drag" else stop.get("scrolled", stop["stop"])
+    return stop
+
+
+def play(port: int, count: int, jumps: int, seed: int, movement: str = "jump", hold_s: float = 0.0) -> list[dict]:
+    """Jumps to `jumps` seeded rows on a fresh page (or drags there, or pages down: `movement`); each
+    row on screen at a stop, with its times."""
     driver = browser()
     try:
         driver.get(f"http://{HOST}:{port}/")
@@ -194,9 +235,12 @@ def play(port: int, count: int, jumps: int, seed: int) -> list[dict]:
         rng = random.Random(seed)
         stops = []
         for n in range(jumps):
-            # Clicks in the scrollbar's track, and once End (where a key takes the list).
-            how = "key:End" if n == jumps // 2 else f"track:{rng.random():.4f}"
-            stops.append(person_input.jump(driver, how, timeout))
+            if movement == "jump":
+                # Clicks in the scrollbar's track, and once End (where a key takes the list).
+                how = "key:End" if n == jumps // 2 else f"track:{rng.random():.4f}"
+                stops.append(person_input.jump(driver, how, timeout))
+            else:
+                stops.append(moved(driver, movement, rng.random(), hold_s, timeout))
             time.sleep(1.0)
         chain = driver.execute_script("return window.__bench.chain")
         delays = driver.execute_script(DELAYS)
@@ -205,7 +249,7 @@ def play(port: int, count: int, jumps: int, seed: int) -> list[dict]:
     log_delays(delays)
     rows = []
     for stop in stops:
-        start = stop["stop"]  # the key or the click, when the page saw it; else the scroll
+        start = stop["stop"]  # the key, click or release, when the page saw it; else the scroll
         for i in range(stop["first"], stop["last"] + 1):
             c = chain.get(str(i)) or {}
             if c.get("screen") is None or c["screen"] < start or c.get("firstPixels") is None:

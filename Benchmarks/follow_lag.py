@@ -14,7 +14,7 @@ latest stretch at R before the move): what someone watching both screens would s
 movement: moves, the presenter's and the follower's times after the input began (p50), and the lag
 p50 / p95 / max; then over all movements.
 
-  python3 Benchmarks/follow_lag.py [--runs 3] [--phone] [--binary PATH]
+  python3 Benchmarks/follow_lag.py [--runs 3] [--phone] [--binary PATH [--public-dir DIR --templates-dir DIR]]
 """
 from __future__ import annotations
 
@@ -27,6 +27,7 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "Tests" / "browser"))
 import common  # noqa: E402
 import gestures  # noqa: E402
+from lazy_loading import NOT_2XX  # noqa: E402
 from person_input import browser, press  # noqa: E402
 
 # The presenter's screen: each scroll event's first row, on the machine's clock (after the page's own
@@ -105,9 +106,11 @@ def main() -> None:
     parser.add_argument("--runs", type=int, default=3, help="times each movement is made")
     parser.add_argument("--phone", action="store_true", help="the follower's window a phone's (390x844)")
     parser.add_argument("--binary", type=Path, help="the server (default: the release build of scripts/bench.sh)")
+    common.page_options(parser)
     args = parser.parse_args()
     if args.binary:
         common.BINARY = args.binary.resolve()
+    common.use_page(args)
     load = os.getloadavg()[0]
     rows, every = [], []
     with common.Server(["--photo-count", "1000", "--sample-latency-ms", "100", "--sample-bandwidth", "2000000"]) as server:
@@ -125,6 +128,8 @@ def main() -> None:
             wait(lambda: presenter.execute_script("return classicPhotos.presentation.followers") == 1, 30,
                  "the presenter never counted its follower")
             presenter.execute_script(WATCH)
+            for driver in (presenter, follower):  # every answer kept (250 by default)
+                driver.execute_script("performance.setResourceTimingBufferSize(100000)")
             fractions = iter([0.15, 0.6, 0.3, 0.8, 0.45, 0.1, 0.7, 0.25, 0.55])
             for name, window, move in MOVEMENTS:
                 if window == "phone":
@@ -154,6 +159,9 @@ def main() -> None:
                              f"{percentile([f for _, f, _ in found], 50):.0f}" if found else "-",
                              *([f"{percentile([lag for _, _, lag in found], q):.0f}" for q in (50, 95)]
                                + [f"{max(lag for _, _, lag in found):.0f}"] if found else ["-"] * 3)])
+            for who, driver in (("presenter", presenter), ("follower", follower)):
+                for url, status in driver.execute_script(NOT_2XX):
+                    print(f"the {who}'s page was answered {status}: {url}")
         finally:
             presenter.quit()
             follower.quit()

@@ -66,6 +66,7 @@ img {{ width: 112px; height: 67px; object-fit: cover; }}
 # image; looked at just after each frame.
 PROBE = """
 (() => {
+  performance.setResourceTimingBufferSize(100000); // every answer kept (250 by default): NOT_2XX
   // The chain of each photo on the product page, on the page's clock: the viewport reports that
   // named its row, then what the event stream said of it (operation and photo events), then on screen.
   const chain = {};
@@ -256,6 +257,11 @@ PROBE = """
 })();
 """ % {"row": ROW}
 
+# The answers a page got that were not 2xx, as it saw them: a run with one is invalid (common.check_answers).
+NOT_2XX = """
+return performance.getEntriesByType('resource').filter((e) => e.responseStatus && (e.responseStatus < 200 || e.responseStatus > 299))
+  .map((e) => [e.name, e.responseStatus]);"""
+
 STOP = """
 const [to, ms, timeoutMs, rows, done] = arguments;
 window.__bench.rows = rows;
@@ -425,9 +431,11 @@ def main() -> None:
     parser.add_argument("--binary", type=Path, help="the server (default: the release build of scripts/bench.sh)")
     parser.add_argument("--server-args", default="", help="extra arguments for the product's server")
     parser.add_argument("--no-chain", action="store_true", help="skip the chain of links of one photo")
+    common.page_options(parser)
     args = parser.parse_args()
     if args.binary:
         common.BINARY = args.binary.resolve()
+    common.use_page(args)
     traces = [t for t in args.traces.split(",") if t]
 
     log(f"9. Lazy loading: the page beside <img loading=lazy> with CSS sepia, headless Chromium {WIDTH}x{HEIGHT}, "
@@ -512,6 +520,8 @@ def session(figures: dict, page: str, trace: str, proxy: CountingProxy, source: 
         try:
             ttvs, seen, _ = play(driver, url, trace, rows, 716)
             settle(proxy)
+            for address, status in driver.execute_script(NOT_2XX):
+                log(f"  the {page} page of {trace} was answered {status}: {address}")
             figures["browser"] += browser_bytes(driver)
         finally:
             driver.quit()

@@ -200,7 +200,7 @@ def idle(server) -> bool:
     return not any(stats[q][f] for q in ("downloads", "filtrations") for f in ("pending", "executing"))
 
 
-def figures(runs: int, only: str | None = None, server_args: tuple[str, ...] = ()) -> None:
+def figures(runs: int, only: str | None = None) -> None:
     """Per movement, on a fresh server each run (cold rows): downloads started and cancelled during the
     movement and its stop, the badge, and the time from the movement's end to every whole row final."""
     center = (480, 400)
@@ -222,7 +222,7 @@ def figures(runs: int, only: str | None = None, server_args: tuple[str, ...] = (
         for _ in range(runs):
             load = os.getloadavg()[0]
             with common.Server(["--photo-count", "300", "--sample-latency-ms", "100",
-                                "--sample-bandwidth", "2000000", *server_args]) as server:
+                                "--sample-bandwidth", "2000000"]) as server:
                 driver = browser()
                 driver.execute_cdp_cmd("Page.addScriptToEvaluateOnNewDocument", {"source": lazy_loading.PROBE})
                 try:
@@ -282,12 +282,13 @@ def main() -> None:
                         help="the page under each movement (badge, downloads, end -> rows final) instead of the gaps")
     parser.add_argument("--only", help="with --figures: the jump and the movements whose name contains this")
     parser.add_argument("--binary", type=Path, help="the server (default: the release build of scripts/bench.sh)")
-    parser.add_argument("--public-dir", type=Path, help="with --figures: the page's files (default: Public/)")
+    common.page_options(parser)  # with --figures
     args = parser.parse_args()
     if args.binary:
         common.BINARY = args.binary.resolve()
     if args.figures:
-        figures(args.runs, args.only, ("--public-dir", str(args.public_dir.resolve())) if args.public_dir else ())
+        common.use_page(args)
+        figures(args.runs, args.only)
         return
     folder = Path(tempfile.mkdtemp(prefix="person-input-"))
     (folder / "list.html").write_text(PLAIN_LIST)
