@@ -170,16 +170,16 @@ final class SampleMaker: Sendable {
     /// milliseconds, and another server sharing the folder (a cluster's instances, the test suites'
     /// servers starting together on a fresh machine) may be making one now. Removing that one failed
     /// its write, and the row asking for the photo with it (issue 63).
-    static let interruptedWriteAge: TimeInterval = 60
+    private static let interruptedWriteAge: TimeInterval = 60
 
     /// Deletes what a run killed while writing left behind: Foundation's atomic writes go through a
     /// temporary `.dat.nosync*` file in the same folder, which nothing else would ever remove.
-    static func removeInterruptedWrites(in directory: URL, now: Date = Date()) {
+    private static func removeInterruptedWrites(in directory: URL) {
         let files = (try? FileManager.default.contentsOfDirectory(atPath: directory.path)) ?? []
         for file in files where file.hasPrefix(".dat.nosync") {
             let url = directory.appendingPathComponent(file)
             guard let modified = (try? FileManager.default.attributesOfItem(atPath: url.path))?[.modificationDate] as? Date,
-                  now.timeIntervalSince(modified) > interruptedWriteAge else { continue }
+                  -modified.timeIntervalSinceNow > interruptedWriteAge else { continue }
             try? FileManager.default.removeItem(at: url)
         }
     }
